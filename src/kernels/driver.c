@@ -1,0 +1,506 @@
+#define _GNU_SOURCE
+#include "driver.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cpuset.h"
+#include "interrupt.h"
+#include "report.h"
+#include "samples.h"
+
+/* The run the signal thread finishes when SIGINT/SIGTERM arrives. */
+static struct nb_run *current;
+
+enum {
+	OPT_WORK = 256, OPT_CPUS, OPT_WARMUP, OPT_TPN, OPT_INJECT, OPT_DAXPY, OPT_FREQ,
+	OPT_VERSION,
+};
+
+static const struct option long_options[] = {
+	{ "work", required_argument, NULL, OPT_WORK },
+	{ "cpus", required_argument, NULL, OPT_CPUS },
+	{ "warmup-ms", required_argument, NULL, OPT_WARMUP },
+	{ "ticks-per-ns", required_argument, NULL, OPT_TPN },
+	{ "inject", required_argument, NULL, OPT_INJECT },
+	{ "daxpy-len", required_argument, NULL, OPT_DAXPY },
+	{ "freq", required_argument, NULL, OPT_FREQ },
+	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, OPT_VERSION },
+	{ NULL, 0, NULL, 0 },
+};
+
+static void usage(const struct nb_kernel *k, FILE *f)
+{
+	fprintf(f, "usage: %s [options]\n%s", nb_program(), k->usage);
+	fputs("  -n SAMPLES           samples per thread (default 10000)\n"
+	      "  -t THREADS           measuring threads, one per CPU (default 1 for pthreads,\n"
+	      "                       OMP_NUM_THREADS for OpenMP; 0 = every CPU allowed)\n"
+	      "  --cpus LIST          pin thread i to the i-th CPU of LIST, e.g. 0-3,8\n"
+	      "  -o PREFIX            output prefix (default: the kernel's name)\n"
+	      "  -s                   write the samples to stdout instead of data files\n"
+	      "  --work KIND          work loop:",
+	      f);
+	for (int i = 0; i < nb_work_kind_count; i++)
+		fprintf(f, " %s", nb_work_kinds[i].name);
+	fputs(" (default multiiter)\n"
+	      "  --daxpy-len N        doubles in each DAXPY vector (default 1024)\n"
+	      "  --warmup-ms MS       spin this long before the start (default 300)\n"
+	      "  --ticks-per-ns X     use this tick rate instead of measuring it\n"
+	      "  --inject P:D         every P us, busy-wait D us on each measuring thread\n"
+	      "  -h, --help           this text;  --version  the version\n",
+	      f);
+}
+
+static void parse(struct nb_run *r, int argc, char **argv)
+{
+	const struct nb_kernel *k = r->k;
+	const char *shortopts = k->id == NB_KERNEL_FWQ ? "+n:t:o:shw:" : "+n:t:o:shi:";
+	const char *work = "multiiter";
+	int c;
+
+	r->samples = 10000;
+	r->threads_opt = -1;
+	r->prefix = k->name;
+	r->warmup_ms = 300;
+	r->daxpy_len = 1024;
+	r->work_bits = 12;
+	r->interval_bits = -1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, shortopts, long_options, NULL)) != -1) {
+		switch (c) {
+		case 'n':
+			r->samples = nb_parse_u64("-n", optarg, 1, (uint64_t)1 << 40);
+			break;
+		case 't':
+			r->threads_opt = (int)nb_parse_u64("-t", optarg, 0, NB_MAX_CPUS);
+			break;
+		case 'o':
+			if (!*optarg)
+				nb_fail(NB_EXIT_USAGE, "-o: the output prefix is empty");
+			r->prefix = optarg;
+			break;
+		case 's':
+			r->to_stdout = 1;
+			break;
+		case 'w':
+			r->work_bits = (unsigned)nb_parse_u64("-w", optarg, 0, 40);
+			break;
+		case 'i':
+			r->interval_bits = (int)nb_parse_u64("-i", optarg, 8, 40);
+			break;
+		case OPT_FREQ:
+			if (k->id != NB_KERNEL_FTQ)
+				nb_fail(NB_EXIT_USAGE, "--freq: only ftq has a sampling frequency");
+			r->freq_hz = nb_parse_double("--freq", optarg, 0.001, 1e6);
+			break;
+		case OPT_WORK:
+			work = optarg;
+			break;
+		case OPT_CPUS:
+			r->cpus_opt = optarg;
+			break;
+		case OPT_WARMUP:
+			r->warmup_ms = (unsigned)nb_parse_u64("--warmup-ms", optarg, 0, 600000);
+			break;
+		case OPT_TPN:
+			r->ticks_per_ns_opt = nb_parse_double("--ticks-per-ns", optarg, 1e-6, 1e6);
+			break;
+		case OPT_INJECT:
+			nb_inject_parse("--inject", optarg, &r->inject);
+			break;
+		case OPT_DAXPY:
+			r->daxpy_len = nb_parse_u64("--daxpy-len", optarg, 1, (uint64_t)1 << 26);
+			break;
+		case 'h':
+			usage(k, stdout);
+			exit(0);
+		case OPT_VERSION:
+			printf("%s (noisebench) %s\n", nb_program(), NOISEBENCH_VERSION);
+			exit(0);
+		case ':':
+			nb_fail(NB_EXIT_USAGE, "%s needs a value (see -h)", argv[optind - 1]);
+		default:
+			nb_fail(NB_EXIT_USAGE, "unknown option %s (see -h)", argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		nb_fail(NB_EXIT_USAGE, "unexpected argument '%s' (see -h)", argv[optind]);
+	if (r->interval_bits >= 0 && r->freq_hz > 0)
+		nb_fail(NB_EXIT_USAGE, "-i and --freq both set the quantum: give one of them");
+	r->work = nb_work_find(work);
+	if (!r->work) {
+		char known[128] = "";
+
+		for (int i = 0; i < nb_work_kind_count; i++)
+			snprintf(known + strlen(known), sizeof(known) - strlen(known), "%s%s",
+				 i ? ", " : "", nb_work_kinds[i].name);
+		nb_fail(NB_EXIT_USAGE, "--work %s: not compiled into this binary (it has: %s)", work,
+			known);
+	}
+}
+
+/* Thread i runs on cpus[i]: the i-th allowed CPU, or the i-th of --cpus. */
+static void choose_cpus(struct nb_run *r)
+{
+	static int allowed[NB_MAX_CPUS];
+	int nallowed = nb_team_cpus_available(allowed, NB_MAX_CPUS);
+	char allowed_list[256];
+
+	nb_cpu_list_format(allowed, nallowed, allowed_list, sizeof(allowed_list));
+	if (r->cpus_opt) {
+		const char *bad;
+		int n = nb_cpu_list_parse(r->cpus_opt, r->cpus, NB_MAX_CPUS, &bad);
+
+		if (n < 0)
+			nb_fail(NB_EXIT_USAGE, "--cpus %s: cannot read a CPU list at '%s' (e.g. 0-3,8)",
+				r->cpus_opt, bad);
+		for (int i = 0; i < n; i++) {
+			int ok = 0;
+
+			for (int a = 0; a < nallowed; a++)
+				ok |= allowed[a] == r->cpus[i];
+			if (!ok)
+				nb_fail(NB_EXIT_USAGE,
+					"--cpus %s: CPU %d is not available to this process (allowed: %s)",
+					r->cpus_opt, r->cpus[i], allowed_list);
+			for (int j = 0; j < i; j++)
+				if (r->cpus[j] == r->cpus[i])
+					nb_fail(NB_EXIT_USAGE, "--cpus %s: CPU %d is listed twice",
+						r->cpus_opt, r->cpus[i]);
+		}
+		if (r->threads_opt > 0 && r->threads_opt != n)
+			nb_fail(NB_EXIT_USAGE, "-t %d with --cpus %s: the list names %d CPUs",
+				r->threads_opt, r->cpus_opt, n);
+		r->nthreads = n;
+		return;
+	}
+	r->nthreads = r->threads_opt < 0 ? nb_team_default_threads()
+					 : r->threads_opt == 0 ? nallowed : r->threads_opt;
+	if (r->nthreads > nallowed)
+		nb_fail(NB_EXIT_USAGE,
+			"-t %d: only %d CPUs are available to this process (%s), and each "
+			"measuring thread needs its own",
+			r->nthreads, nallowed, allowed_list);
+	memcpy(r->cpus, allowed, sizeof(int) * r->nthreads);
+}
+
+static void check_memory(struct nb_run *r)
+{
+	uint64_t avail = nb_memory_available();
+	long double need = (long double)r->samples * r->k->sample_size * r->nthreads;
+
+	if (need > 0.8L * avail)
+		nb_fail(NB_EXIT_USAGE,
+			"-n %llu: %d threads x %llu samples x %zu bytes need %.1Lf GiB, more than "
+			"the %.1f GiB this machine has available",
+			(unsigned long long)r->samples, r->nthreads, (unsigned long long)r->samples,
+			r->k->sample_size, need / (1u << 30), (double)avail / (1u << 30));
+}
+
+/* Creates every output file under its temporary name before anything is
+ * measured: an unwritable prefix fails now, not after the run. */
+static void open_files(struct nb_run *r)
+{
+	int per = r->k->files_per_thread;
+	char path[4096];
+
+	r->files = calloc((size_t)r->nthreads * per + 1, sizeof(*r->files));
+	if (!r->files)
+		nb_fail(NB_EXIT_FAILURE, "out of memory");
+	for (int t = 0; t < r->nthreads && !r->to_stdout; t++)
+		for (int f = 0; f < per; f++) {
+			snprintf(path, sizeof(path), "%s_%d_%s", r->prefix, t, r->k->file_suffixes[f]);
+			r->files[t * per + f] = nb_outfile_open(path);
+			if (!r->files[t * per + f])
+				nb_fail(NB_EXIT_USAGE, "-o %s: cannot create %s: %s", r->prefix, path,
+					strerror(errno));
+		}
+	snprintf(path, sizeof(path), "%s.json", r->prefix);
+	r->files[(size_t)r->nthreads * per] = nb_outfile_open(path);
+	if (!r->files[(size_t)r->nthreads * per])
+		nb_fail(NB_EXIT_USAGE, "-o %s: cannot create %s: %s", r->prefix, path,
+			strerror(errno));
+}
+
+static void prepare_thread(struct nb_thread *t)
+{
+	struct nb_run *r = t->arg;
+
+	nb_work_ctx_init(&t->work, r->daxpy_len);
+	t->samples = nb_samples_alloc(r->samples, r->k->sample_size);
+}
+
+static void json_stats(struct nb_json *j, const struct nb_stats *s, const char *unit,
+		       double scaled)
+{
+	nb_json_object(j, "stats");
+	nb_json_string(j, "unit", unit);
+	nb_json_double(j, "min", s->min);
+	nb_json_double(j, "max", s->max);
+	nb_json_double(j, "mean", s->mean);
+	nb_json_double(j, "median", s->median);
+	nb_json_double(j, "mode", s->mode);
+	nb_json_double(j, "variance", s->variance);
+	nb_json_double(j, "std", s->std);
+	nb_json_double(j, "ci95_low", s->ci95_low);
+	nb_json_double(j, "ci95_high", s->ci95_high);
+	nb_json_double(j, "scaled_noise_mean", scaled);
+	nb_json_end(j, '}');
+}
+
+static void json_time(struct nb_json *j, const char *key, const struct timespec *utc,
+		      const struct nb_clock_pair *p)
+{
+	char buf[64];
+	struct tm tm;
+
+	gmtime_r(&utc->tv_sec, &tm);
+	strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%S", &tm);
+	snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf), ".%06ldZ", utc->tv_nsec / 1000);
+	nb_json_object(j, key);
+	nb_json_string(j, "utc", buf);
+	nb_json_uint(j, "ticks", p->ticks);
+	nb_json_uint(j, "monotonic_raw_ns", p->raw_ns);
+	nb_json_end(j, '}');
+}
+
+static void write_json(struct nb_run *r, FILE *f, const size_t *taken,
+		       const struct nb_stats *stats, int signo)
+{
+	struct nb_json j;
+
+	nb_json_open(&j, f);
+	nb_json_object(&j, NULL);
+	nb_json_string(&j, "noisebench_version", NOISEBENCH_VERSION);
+	nb_json_string(&j, "kernel", r->k->name);
+	nb_json_string(&j, "frontend", nb_team_frontend);
+	nb_json_array(&j, "command_line");
+	for (int i = 0; i < r->argc; i++)
+		nb_json_string(&j, NULL, r->argv[i]);
+	nb_json_end(&j, ']');
+	nb_json_bool(&j, "complete", signo == 0);
+	char signame[16];
+
+	snprintf(signame, sizeof(signame), "SIG%s", signo ? sigabbrev_np(signo) : "");
+	nb_json_string(&j, "interrupted_by", signo ? signame : NULL);
+	nb_json_string(&j, "work", r->work->name);
+	if (strcmp(r->work->name, "daxpy") == 0)
+		nb_json_uint(&j, "daxpy_len", r->daxpy_len);
+	nb_json_double(&j, "ticks_per_work_loop", r->ticks_per_work_loop);
+	r->k->json(r, &j);
+	nb_json_string(&j, "timer", NB_TIMER_NAME);
+	nb_json_double(&j, "ticks_per_ns", r->cal.ticks_per_ns);
+	nb_json_string(&j, "ticks_per_ns_source", r->cal.ticks_per_ns_given ? "option" : "measured");
+	nb_json_object(&j, "calibration");
+	nb_json_double(&j, "timer_read_ns", nb_ticks_to_ns(&r->cal, r->cal.timer_read_ticks));
+	nb_json_double(&j, "timer_resolution_ns",
+		       nb_ticks_to_ns(&r->cal, r->cal.timer_resolution_ticks));
+	nb_json_double(&j, "loop_overhead_ns", nb_ticks_to_ns(&r->cal, r->cal.loop_overhead_ticks));
+	nb_json_double(&j, "min_measurable_ns", r->cal.min_measurable_ns);
+	nb_json_int(&j, "cpus_online", r->cal.cpus_online);
+	nb_json_int(&j, "cpus_allowed", r->cal.cpus_allowed);
+	nb_json_end(&j, '}');
+	nb_json_uint(&j, "warmup_ms", r->warmup_ms);
+	if (r->inject.duration_us) {
+		nb_json_object(&j, "inject");
+		nb_json_uint(&j, "period_us", r->inject.period_us);
+		nb_json_uint(&j, "duration_us", r->inject.duration_us);
+		nb_json_end(&j, '}');
+	} else {
+		nb_json_null(&j, "inject");
+	}
+	nb_json_uint(&j, "samples_requested", r->samples);
+	nb_json_uint(&j, "start_tick", r->team.start_tick);
+	json_time(&j, "start", &r->start_utc, &r->start);
+	json_time(&j, "end", &r->end_utc, &r->end);
+	nb_json_array(&j, "threads");
+	for (int t = 0; t < r->nthreads; t++) {
+		nb_json_object(&j, NULL);
+		nb_json_int(&j, "thread", t);
+		nb_json_int(&j, "cpu", r->threads[t].cpu);
+		nb_json_uint(&j, "samples", taken[t]);
+		nb_json_uint(&j, "injections", r->threads[t].injections);
+		nb_json_array(&j, "files");
+		for (int f = 0; f < r->k->files_per_thread && !r->to_stdout; f++) {
+			char name[4096];
+			const char *base = strrchr(r->prefix, '/');
+
+			snprintf(name, sizeof(name), "%s_%d_%s", base ? base + 1 : r->prefix, t,
+				 r->k->file_suffixes[f]);
+			nb_json_string(&j, NULL, name);
+		}
+		nb_json_end(&j, ']');
+		json_stats(&j, &stats[t], r->k->value_unit, r->k->scaled_noise_mean(&stats[t]));
+		nb_json_end(&j, '}');
+	}
+	nb_json_end(&j, ']');
+	nb_machine_json(&r->machine, &j, "machine");
+	nb_json_end(&j, '}');
+}
+
+static void print_summary(struct nb_run *r, int t, const struct nb_stats *s)
+{
+	const char *u = r->k->value_unit;
+
+	printf("summary kernel=%s work=%s thread=%d cpu=%d samples=%zu min_%s=%.0f mean_%s=%.2f "
+	       "max_%s=%.0f std_%s=%.2f median_%s=%.1f ci95_%s=%.2f:%.2f scaled_noise_mean=%.6f",
+	       r->k->name, r->work->name, t, r->threads[t].cpu, s->n, u, s->min, u, s->mean, u,
+	       s->max, u, s->std, u, s->median, u, s->ci95_low, s->ci95_high,
+	       r->k->scaled_noise_mean(s));
+	if (r->k->id == NB_KERNEL_FWQ)
+		printf(" mean_ns=%.1f", nb_ticks_to_ns(&r->cal, s->mean));
+	else
+		printf(" quantum_ns=%.1f", nb_ticks_to_ns(&r->cal, (double)r->interval_ticks));
+	if (r->inject.duration_us)
+		printf(" injections=%llu", (unsigned long long)r->threads[t].injections);
+	putchar('\n');
+}
+
+/* Writes everything measured so far; signo 0 means the run is complete. */
+static void finish(struct nb_run *r, int signo)
+{
+	int per = r->k->files_per_thread;
+	size_t *taken = calloc(r->nthreads, sizeof(*taken));
+	struct nb_stats *stats = calloc(r->nthreads, sizeof(*stats));
+	FILE **out = calloc(per, sizeof(*out));
+
+	if (!taken || !stats || !out)
+		nb_fail(NB_EXIT_FAILURE, "out of memory while writing the results");
+	clock_gettime(CLOCK_REALTIME, &r->end_utc);
+	r->end = nb_clock_pair_read();
+	for (int t = 0; t < r->nthreads; t++)
+		taken[t] = signo ? nb_samples_taken(r->threads[t].samples, r->samples,
+						     r->k->sample_size, r->k->done_word)
+				 : r->samples;
+
+	for (int t = 0; t < r->nthreads; t++) {
+		for (int f = 0; f < per; f++)
+			out[f] = r->to_stdout ? stdout : r->files[t * per + f]->f;
+		if (r->to_stdout)
+			printf("# thread %d cpu %d\n", t, r->threads[t].cpu);
+		r->k->write(r, &r->threads[t], taken[t], out);
+	}
+	for (int i = 0; i < r->nthreads * per && !r->to_stdout; i++) {
+		const char *tmp = r->files[i]->tmp;
+
+		if (fflush(r->files[i]->f) != 0 || ferror(r->files[i]->f))
+			nb_fail(NB_EXIT_FAILURE, "cannot write %s: %s", tmp, strerror(errno));
+	}
+	for (int i = 0; i < r->nthreads * per && !r->to_stdout; i++) {
+		char path[4096];
+
+		snprintf(path, sizeof(path), "%s", r->files[i]->path);
+		if (nb_outfile_commit(r->files[i]) != 0)
+			nb_fail(NB_EXIT_FAILURE, "cannot write %s: %s", path, strerror(errno));
+	}
+
+	/* The samples are on disk: the buffers may now be reordered for the stats. */
+	for (int t = 0; t < r->nthreads; t++) {
+		nb_stats_compute(r->k->values(&r->threads[t], taken[t]), taken[t], &stats[t]);
+		print_summary(r, t, &stats[t]);
+	}
+
+	struct nb_outfile *json = r->files[(size_t)r->nthreads * per];
+	char json_path[4096];
+
+	snprintf(json_path, sizeof(json_path), "%s", json->path);
+	write_json(r, json->f, taken, stats, signo);
+	if (nb_outfile_commit(json) != 0)
+		nb_fail(NB_EXIT_FAILURE, "cannot write %s: %s", json_path, strerror(errno));
+
+	size_t total = 0;
+
+	for (int t = 0; t < r->nthreads; t++)
+		total += taken[t];
+	printf("run kernel=%s complete=%s threads=%d samples=%zu json=%s\n", r->k->name,
+	       signo ? "false" : "true", r->nthreads, total, json_path);
+	if (signo)
+		printf("interrupted by SIG%s: the files hold the samples taken until then\n",
+		       sigabbrev_np(signo));
+	fflush(stdout);
+	free(taken);
+	free(stats);
+	free(out);
+}
+
+static void on_signal(int signo)
+{
+	struct nb_run *r = current;
+
+	if (!__atomic_load_n(&r->measuring, __ATOMIC_ACQUIRE)) {
+		nb_outfile_discard_all();
+		fprintf(stderr, "%s: interrupted by SIG%s before measuring; nothing written\n",
+			nb_program(), sigabbrev_np(signo));
+		_exit(128 + signo);
+	}
+	/* Blocks for good when the complete results are being written: the main
+	 * thread then exits with them. */
+	pthread_mutex_lock(&r->out_lock);
+	finish(r, signo);
+	_exit(128 + signo);
+}
+
+int nb_driver_main(const struct nb_kernel *k, int argc, char **argv)
+{
+	static struct nb_run run;
+	struct nb_run *r = &run;
+	struct nb_work_ctx ctx;
+
+	nb_set_program(argv[0]);
+	r->k = k;
+	r->argc = argc;
+	r->argv = argv;
+	pthread_mutex_init(&r->out_lock, NULL);
+	parse(r, argc, argv);
+	choose_cpus(r);
+	check_memory(r);
+	current = r;
+	nb_interrupt_start(on_signal);
+	open_files(r);
+
+	nb_machine_describe(&r->machine);
+	nb_calibrate(&r->cal, r->ticks_per_ns_opt);
+	nb_work_ctx_init(&ctx, r->daxpy_len);
+	r->ticks_per_work_loop = nb_work_ticks_per_loop(r->work, &ctx, r->cal.ticks_per_ns);
+	nb_work_ctx_free(&ctx);
+	k->configure(r);
+
+	r->threads = calloc(r->nthreads, sizeof(*r->threads));
+	if (!r->threads)
+		nb_fail(NB_EXIT_FAILURE, "out of memory");
+	for (int t = 0; t < r->nthreads; t++) {
+		r->threads[t].index = t;
+		r->threads[t].cpu = r->cpus[t];
+		r->threads[t].arg = r;
+	}
+	r->team = (struct nb_team){
+		.nthreads = r->nthreads,
+		.cpus = r->cpus,
+		.warmup_ms = r->warmup_ms,
+		.lead_ticks = (uint64_t)(1e6 * r->cal.ticks_per_ns), /* 1 ms */
+		.inject = &r->inject,
+		.prepare = prepare_thread,
+		.measure = k->measure,
+	};
+	nb_inject_setup(&r->inject, r->cal.ticks_per_ns);
+	clock_gettime(CLOCK_REALTIME, &r->start_utc);
+	r->start = nb_clock_pair_read();
+	__atomic_store_n(&r->measuring, 1, __ATOMIC_RELEASE);
+	nb_team_run(&r->team, r->threads);
+
+	pthread_mutex_lock(&r->out_lock);
+	finish(r, 0);
+	for (int t = 0; t < r->nthreads; t++) {
+		nb_work_ctx_free(&r->threads[t].work);
+		nb_samples_free(r->threads[t].samples, r->samples, k->sample_size);
+	}
+	free(r->threads);
+	free(r->files);
+	return 0;
+}

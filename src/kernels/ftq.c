@@ -1,0 +1,106 @@
+/* FTQ, fixed time quantum: count the work loops done in each quantum of a
+ * fixed grid measured from a common start.  Noise makes counts smaller. */
+#include <math.h>
+#include <stddef.h>
+
+#include "driver.h"
+#include "report.h"
+
+static void configure(struct nb_run *r)
+{
+	double loop_ns = nb_ticks_to_ns(&r->cal, r->ticks_per_work_loop + r->cal.timer_read_ticks);
+
+	if (r->interval_bits >= 0) {
+		r->interval_ticks = (uint64_t)1 << r->interval_bits;
+	} else {
+		if (r->freq_hz == 0)
+			r->freq_hz = 10000;
+		r->interval_ticks = (uint64_t)llround(1e9 / r->freq_hz * r->cal.ticks_per_ns);
+	}
+	double quantum_ns = nb_ticks_to_ns(&r->cal, (double)r->interval_ticks);
+
+	if (quantum_ns < 10 * loop_ns)
+		nb_fail(NB_EXIT_USAGE,
+			"a quantum of %.0f ns holds fewer than 10 %s work loops (%.0f ns each with "
+			"the timer read): choose a lower --freq or a larger -i",
+			quantum_ns, r->work->name, loop_ns);
+}
+
+static void measure(struct nb_thread *t)
+{
+	struct nb_run *r = t->arg;
+
+	r->work->ftq(&t->work, t->samples, r->samples, r->team.start_tick, r->interval_ticks);
+}
+
+static void write_samples(struct nb_run *r, struct nb_thread *t, size_t n, FILE **out)
+{
+	const uint64_t *words = t->samples;
+
+	if (r->to_stdout) { /* "end_tick count" per line, as the original -s */
+		const struct nb_ftq_sample *s = t->samples;
+
+		for (size_t i = 0; i < n; i++)
+			fprintf(out[0], "%llu %llu\n", (unsigned long long)s[i].tick,
+				(unsigned long long)s[i].count);
+		return;
+	}
+	nb_write_u64_column(out[0], words + offsetof(struct nb_ftq_sample, count) / 8, n, 2);
+	nb_write_u64_column(out[1], words + offsetof(struct nb_ftq_sample, tick) / 8, n, 2);
+}
+
+/* Moves the counts to the front of the buffer: sample i is read at word 2i
+ * before word i is written, so nothing is overwritten before it is read. */
+static uint64_t *values(struct nb_thread *t, size_t n)
+{
+	uint64_t *words = t->samples;
+
+	for (size_t i = 0; i < n; i++)
+		words[i] = words[2 * i + offsetof(struct nb_ftq_sample, count) / 8];
+	return words;
+}
+
+/* The share of work missing against the best quantum: mean of (max - c) / max. */
+static double scaled_noise_mean(const struct nb_stats *s)
+{
+	return (s->max - s->mean) / s->max;
+}
+
+static void json(struct nb_run *r, struct nb_json *j)
+{
+	nb_json_uint(j, "quantum_ticks", r->interval_ticks);
+	nb_json_double(j, "quantum_ns", nb_ticks_to_ns(&r->cal, (double)r->interval_ticks));
+	if (r->interval_bits >= 0)
+		nb_json_int(j, "interval_bits", r->interval_bits);
+	else
+		nb_json_double(j, "frequency_hz", r->freq_hz);
+	nb_json_string(j, "sample_unit", "work loops per quantum; times in ticks");
+}
+
+static const char *const suffixes[] = { "counts.dat", "times.dat" };
+
+static const struct nb_kernel ftq = {
+	.id = NB_KERNEL_FTQ,
+	.name = "ftq",
+	.sample_size = sizeof(struct nb_ftq_sample),
+	.done_word = offsetof(struct nb_ftq_sample, tick),
+	.files_per_thread = 2,
+	.file_suffixes = suffixes,
+	.value_unit = "loops",
+	.configure = configure,
+	.measure = measure,
+	.write = write_samples,
+	.values = values,
+	.scaled_noise_mean = scaled_noise_mean,
+	.json = json,
+	.usage = "Fixed time quantum: count work loops in each quantum, SAMPLES quanta, on each\n"
+		 "thread.  Writes PREFIX_<thread>_counts.dat (work loops per quantum),\n"
+		 "PREFIX_<thread>_times.dat (tick at the end of each quantum) and PREFIX.json.\n"
+		 "  --freq HZ            sampling frequency (default 10000: a 100 us quantum)\n"
+		 "  -i BITS              a quantum of 2^BITS ticks instead of --freq\n",
+};
+
+int main(int argc, char **argv)
+{
+	return nb_driver_main(&ftq, argc, argv);
+}

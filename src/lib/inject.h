@@ -1,0 +1,27 @@
+/* Noise of a known period and length, injected on purpose: a per-thread POSIX
+ * timer sends the measuring thread a signal every period, and the handler
+ * busy-waits for the duration on that thread.  The whole chain (kernel, files,
+ * analysis) can then be checked against what we know is there. */
+#ifndef NB_INJECT_H
+#define NB_INJECT_H
+
+#include <stdint.h>
+#include <time.h>
+
+struct nb_inject {
+	uint64_t period_us;
+	uint64_t duration_us; /* 0: no injection */
+};
+
+/* Parses "PERIOD_US:DURATION_US"; one line and exit 2 when it makes no sense. */
+void nb_inject_parse(const char *opt, const char *arg, struct nb_inject *in);
+
+/* Installs the handler; call once, before any thread arms a timer. */
+void nb_inject_setup(const struct nb_inject *in, double ticks_per_ns);
+
+/* Arms/disarms the calling thread's timer; a no-op without injection.  The
+ * handler counts each injection it serves in *delivered. */
+void nb_inject_arm(const struct nb_inject *in, timer_t *timer, volatile uint64_t *delivered);
+void nb_inject_disarm(const struct nb_inject *in, timer_t timer);
+
+#endif

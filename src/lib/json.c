@@ -1,0 +1,118 @@
+#include "json.h"
+
+#include <math.h>
+
+void nb_json_open(struct nb_json *j, FILE *f)
+{
+	j->f = f;
+	j->depth = 0;
+	j->count[0] = 0;
+}
+
+static void put_string(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		if (*p == '"' || *p == '\\')
+			fprintf(f, "\\%c", *p);
+		else if (*p == '\n')
+			fputs("\\n", f);
+		else if (*p == '\t')
+			fputs("\\t", f);
+		else if (*p < 0x20)
+			fprintf(f, "\\u%04x", *p);
+		else
+			fputc(*p, f);
+	}
+	fputc('"', f);
+}
+
+static void member(struct nb_json *j, const char *key)
+{
+	if (j->count[j->depth]++ > 0)
+		fputc(',', j->f);
+	if (j->depth > 0) {
+		fputc('\n', j->f);
+		for (int i = 0; i < j->depth; i++)
+			fputs("  ", j->f);
+	}
+	if (key) {
+		put_string(j->f, key);
+		fputs(": ", j->f);
+	}
+}
+
+static void open_level(struct nb_json *j, const char *key, char c)
+{
+	member(j, key);
+	fputc(c, j->f);
+	if (j->depth + 1 < NB_JSON_MAX_DEPTH)
+		j->count[++j->depth] = 0;
+}
+
+void nb_json_object(struct nb_json *j, const char *key)
+{
+	open_level(j, key, '{');
+}
+
+void nb_json_array(struct nb_json *j, const char *key)
+{
+	open_level(j, key, '[');
+}
+
+void nb_json_end(struct nb_json *j, char close)
+{
+	int had_members = j->count[j->depth] > 0;
+
+	j->depth--;
+	if (had_members) {
+		fputc('\n', j->f);
+		for (int i = 0; i < j->depth; i++)
+			fputs("  ", j->f);
+	}
+	fputc(close, j->f);
+	if (j->depth == 0)
+		fputc('\n', j->f);
+}
+
+void nb_json_string(struct nb_json *j, const char *key, const char *value)
+{
+	member(j, key);
+	if (value)
+		put_string(j->f, value);
+	else
+		fputs("null", j->f);
+}
+
+void nb_json_int(struct nb_json *j, const char *key, int64_t value)
+{
+	member(j, key);
+	fprintf(j->f, "%lld", (long long)value);
+}
+
+void nb_json_uint(struct nb_json *j, const char *key, uint64_t value)
+{
+	member(j, key);
+	fprintf(j->f, "%llu", (unsigned long long)value);
+}
+
+void nb_json_double(struct nb_json *j, const char *key, double value)
+{
+	member(j, key);
+	if (isfinite(value))
+		fprintf(j->f, "%.17g", value);
+	else
+		fputs("null", j->f);
+}
+
+void nb_json_bool(struct nb_json *j, const char *key, int value)
+{
+	member(j, key);
+	fputs(value ? "true" : "false", j->f);
+}
+
+void nb_json_null(struct nb_json *j, const char *key)
+{
+	member(j, key);
+	fputs("null", j->f);
+}

@@ -1,0 +1,28 @@
+/* A small streaming JSON writer for the run descriptions. */
+#ifndef NB_JSON_H
+#define NB_JSON_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+enum { NB_JSON_MAX_DEPTH = 16 };
+
+struct nb_json {
+	FILE *f;
+	int depth;
+	int count[NB_JSON_MAX_DEPTH]; /* members written so far at each level */
+};
+
+/* key is NULL for array elements and for the top-level value. */
+void nb_json_open(struct nb_json *j, FILE *f);
+void nb_json_object(struct nb_json *j, const char *key);
+void nb_json_array(struct nb_json *j, const char *key);
+void nb_json_end(struct nb_json *j, char close); /* '}' or ']' */
+void nb_json_string(struct nb_json *j, const char *key, const char *value);
+void nb_json_int(struct nb_json *j, const char *key, int64_t value);
+void nb_json_uint(struct nb_json *j, const char *key, uint64_t value);
+void nb_json_double(struct nb_json *j, const char *key, double value); /* NaN -> null */
+void nb_json_bool(struct nb_json *j, const char *key, int value);
+void nb_json_null(struct nb_json *j, const char *key);
+
+#endif

@@ -1,0 +1,247 @@
+#define _GNU_SOURCE
+#include "machine.h"
+
+#include <dirent.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+/* First line of a small file, without its newline; "" when unreadable. */
+static void read_line(const char *path, char *buf, size_t size)
+{
+	FILE *f = fopen(path, "r");
+
+	buf[0] = '\0';
+	if (!f)
+		return;
+	if (fgets(buf, (int)size, f))
+		buf[strcspn(buf, "\n")] = '\0';
+	fclose(f);
+}
+
+/* Value of "key : value" from /proc/cpuinfo, first occurrence. */
+static void cpuinfo_field(const char *key, char *buf, size_t size)
+{
+	FILE *f = fopen("/proc/cpuinfo", "r");
+	char line[8192];
+	size_t klen = strlen(key);
+
+	buf[0] = '\0';
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		if (strncmp(line, key, klen) != 0 || !strchr(line, ':'))
+			continue;
+		if (line[klen] != ' ' && line[klen] != '\t' && line[klen] != ':')
+			continue;
+		char *v = strchr(line, ':') + 1;
+
+		while (*v == ' ')
+			v++;
+		v[strcspn(v, "\n")] = '\0';
+		snprintf(buf, size, "%s", v);
+		break;
+	}
+	fclose(f);
+}
+
+static int has_word(const char *list, const char *word)
+{
+	size_t n = strlen(word);
+
+	for (const char *p = list; (p = strstr(p, word)); p += n)
+		if ((p == list || p[-1] == ' ') && (p[n] == ' ' || p[n] == '\0'))
+			return 1;
+	return 0;
+}
+
+static void cmdline_param(const char *cmdline, const char *name, char *buf, size_t size)
+{
+	size_t n = strlen(name);
+
+	buf[0] = '\0';
+	for (const char *p = cmdline; (p = strstr(p, name)); p += n) {
+		if ((p == cmdline || p[-1] == ' ') && p[n] == '=') {
+			snprintf(buf, size, "%.*s", (int)strcspn(p + n + 1, " "), p + n + 1);
+			return;
+		}
+	}
+}
+
+static void describe_topology(struct nb_machine *m)
+{
+	char path[256], pkg[32], core[32];
+	/* a core is a (package, core id) pair; count the distinct ones */
+	long *seen = calloc(NB_MAX_CPUS, sizeof(*seen));
+	int nseen = 0;
+
+	for (int c = 0; c < NB_MAX_CPUS && seen; c++) {
+		snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/topology/core_id", c);
+		read_line(path, core, sizeof(core));
+		if (!core[0])
+			continue;
+		snprintf(path, sizeof(path),
+			 "/sys/devices/system/cpu/cpu%d/topology/physical_package_id", c);
+		read_line(path, pkg, sizeof(pkg));
+		long key = atol(pkg) * 1000003L + atol(core);
+		int i = 0;
+
+		while (i < nseen && seen[i] != key)
+			i++;
+		if (i == nseen)
+			seen[nseen++] = key;
+	}
+	free(seen);
+	m->cores = nseen ? nseen : m->cpus_online;
+	m->smt = m->cores ? (m->cpus_online + m->cores - 1) / m->cores : 1;
+
+	DIR *d = opendir("/sys/devices/system/node");
+	struct dirent *e;
+
+	m->numa_nodes = 0;
+	while (d && (e = readdir(d)))
+		if (strncmp(e->d_name, "node", 4) == 0 && e->d_name[4] >= '0' && e->d_name[4] <= '9')
+			m->numa_nodes++;
+	if (d)
+		closedir(d);
+	if (m->numa_nodes == 0)
+		m->numa_nodes = 1;
+}
+
+static void describe_tsc(struct nb_machine *m)
+{
+	static const char *const wanted[] = {
+		"tsc", "rdtscp", "constant_tsc", "nonstop_tsc", "tsc_known_freq",
+		"tsc_reliable", "tsc_adjust", "tsc_deadline_timer",
+	};
+	char *flags = malloc(16384);
+	size_t len = 0;
+
+	m->tsc_flags[0] = '\0';
+	if (!flags)
+		return;
+	cpuinfo_field("flags", flags, 16384);
+	for (size_t i = 0; i < sizeof(wanted) / sizeof(wanted[0]); i++)
+		if (has_word(flags, wanted[i]) && len < sizeof(m->tsc_flags))
+			len += snprintf(m->tsc_flags + len, sizeof(m->tsc_flags) - len, "%s%s",
+					len ? " " : "", wanted[i]);
+	if (has_word(flags, "hypervisor") && !m->hypervisor[0])
+		snprintf(m->hypervisor, sizeof(m->hypervisor), "unknown");
+	free(flags);
+}
+
+static void describe_hypervisor(struct nb_machine *m)
+{
+	static const char *const vendors[] = { "KVM", "QEMU", "VMware", "Xen", "Microsoft",
+					       "innotek", "Amazon EC2", "Google", "Firecracker" };
+	char v[128];
+
+	read_line("/sys/hypervisor/type", m->hypervisor, sizeof(m->hypervisor));
+	if (m->hypervisor[0])
+		return;
+	read_line("/sys/class/dmi/id/sys_vendor", v, sizeof(v));
+	for (size_t i = 0; i < sizeof(vendors) / sizeof(vendors[0]); i++)
+		if (strstr(v, vendors[i])) {
+			snprintf(m->hypervisor, sizeof(m->hypervisor), "%s", vendors[i]);
+			return;
+		}
+	read_line("/sys/class/dmi/id/product_name", v, sizeof(v));
+	for (size_t i = 0; i < sizeof(vendors) / sizeof(vendors[0]); i++)
+		if (strstr(v, vendors[i]))
+			snprintf(m->hypervisor, sizeof(m->hypervisor), "%s", vendors[i]);
+}
+
+static void describe_governors(struct nb_machine *m)
+{
+	char path[128], gov[64];
+	size_t len = 0;
+
+	m->governors[0] = '\0';
+	for (int c = 0; c < m->cpus_online && len < sizeof(m->governors); c++) {
+		snprintf(path, sizeof(path),
+			 "/sys/devices/system/cpu/cpu%d/cpufreq/scaling_governor", c);
+		read_line(path, gov, sizeof(gov));
+		if (gov[0])
+			len += snprintf(m->governors + len, sizeof(m->governors) - len, "%s%d:%s",
+					len ? " " : "", c, gov);
+	}
+	if (!len)
+		snprintf(m->governors, sizeof(m->governors), "none");
+}
+
+void nb_machine_describe(struct nb_machine *m)
+{
+	struct utsname u;
+
+	memset(m, 0, sizeof(*m));
+	gethostname(m->hostname, sizeof(m->hostname) - 1);
+	if (uname(&u) == 0) {
+		snprintf(m->kernel_release, sizeof(m->kernel_release), "%s", u.release);
+		snprintf(m->arch, sizeof(m->arch), "%s", u.machine);
+	}
+	cpuinfo_field("model name", m->cpu_model, sizeof(m->cpu_model));
+	if (!m->cpu_model[0])
+		cpuinfo_field("CPU part", m->cpu_model, sizeof(m->cpu_model));
+	if (!m->cpu_model[0])
+		snprintf(m->cpu_model, sizeof(m->cpu_model), "%s", m->arch);
+	m->cpus_online = (int)sysconf(_SC_NPROCESSORS_ONLN);
+	describe_topology(m);
+	read_line("/proc/cmdline", m->kernel_cmdline, sizeof(m->kernel_cmdline));
+	cmdline_param(m->kernel_cmdline, "isolcpus", m->isolcpus, sizeof(m->isolcpus));
+	cmdline_param(m->kernel_cmdline, "nohz_full", m->nohz_full, sizeof(m->nohz_full));
+	read_line("/sys/devices/system/clocksource/clocksource0/current_clocksource",
+		  m->clocksource, sizeof(m->clocksource));
+	describe_hypervisor(m);
+	describe_tsc(m);
+	describe_governors(m);
+}
+
+void nb_machine_json(const struct nb_machine *m, struct nb_json *j, const char *key)
+{
+	nb_json_object(j, key);
+	nb_json_string(j, "hostname", m->hostname);
+	nb_json_string(j, "arch", m->arch);
+	nb_json_string(j, "cpu_model", m->cpu_model);
+	nb_json_int(j, "cpus_online", m->cpus_online);
+	nb_json_int(j, "cores", m->cores);
+	nb_json_int(j, "smt", m->smt);
+	nb_json_int(j, "numa_nodes", m->numa_nodes);
+	nb_json_string(j, "kernel_release", m->kernel_release);
+	nb_json_string(j, "kernel_cmdline", m->kernel_cmdline);
+	nb_json_string(j, "isolcpus", m->isolcpus);
+	nb_json_string(j, "nohz_full", m->nohz_full);
+	nb_json_string(j, "clocksource", m->clocksource);
+	nb_json_string(j, "tsc_flags", m->tsc_flags);
+	nb_json_object(j, "cpufreq_governor");
+	if (strcmp(m->governors, "none") != 0) {
+		char copy[sizeof(m->governors)], *save, *tok;
+
+		snprintf(copy, sizeof(copy), "%s", m->governors);
+		for (tok = strtok_r(copy, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
+			char *colon = strchr(tok, ':');
+
+			*colon = '\0';
+			nb_json_string(j, tok, colon + 1);
+		}
+	}
+	nb_json_end(j, '}');
+	nb_json_bool(j, "virtual_machine", m->hypervisor[0] != '\0');
+	nb_json_string(j, "hypervisor", m->hypervisor[0] ? m->hypervisor : NULL);
+	nb_json_end(j, '}');
+}
+
+void nb_machine_print(const struct nb_machine *m, FILE *f)
+{
+	fprintf(f, "host:             %s\n", m->hostname);
+	fprintf(f, "cpu:              %s (%s)\n", m->cpu_model, m->arch);
+	fprintf(f, "cpus online:      %d (%d cores x %d SMT, %d NUMA node%s)\n", m->cpus_online,
+		m->cores, m->smt, m->numa_nodes, m->numa_nodes == 1 ? "" : "s");
+	fprintf(f, "kernel:           %s\n", m->kernel_release);
+	fprintf(f, "isolcpus:         %s\n", m->isolcpus[0] ? m->isolcpus : "(not set)");
+	fprintf(f, "nohz_full:        %s\n", m->nohz_full[0] ? m->nohz_full : "(not set)");
+	fprintf(f, "clock source:     %s\n", m->clocksource);
+	fprintf(f, "tsc flags:        %s\n", m->tsc_flags[0] ? m->tsc_flags : "(none)");
+	fprintf(f, "cpufreq governor: %s\n", m->governors);
+	fprintf(f, "virtual machine:  %s\n", m->hypervisor[0] ? m->hypervisor : "no");
+}

@@ -1,0 +1,33 @@
+/* What the machine is: the facts a reader needs to judge a noise figure. */
+#ifndef NB_MACHINE_H
+#define NB_MACHINE_H
+
+#include <stdio.h>
+
+#include "json.h"
+
+enum { NB_MAX_CPUS = 4096 };
+
+struct nb_machine {
+	char hostname[256];
+	char cpu_model[256];
+	char arch[65]; /* utsname.machine holds 65 */
+	int cpus_online;
+	int cores;          /* physical cores (distinct package/core pairs) */
+	int smt;            /* hardware threads per core */
+	int numa_nodes;
+	char kernel_release[256];
+	char kernel_cmdline[4096];
+	char isolcpus[256];  /* value of isolcpus= on the command line, "" if absent */
+	char nohz_full[256];
+	char clocksource[64];
+	char tsc_flags[256]; /* the TSC-related CPU flags, space separated */
+	char hypervisor[64]; /* "" on bare metal */
+	char governors[4096]; /* "cpu:governor" pairs, or "none" without cpufreq */
+};
+
+void nb_machine_describe(struct nb_machine *m);
+void nb_machine_json(const struct nb_machine *m, struct nb_json *j, const char *key);
+void nb_machine_print(const struct nb_machine *m, FILE *f);
+
+#endif

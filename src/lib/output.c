@@ -1,0 +1,115 @@
+#define _GNU_SOURCE
+#include "output.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static struct nb_outfile *open_files;
+
+static void unlink_open_files(void)
+{
+	nb_outfile_discard_all();
+}
+
+struct nb_outfile *nb_outfile_open(const char *path)
+{
+	static int registered;
+	struct nb_outfile *o = calloc(1, sizeof(*o));
+
+	if (!o || asprintf(&o->tmp, "%s.%ld.tmp", path, (long)getpid()) < 0) {
+		free(o);
+		errno = ENOMEM;
+		return NULL;
+	}
+	o->path = strdup(path);
+	o->f = fopen(o->tmp, "w");
+	if (!o->f) {
+		int e = errno;
+
+		free(o->tmp);
+		free(o->path);
+		free(o);
+		errno = e;
+		return NULL;
+	}
+	setvbuf(o->f, NULL, _IOFBF, 1 << 20);
+	pthread_mutex_lock(&lock);
+	if (!registered) {
+		atexit(unlink_open_files);
+		registered = 1;
+	}
+	o->next = open_files;
+	open_files = o;
+	pthread_mutex_unlock(&lock);
+	return o;
+}
+
+static void forget(struct nb_outfile *o)
+{
+	pthread_mutex_lock(&lock);
+	for (struct nb_outfile **p = &open_files; *p; p = &(*p)->next)
+		if (*p == o) {
+			*p = o->next;
+			break;
+		}
+	pthread_mutex_unlock(&lock);
+	free(o->tmp);
+	free(o->path);
+	free(o);
+}
+
+int nb_outfile_commit(struct nb_outfile *o)
+{
+	int failed = ferror(o->f);
+
+	failed |= fclose(o->f) != 0;
+	o->f = NULL;
+	if (failed || rename(o->tmp, o->path) != 0) {
+		int e = errno ? errno : EIO;
+
+		unlink(o->tmp);
+		forget(o);
+		errno = e;
+		return -1;
+	}
+	forget(o);
+	return 0;
+}
+
+void nb_outfile_discard_all(void)
+{
+	pthread_mutex_lock(&lock);
+	while (open_files) {
+		struct nb_outfile *o = open_files;
+
+		open_files = o->next;
+		if (o->f)
+			fclose(o->f);
+		unlink(o->tmp);
+		free(o->tmp);
+		free(o->path);
+		free(o);
+	}
+	pthread_mutex_unlock(&lock);
+}
+
+void nb_write_u64_column(FILE *f, const uint64_t *v, size_t n, size_t stride)
+{
+	char buf[24];
+
+	for (size_t i = 0; i < n; i++) {
+		uint64_t x = v[i * stride];
+		char *p = buf + sizeof(buf);
+
+		*--p = '\n';
+		do {
+			*--p = (char)('0' + x % 10);
+			x /= 10;
+		} while (x);
+		fwrite(p, 1, (size_t)(buf + sizeof(buf) - p), f);
+	}
+}

@@ -1,0 +1,31 @@
+/* Output files that appear only when complete: each is written under a
+ * temporary name beside its final one and renamed when closed.  Temporary
+ * files still open when the process exits are removed. */
+#ifndef NB_OUTPUT_H
+#define NB_OUTPUT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+struct nb_outfile {
+	char *path; /* final name */
+	char *tmp;  /* name while being written */
+	FILE *f;
+	struct nb_outfile *next;
+};
+
+/* Creates the temporary file; on failure returns NULL and sets errno. */
+struct nb_outfile *nb_outfile_open(const char *path);
+
+/* Flushes, closes, renames and frees o; returns 0, or -1 with errno (the
+ * temporary file is removed then). */
+int nb_outfile_commit(struct nb_outfile *o);
+
+/* Removes every temporary file not yet committed. */
+void nb_outfile_discard_all(void);
+
+/* Writes v[0], v[stride], v[2*stride], ... one decimal number per line. */
+void nb_write_u64_column(FILE *f, const uint64_t *v, size_t n, size_t stride);
+
+#endif

@@ -1,0 +1,77 @@
+#include "report.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *program = "noisebench";
+
+void nb_set_program(const char *argv0)
+{
+	const char *slash = strrchr(argv0, '/');
+
+	program = slash ? slash + 1 : argv0;
+}
+
+const char *nb_program(void)
+{
+	return program;
+}
+
+static void vreport(const char *what, const char *fmt, va_list ap)
+{
+	fflush(stdout);
+	fprintf(stderr, "%s: %s", program, what);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
+void nb_warn(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vreport("warning: ", fmt, ap);
+	va_end(ap);
+}
+
+void nb_fail(int code, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vreport("error: ", fmt, ap);
+	va_end(ap);
+	exit(code);
+}
+
+uint64_t nb_parse_u64(const char *opt, const char *arg, uint64_t min, uint64_t max)
+{
+	const char *p = arg;
+	char *end;
+	unsigned long long v;
+
+	while (isspace((unsigned char)*p))
+		p++;
+	errno = 0;
+	v = strtoull(p, &end, 10);
+	if (!isdigit((unsigned char)*p) || *end != '\0' || errno == ERANGE || v < min || v > max)
+		nb_fail(NB_EXIT_USAGE, "%s %s: expected a whole number from %llu to %llu", opt, arg,
+			(unsigned long long)min, (unsigned long long)max);
+	return v;
+}
+
+double nb_parse_double(const char *opt, const char *arg, double min, double max)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(arg, &end);
+	if (end == arg || *end != '\0' || errno == ERANGE || !(v >= min && v <= max))
+		nb_fail(NB_EXIT_USAGE, "%s %s: expected a number from %g to %g", opt, arg, min, max);
+	return v;
+}

@@ -1,0 +1,21 @@
+/* One-line errors and warnings, prefixed with the program name. */
+#ifndef NB_REPORT_H
+#define NB_REPORT_H
+
+#include <stdint.h>
+
+/* Exit codes: usage and input errors, run-time failures. An interrupted run
+ * exits with 128 + the signal number, as a shell reports it. */
+enum { NB_EXIT_FAILURE = 1, NB_EXIT_USAGE = 2 };
+
+void nb_set_program(const char *argv0);
+const char *nb_program(void);
+void nb_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+_Noreturn void nb_fail(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Strict number parsing for an option: the whole argument must be a number in
+ * [min, max], otherwise one line naming the option and the value, exit 2. */
+uint64_t nb_parse_u64(const char *opt, const char *arg, uint64_t min, uint64_t max);
+double nb_parse_double(const char *opt, const char *arg, double min, double max);
+
+#endif

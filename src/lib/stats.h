@@ -1,0 +1,21 @@
+/* Summary statistics of one thread's samples (MPAC's statistics interface). */
+#ifndef NB_STATS_H
+#define NB_STATS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct nb_stats {
+	size_t n;
+	double min, max, mean, median, mode;
+	double variance, std;      /* sample variance (n - 1) and its root */
+	double ci95_low, ci95_high; /* 95% confidence interval of the mean */
+};
+
+/* Sorts v in place (the samples are written out before this is called). */
+void nb_stats_compute(uint64_t *v, size_t n, struct nb_stats *s);
+
+/* Two-sided 95% Student t quantile for df degrees of freedom. */
+double nb_t95(size_t df);
+
+#endif

@@ -1,0 +1,62 @@
+/* A team of measuring threads, one per CPU, started together.
+ *
+ * Each thread pins itself (a failed pin ends the run: its numbers would be
+ * wrong), prepares its buffers, spins for the warm-up, and waits on a gate.
+ * The last thread to arrive sets a common start tick a little ahead and opens
+ * the gate; every thread spins until that tick, so quanta of all threads lie
+ * on one grid.  Two front ends run this: pthreads (team_pthread.c) and OpenMP
+ * (team_omp.c). */
+#ifndef NB_TEAM_H
+#define NB_TEAM_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "inject.h"
+#include "work.h"
+
+struct nb_thread {
+	int index;
+	int cpu;          /* the CPU it ran on */
+	void *samples;    /* set by prepare, before the gate */
+	struct nb_work_ctx work;
+	volatile uint64_t injections; /* noise injections served */
+	timer_t inject_timer;
+	void *arg;        /* the kernel's per-run state */
+};
+
+struct nb_team {
+	int nthreads;
+	const int *cpus;      /* CPU for each thread; the OpenMP front end uses it
+			       * only when the runtime does not bind threads */
+	unsigned warmup_ms;
+	uint64_t lead_ticks;  /* how far ahead of the last arrival the start is */
+	const struct nb_inject *inject;
+	void (*prepare)(struct nb_thread *t); /* pinned, before the warm-up */
+	void (*measure)(struct nb_thread *t); /* between start and end */
+
+	/* set while running */
+	volatile int ready;
+	volatile int gate;
+	volatile uint64_t start_tick;
+};
+
+/* Which front end this binary has ("pthreads" or "openmp") and how many
+ * threads it runs when the user does not say. */
+extern const char nb_team_frontend[];
+int nb_team_default_threads(void);
+
+/* The CPUs measuring threads may be placed on, ascending; returns how many. */
+int nb_team_cpus_available(int *cpus, int max);
+
+/* Runs the team to the end. */
+void nb_team_run(struct nb_team *team, struct nb_thread *threads);
+
+/* The part every front end runs on each thread once it is placed. */
+void nb_team_thread(struct nb_team *team, struct nb_thread *t);
+
+/* Pins the calling thread to cpu or fails the run. */
+void nb_team_pin(int index, int cpu);
+
+#endif

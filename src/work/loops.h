@@ -1,0 +1,56 @@
+/* The measured loops of FWQ and FTQ, stamped out once per work kind.
+ *
+ * Before including this file a work_<kind>.c defines
+ *   NB_WORK_KIND       its name (multiiter, asm, daxpy)
+ *   WORK_DECL(ctx)     register variables the work keeps, set up before the loop
+ *   WORK_UNIT()        one work loop
+ *   WORK_SINK()        stores the result where the compiler must keep it
+ *
+ * Inside the loops there is only the work, the timer read (which carries the
+ * lfence at the top of each sample), a compare and a store into memory that
+ * was faulted in before the start.  These files are compiled with
+ * -falign-functions=4096 so each loop starts on its own page and its
+ * instruction-cache behaviour does not depend on how the binary is linked.
+ */
+#include "timer.h"
+#include "work.h"
+
+#define NB_CAT_(a, b) a##b
+#define NB_CAT(a, b) NB_CAT_(a, b)
+
+void NB_CAT(nb_fwq_, NB_WORK_KIND)(struct nb_work_ctx *ctx, uint64_t *restrict samples,
+				   size_t n, uint64_t loops)
+{
+	WORK_DECL(ctx);
+
+	for (size_t i = 0; i < n; i++) {
+		uint64_t t0 = nb_ticks();
+
+		for (uint64_t k = 0; k < loops; k++)
+			WORK_UNIT();
+		__atomic_store_n(&samples[i], nb_ticks() - t0, __ATOMIC_RELAXED);
+	}
+	WORK_SINK();
+}
+
+void NB_CAT(nb_ftq_, NB_WORK_KIND)(struct nb_work_ctx *ctx,
+				   struct nb_ftq_sample *restrict samples, size_t n,
+				   uint64_t start, uint64_t interval)
+{
+	WORK_DECL(ctx);
+	uint64_t end = start;
+
+	for (size_t i = 0; i < n; i++) {
+		uint64_t count = 0, now;
+
+		end += interval;
+		for (now = nb_ticks(); now < end; now = nb_ticks()) {
+			WORK_UNIT();
+			count++;
+		}
+		samples[i].count = count;
+		/* release: a reader that sees the tick also sees the count */
+		__atomic_store_n(&samples[i].tick, now, __ATOMIC_RELEASE);
+	}
+	WORK_SINK();
+}

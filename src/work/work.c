@@ -1,0 +1,66 @@
+#include "work.h"
+
+#include <string.h>
+
+#include "samples.h"
+
+volatile uint64_t nb_work_sink;
+
+const struct nb_work_kind nb_work_kinds[] = {
+#ifdef NB_WORK_HAVE_MULTIITER
+	{ "multiiter", nb_fwq_multiiter, nb_ftq_multiiter },
+#endif
+#ifdef NB_WORK_HAVE_ASM
+	{ "asm", nb_fwq_asm, nb_ftq_asm },
+#endif
+#ifdef NB_WORK_HAVE_DAXPY
+	{ "daxpy", nb_fwq_daxpy, nb_ftq_daxpy },
+#endif
+	{ NULL, NULL, NULL },
+};
+
+const int nb_work_kind_count = sizeof(nb_work_kinds) / sizeof(nb_work_kinds[0]) - 1;
+
+const struct nb_work_kind *nb_work_find(const char *name)
+{
+	for (int i = 0; i < nb_work_kind_count; i++)
+		if (strcmp(nb_work_kinds[i].name, name) == 0)
+			return &nb_work_kinds[i];
+	return NULL;
+}
+
+void nb_work_ctx_init(struct nb_work_ctx *ctx, size_t len)
+{
+	ctx->len = len;
+	ctx->a = 1e-9;
+	ctx->x = nb_samples_alloc(len, sizeof(double));
+	ctx->y = nb_samples_alloc(len, sizeof(double));
+	for (size_t i = 0; i < len; i++) {
+		ctx->x[i] = 1.0;
+		ctx->y[i] = 0.0;
+	}
+}
+
+void nb_work_ctx_free(struct nb_work_ctx *ctx)
+{
+	nb_samples_free(ctx->x, ctx->len, sizeof(double));
+	nb_samples_free(ctx->y, ctx->len, sizeof(double));
+}
+
+double nb_work_ticks_per_loop(const struct nb_work_kind *w, struct nb_work_ctx *ctx,
+			      double ticks_per_ns)
+{
+	enum { N = 32 };
+	uint64_t s[N], loops = 1, best = UINT64_MAX;
+
+	for (;;) {
+		w->fwq(ctx, s, 1, loops);
+		if (s[0] > 50000 * ticks_per_ns || loops >= ((uint64_t)1 << 30))
+			break;
+		loops *= 2;
+	}
+	w->fwq(ctx, s, N, loops);
+	for (int i = 0; i < N; i++)
+		best = s[i] < best ? s[i] : best;
+	return (double)best / (double)loops;
+}

@@ -1,0 +1,66 @@
+/* The work loops, one translation unit per work kind (see loops.h).
+ *
+ * A "work loop" is the unit FTQ counts and FWQ repeats 2^w times:
+ *   multiiter  32 increments then 31 decrements of a register counter
+ *   asm        64 iterations of a register-only x86-64 loop (inc, nop, dec, jnz)
+ *   daxpy      y = a*x + y over the thread's vectors (1024 doubles by default)
+ */
+#ifndef NB_WORK_H
+#define NB_WORK_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Per-thread state of a work kind: only DAXPY has any. */
+struct nb_work_ctx {
+	double *x, *y;
+	size_t len;
+	double a;
+};
+
+/* One FTQ quantum: work loops done and the tick at which the quantum ended.
+ * 16 bytes, so 256 samples a page (seed 003's 40 Hz at 10 kHz). */
+struct nb_ftq_sample {
+	uint64_t count;
+	uint64_t tick;
+};
+
+/* FWQ: samples[i] = ticks taken by `loops` work loops. */
+typedef void (*nb_fwq_loop_fn)(struct nb_work_ctx *ctx, uint64_t *samples, size_t n,
+			       uint64_t loops);
+/* FTQ: quantum i ends at the first tick >= start + (i + 1) * interval. */
+typedef void (*nb_ftq_loop_fn)(struct nb_work_ctx *ctx, struct nb_ftq_sample *samples,
+			       size_t n, uint64_t start, uint64_t interval);
+
+struct nb_work_kind {
+	const char *name;
+	nb_fwq_loop_fn fwq;
+	nb_ftq_loop_fn ftq;
+};
+
+/* The kinds compiled in, and lookup by name (NULL when not compiled in). */
+extern const struct nb_work_kind nb_work_kinds[];
+extern const int nb_work_kind_count;
+const struct nb_work_kind *nb_work_find(const char *name);
+
+/* Sets up a thread's work state (DAXPY vectors of len doubles, pre-faulted). */
+void nb_work_ctx_init(struct nb_work_ctx *ctx, size_t len);
+void nb_work_ctx_free(struct nb_work_ctx *ctx);
+
+/* Ticks one work loop takes: the fastest of a few FWQ samples of ~50 us. */
+double nb_work_ticks_per_loop(const struct nb_work_kind *w, struct nb_work_ctx *ctx,
+			      double ticks_per_ns);
+
+/* Where the loops leave their result so the compiler cannot drop the work. */
+extern volatile uint64_t nb_work_sink;
+
+/* The kernels' loops, defined by loops.h in each work_<kind>.c. */
+#define NB_WORK_DECLARE(kind)                                                                \
+	void nb_fwq_##kind(struct nb_work_ctx *, uint64_t *, size_t, uint64_t);              \
+	void nb_ftq_##kind(struct nb_work_ctx *, struct nb_ftq_sample *, size_t, uint64_t,   \
+			   uint64_t);
+NB_WORK_DECLARE(multiiter)
+NB_WORK_DECLARE(asm)
+NB_WORK_DECLARE(daxpy)
+
+#endif

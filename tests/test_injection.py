@@ -1,0 +1,72 @@
+"""Noise injected on purpose is found at its period and size.
+
+Each test also runs the same kernel without injection and asserts that the
+same check fails there: the machine's own noise does not pass for ours.
+"""
+import numpy as np
+import pytest
+from conftest import summaries
+from noise_checks import dip_gaps_ns, ftq_missing, ftq_periodic_loss, fwq_capped_noise, load_run
+
+
+def ftq_pair(run, tmp_path, *args):
+    common = ["-t", 0, "-n", 20000, "--freq", 10000, *args]
+    quiet = run("ftq", *common, "-o", "quiet")
+    noisy = run("ftq", *common, "--inject", "2000:100", "-o", "noisy")
+    assert quiet.returncode == 0 and noisy.returncode == 0, quiet.stderr + noisy.stderr
+    return load_run(tmp_path / "quiet"), load_run(tmp_path / "noisy"), noisy
+
+
+@pytest.mark.parametrize("kernel", ["ftq", "ftq_omp"])
+def test_ftq_finds_5_percent_every_2ms(run, tmp_path, bin_dir, kernel):
+    if not (bin_dir / kernel).exists():
+        pytest.skip(f"{kernel} not built")
+    env = {"OMP_NUM_THREADS": "2", "OMP_PLACES": "cores", "OMP_PROC_BIND": "close"}
+    common = ["-t", 0, "-n", 20000, "--freq", 10000, "-o"]
+    quiet = run(kernel, *common, "quiet", env=env)
+    noisy = run(kernel, *common, "noisy", "--inject", "2000:100", env=env)
+    assert quiet.returncode == 0 and noisy.returncode == 0, quiet.stderr + noisy.stderr
+    (qmeta, qthreads), (meta, threads) = load_run(tmp_path / "quiet"), load_run(tmp_path / "noisy")
+    tpn = meta["ticks_per_ns"]
+    for q, n, row in zip(qthreads, threads, meta["threads"]):
+        # about 500 injections a second, each stealing 100 us of a 100 us quantum
+        seconds = len(n["counts"]) / 10000
+        assert row["injections"] == pytest.approx(500 * seconds, rel=0.02)
+        # 1 - mean count / quiet count, the machine's own share taken off
+        quiet_count = float(np.median(q["counts"]))
+        injected = ftq_missing(n["counts"], quiet_count) - ftq_missing(q["counts"], quiet_count)
+        assert 0.035 < injected < 0.075, injected
+        # what is periodic at 2 ms (20 quanta): 5% with injection, ~0 without
+        periodic = ftq_periodic_loss(n["counts"], 20)
+        background = ftq_periodic_loss(q["counts"], 20)
+        assert 0.04 < periodic - background < 0.06, (periodic, background)
+        # the dips are 2 ms apart
+        gaps = dip_gaps_ns(n["counts"], n["times"], tpn)
+        assert len(gaps) > 0.8 * row["injections"]
+        assert np.median(gaps) == pytest.approx(2e6, rel=0.01)
+        assert len(dip_gaps_ns(q["counts"], q["times"], tpn)) < 0.2 * row["injections"]
+
+
+def test_fwq_finds_2_percent(run, tmp_path):
+    common = ["-t", 0, "-n", 20000, "-w", 12]
+    quiet = run("fwq", *common, "-o", "quiet")
+    noisy = run("fwq", *common, "--inject", "1000:20", "-o", "noisy")
+    assert quiet.returncode == 0 and noisy.returncode == 0, quiet.stderr + noisy.stderr
+    (qmeta, qthreads), (meta, threads) = load_run(tmp_path / "quiet"), load_run(tmp_path / "noisy")
+    tpn = meta["ticks_per_ns"]
+    cap = 3 * 20e3 * tpn  # three injected detours: longer excess is a machine burst
+    rows = summaries(noisy.stdout)
+    quiet_rows = summaries(quiet.stdout)
+    for q, n, row, qrow, trow in zip(qthreads, threads, rows, quiet_rows, meta["threads"]):
+        seconds = n["times"].sum() / tpn / 1e9
+        assert trow["injections"] == pytest.approx(1000 * seconds, rel=0.03)
+        injected = fwq_capped_noise(n["times"], cap) - fwq_capped_noise(q["times"], cap)
+        assert 0.013 < injected < 0.032, injected
+        # the kernel's own figure rises by at least the injected share
+        reported = float(row["scaled_noise_mean"]) - float(qrow["scaled_noise_mean"])
+        assert reported > 0.01, (row, qrow)
+        # hit samples are longer by the injected 20 us, not by anything else
+        excess_us = (n["times"] - n["times"].min()) / tpn / 1e3
+        hits = excess_us[(excess_us > 15) & (excess_us < 40)]
+        assert len(hits) > 0.8 * trow["injections"]
+        assert np.median(hits) == pytest.approx(21, abs=3)

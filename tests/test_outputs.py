@@ -1,0 +1,152 @@
+"""What a run leaves: Sequoia-format data files, the JSON, honest summaries."""
+import json
+import os
+import subprocess
+
+import numpy as np
+import pytest
+from conftest import summaries
+from noise_checks import load_run
+
+NCPUS = len(os.sched_getaffinity(0))
+
+
+def test_fwq_files_and_summary_match(run, tmp_path):
+    res = run("fwq", "-t", 0, "-n", 2000, "-w", 8, "-o", "out/fwq")
+    (tmp_path / "out").mkdir(exist_ok=True)
+    assert res.returncode == 2  # the directory did not exist yet
+    res = run("fwq", "-t", 0, "-n", 2000, "-w", 8, "-o", "out/fwq")
+    assert res.returncode == 0, res.stderr
+    names = sorted(p.name for p in (tmp_path / "out").iterdir())
+    assert names == sorted([f"fwq_{t}_times.dat" for t in range(NCPUS)] + ["fwq.json"])
+    meta, threads = load_run(tmp_path / "out" / "fwq")
+    rows = summaries(res.stdout)
+    assert len(rows) == NCPUS
+    for t, (row, data) in enumerate(zip(rows, threads)):
+        times = data["times"]
+        assert len(times) == 2000 and (times > 0).all()
+        # the printed figures are the data's, not something else
+        assert int(row["min_ticks"]) == times.min()
+        assert int(row["max_ticks"]) == times.max()
+        assert float(row["mean_ticks"]) == pytest.approx(times.mean(), abs=0.006)
+        assert float(row["std_ticks"]) == pytest.approx(times.std(ddof=1), abs=0.006)
+        scaled = (times.mean() - times.min()) / times.min()
+        assert float(row["scaled_noise_mean"]) == pytest.approx(scaled, abs=2e-6)
+        assert float(row["mean_ns"]) == pytest.approx(
+            times.mean() / meta["ticks_per_ns"], rel=1e-3)
+        assert meta["threads"][t]["stats"]["unit"] == "ticks"
+    assert "run kernel=fwq complete=true" in res.stdout
+
+
+def test_fwq_json_describes_the_run(run, tmp_path):
+    res = run("fwq", "-n", 500, "-w", 6, "--work", "daxpy", "--daxpy-len", 256, "-o", "r")
+    assert res.returncode == 0, res.stderr
+    meta = json.loads((tmp_path / "r.json").read_text())
+    assert meta["kernel"] == "fwq" and meta["frontend"] == "pthreads"
+    assert meta["complete"] is True and meta["interrupted_by"] is None
+    assert meta["command_line"][-2:] == ["-o", "r"]
+    assert meta["work"] == "daxpy" and meta["daxpy_len"] == 256
+    assert meta["work_loops_per_sample"] == 64 and meta["sample_unit"] == "ticks"
+    assert meta["ticks_per_work_loop"] > 0 and meta["ticks_per_ns"] > 0
+    assert meta["threads"][0]["samples"] == 500
+    assert meta["threads"][0]["cpu"] in os.sched_getaffinity(0)
+    assert meta["start"]["monotonic_raw_ns"] < meta["end"]["monotonic_raw_ns"]
+    assert meta["end"]["utc"].endswith("Z")
+    cal = meta["calibration"]
+    for key in ("timer_read_ns", "timer_resolution_ns", "loop_overhead_ns",
+                "min_measurable_ns", "cpus_online", "cpus_allowed"):
+        assert key in cal
+    machine = meta["machine"]
+    for key in ("cpu_model", "cores", "smt", "numa_nodes", "kernel_release",
+                "kernel_cmdline", "isolcpus", "nohz_full", "clocksource", "tsc_flags",
+                "cpufreq_governor", "virtual_machine"):
+        assert key in machine
+    assert machine["kernel_release"] == os.uname().release
+
+
+def test_ftq_files_and_quanta(run, tmp_path):
+    res = run("ftq", "-t", 0, "-n", 3000, "--freq", 5000, "-o", "q")
+    assert res.returncode == 0, res.stderr
+    meta, threads = load_run(tmp_path / "q")
+    assert meta["frequency_hz"] == 5000
+    assert meta["quantum_ns"] == pytest.approx(200000, rel=1e-5)
+    rows = summaries(res.stdout)
+    for row, data in zip(rows, threads):
+        counts, times = data["counts"], data["times"]
+        assert len(counts) == len(times) == 3000
+        assert (np.diff(times) > 0).all()
+        assert int(row["max_loops"]) == counts.max()
+        assert float(row["mean_loops"]) == pytest.approx(counts.mean(), abs=0.006)
+        scaled = (counts.max() - counts.mean()) / counts.max()
+        assert float(row["scaled_noise_mean"]) == pytest.approx(scaled, abs=2e-6)
+        # a quiet quantum holds quantum / (work loop + timer read) loops, at most
+        assert counts.max() * meta["ticks_per_work_loop"] <= meta["quantum_ticks"]
+
+
+def test_ftq_interval_bits(run, tmp_path):
+    res = run("ftq", "-i", 18, "-n", 200, "-o", "b")
+    assert res.returncode == 0, res.stderr
+    meta, threads = load_run(tmp_path / "b")
+    assert meta["quantum_ticks"] == 1 << 18 and meta["interval_bits"] == 18
+    assert (np.diff(threads[0]["times"]) >= 0).all()
+
+
+def test_stdout_mode(run, tmp_path):
+    res = run("ftq", "-s", "-n", 100, "-o", "s")
+    assert res.returncode == 0, res.stderr
+    lines = [l for l in res.stdout.splitlines() if l and l[0].isdigit()]
+    assert len(lines) == 100 and all(len(l.split()) == 2 for l in lines)
+    assert not list(tmp_path.glob("*.dat"))
+    assert (tmp_path / "s.json").exists()
+
+
+def test_threaded_sequoia_aliases(bin_dir, tmp_path):
+    for alias in ("t_fwq", "t_ftq"):
+        res = subprocess.run([bin_dir / alias, "-n", "50", "-t", "1", "-o", alias],
+                             cwd=tmp_path, capture_output=True, text=True)
+        assert res.returncode == 0, res.stderr
+        assert (tmp_path / f"{alias}_0_times.dat").exists()
+
+
+def test_cpus_option_pins(run, tmp_path):
+    last = max(os.sched_getaffinity(0))
+    res = run("fwq", "--cpus", last, "-n", 100, "-o", "p")
+    assert res.returncode == 0, res.stderr
+    meta = json.loads((tmp_path / "p.json").read_text())
+    assert [t["cpu"] for t in meta["threads"]] == [last]
+
+
+@pytest.mark.parametrize("work", ["multiiter", "asm", "daxpy"])
+def test_every_work_kind_runs(run, tmp_path, work):
+    if os.uname().machine != "x86_64" and work == "asm":
+        pytest.skip("the ASM loop exists for x86-64 only")
+    for kernel in ("fwq", "ftq"):
+        res = run(kernel, "--work", work, "-n", 300, "-o", f"{kernel}_{work}")
+        assert res.returncode == 0, res.stderr
+        meta = json.loads((tmp_path / f"{kernel}_{work}.json").read_text())
+        assert meta["work"] == work and meta["ticks_per_work_loop"] > 1
+
+
+def test_daxpy_cost_follows_its_length(run, tmp_path):
+    costs = {}
+    for n in (1024, 4096):
+        res = run("fwq", "--work", "daxpy", "--daxpy-len", n, "-n", 200, "-w", 4, "-o", f"d{n}")
+        assert res.returncode == 0, res.stderr
+        costs[n] = json.loads((tmp_path / f"d{n}.json").read_text())["ticks_per_work_loop"]
+    assert 2.5 < costs[4096] / costs[1024] < 5.5
+
+
+def test_noise_info(bin_dir):
+    res = subprocess.run([bin_dir / "noise-info", "--json"], capture_output=True, text=True)
+    assert res.returncode == 0, res.stderr
+    info = json.loads(res.stdout)
+    assert info["ticks_per_ns"] > 0 and info["timer_read_ns"] > 0
+    assert info["timer_resolution_ns"] > 0 and info["min_measurable_ns"] > info["timer_read_ns"]
+    assert info["cpus_allowed"] == len(os.sched_getaffinity(0))
+    assert "multiiter" in info["ticks_per_work_loop"]
+    res = subprocess.run([bin_dir / "noise-info"], capture_output=True, text=True)
+    assert res.returncode == 0 and "timer read:" in res.stdout and "ns" in res.stdout
+    res = subprocess.run([bin_dir / "noise-info", "--ticks-per-ns", "2.5", "--json"],
+                         capture_output=True, text=True)
+    info = json.loads(res.stdout)
+    assert info["ticks_per_ns"] == 2.5 and info["ticks_per_ns_source"] == "option"

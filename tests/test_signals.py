@@ -1,0 +1,52 @@
+"""SIGTERM or SIGINT mid-run (Slurm's time limit) keeps what was measured."""
+import json
+import signal
+import subprocess
+import time
+
+import numpy as np
+import pytest
+
+
+@pytest.mark.parametrize("kernel,sig", [("fwq", signal.SIGTERM), ("ftq", signal.SIGINT)])
+def test_signal_keeps_samples_so_far(bin_dir, tmp_path, kernel, sig):
+    args = ["-w", "12"] if kernel == "fwq" else ["--freq", "10000"]
+    proc = subprocess.Popen([bin_dir / kernel, "-t", "0", "-n", "10000000", *args, "-o", "cut"],
+                            cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)
+    time.sleep(2.5)
+    proc.send_signal(sig)
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 128 + sig, err
+    meta = json.loads((tmp_path / "cut.json").read_text())
+    assert meta["complete"] is False
+    assert meta["interrupted_by"] == sig.name
+    assert "complete=false" in out
+    assert not list(tmp_path.glob("*.tmp")), "temporary files left behind"
+    for t in meta["threads"]:
+        taken = t["samples"]
+        assert 1000 < taken < 10000000
+        for name in t["files"]:
+            values = np.loadtxt(tmp_path / name, dtype=np.uint64, ndmin=1)
+            assert len(values) == taken
+            assert (values != np.iinfo(np.uint64).max).all(), "an unset sample was written"
+        if kernel == "ftq":
+            times = np.loadtxt(tmp_path / t["files"][1], dtype=np.int64)
+            assert (np.diff(times) > 0).all()
+        stats = t["stats"]
+        assert stats["max"] > 0 and stats["min"] <= stats["mean"] <= stats["max"]
+
+
+def test_signal_before_measuring_writes_nothing(bin_dir, tmp_path):
+    proc = subprocess.Popen([bin_dir / "fwq", "-n", "1000", "--warmup-ms", "5000", "-o", "x"],
+                            cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)
+    time.sleep(0.05)
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 128 + signal.SIGTERM
+    left = sorted(p.name for p in tmp_path.iterdir())
+    # either it had not begun (nothing) or it was warming up (empty, marked incomplete)
+    assert left in ([], ["x.json", "x_0_times.dat"]), left
+    if left:
+        assert json.loads((tmp_path / "x.json").read_text())["complete"] is False

@@ -1,0 +1,137 @@
+/* Unit tests of the measurement library: known inputs, known answers. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cpuset.h"
+#include "json.h"
+#include "samples.h"
+#include "stats.h"
+#include "work.h"
+
+static int passed, failed;
+
+#define CHECK(cond)                                                                          \
+	do {                                                                                 \
+		if (cond) {                                                                  \
+			passed++;                                                            \
+		} else {                                                                     \
+			failed++;                                                            \
+			fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
+		}                                                                            \
+	} while (0)
+
+#define NEAR(a, b, tol) CHECK(fabs((double)(a) - (double)(b)) <= (tol))
+
+static void test_stats_known_values(void)
+{
+	uint64_t v[] = { 9, 2, 5, 4, 12, 7, 8, 11, 9, 3, 7, 4, 12, 5, 4, 10, 9, 6, 9, 4 };
+	size_t n = sizeof(v) / sizeof(v[0]);
+	struct nb_stats s;
+
+	nb_stats_compute(v, n, &s);
+	CHECK(s.n == 20);
+	NEAR(s.min, 2, 0);
+	NEAR(s.max, 12, 0);
+	NEAR(s.mean, 7.0, 1e-12);
+	NEAR(s.median, 7.0, 1e-12);   /* sorted: ... 6 7 | 7 8 ... */
+	NEAR(s.mode, 4, 0);           /* 4 and 9 occur 4 times: the smaller wins */
+	NEAR(s.variance, 178.0 / 19.0, 1e-12);
+	NEAR(s.std, sqrt(178.0 / 19.0), 1e-12);
+	NEAR(s.ci95_high - s.mean, 2.093 * sqrt(178.0 / 19.0) / sqrt(20.0), 1e-9);
+	CHECK(v[0] == 2 && v[19] == 12); /* sorted in place */
+}
+
+static void test_stats_large_ticks(void)
+{
+	/* tick counts near 2^63 must not lose the small differences */
+	uint64_t base = (uint64_t)1 << 62;
+	uint64_t v[4] = { base + 3, base + 1, base + 2, base + 2 };
+	struct nb_stats s;
+
+	nb_stats_compute(v, 4, &s);
+	NEAR(s.mean - (double)base, 2.0, 1e-6 * (double)base);
+	NEAR(s.variance, 2.0 / 3.0, 1e-9);
+	NEAR(s.median - (double)base, 2.0, 1e-6 * (double)base);
+}
+
+static void test_stats_edge_cases(void)
+{
+	struct nb_stats s;
+	uint64_t one = 42;
+
+	nb_stats_compute(NULL, 0, &s);
+	CHECK(s.n == 0 && isnan(s.mean));
+	nb_stats_compute(&one, 1, &s);
+	CHECK(s.mean == 42 && s.std == 0 && s.ci95_low == 42 && s.mode == 42);
+	NEAR(nb_t95(1), 12.706, 1e-9);
+	NEAR(nb_t95(100000), 1.96, 1e-9);
+}
+
+static void test_cpu_lists(void)
+{
+	int cpus[16];
+	const char *bad;
+	char buf[64];
+
+	CHECK(nb_cpu_list_parse("0-3,6,8-9", cpus, 16, &bad) == 7);
+	CHECK(cpus[0] == 0 && cpus[3] == 3 && cpus[4] == 6 && cpus[6] == 9);
+	nb_cpu_list_format(cpus, 7, buf, sizeof(buf));
+	CHECK(strcmp(buf, "0-3,6,8,9") == 0);
+	CHECK(nb_cpu_list_parse("1,x", cpus, 16, &bad) == -1 && *bad == 'x');
+	CHECK(nb_cpu_list_parse("3-1", cpus, 16, &bad) == -1);
+	CHECK(nb_cpu_list_parse("", cpus, 16, &bad) == -1);
+	CHECK(nb_cpu_list_parse("0-20", cpus, 16, &bad) == -1); /* more than fit */
+}
+
+static void test_samples_taken(void)
+{
+	enum { N = 1000 };
+	struct nb_ftq_sample *s = nb_samples_alloc(N, sizeof(*s));
+
+	CHECK(nb_samples_taken(s, N, sizeof(*s), 8) == 0);
+	for (int i = 0; i < 537; i++) {
+		s[i].count = 0; /* a fully stolen quantum still counts as taken */
+		s[i].tick = 1000 + i;
+	}
+	CHECK(nb_samples_taken(s, N, sizeof(*s), 8) == 537);
+	for (int i = 537; i < N; i++)
+		s[i].tick = 5;
+	CHECK(nb_samples_taken(s, N, sizeof(*s), 8) == N);
+	CHECK(nb_samples_taken(NULL, N, sizeof(*s), 8) == 0);
+	nb_samples_free(s, N, sizeof(*s));
+}
+
+static void test_json_escaping(void)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	struct nb_json j;
+
+	nb_json_open(&j, f);
+	nb_json_object(&j, NULL);
+	nb_json_string(&j, "s", "a\"b\\c\nd\x01");
+	nb_json_double(&j, "nan", NAN);
+	nb_json_array(&j, "empty");
+	nb_json_end(&j, ']');
+	nb_json_end(&j, '}');
+	fclose(f);
+	CHECK(strstr(text, "\"s\": \"a\\\"b\\\\c\\nd\\u0001\"") != NULL);
+	CHECK(strstr(text, "\"nan\": null") != NULL);
+	CHECK(strstr(text, "\"empty\": []") != NULL);
+	free(text);
+}
+
+int main(void)
+{
+	test_stats_known_values();
+	test_stats_large_ticks();
+	test_stats_edge_cases();
+	test_cpu_lists();
+	test_samples_taken();
+	test_json_escaping();
+	printf("unit: %d passed, %d failed\n", passed, failed);
+	return failed != 0;
+}

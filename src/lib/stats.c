@@ -1,14 +1,82 @@
 #include "stats.h"
 
 #include <math.h>
-#include <stdlib.h>
 #include <string.h>
 
-static int cmp_u64(const void *a, const void *b)
+/* In-place introsort: glibc's qsort may allocate a buffer as large as the
+ * array, which would break the 16-bytes-a-sample budget of a long run. */
+static void swap(uint64_t *a, uint64_t *b)
 {
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	uint64_t t = *a;
 
-	return (x > y) - (x < y);
+	*a = *b;
+	*b = t;
+}
+
+static void sift_down(uint64_t *v, size_t root, size_t n)
+{
+	for (size_t child; (child = 2 * root + 1) < n; root = child) {
+		if (child + 1 < n && v[child + 1] > v[child])
+			child++;
+		if (v[root] >= v[child])
+			return;
+		swap(&v[root], &v[child]);
+	}
+}
+
+static void heap_sort(uint64_t *v, size_t n)
+{
+	for (size_t i = n / 2; i-- > 0;)
+		sift_down(v, i, n);
+	for (size_t end = n; end-- > 1;) {
+		swap(&v[0], &v[end]);
+		sift_down(v, 0, end);
+	}
+}
+
+static void intro_sort(uint64_t *v, size_t n, int depth)
+{
+	while (n > 16) {
+		if (depth-- == 0) {
+			heap_sort(v, n);
+			return;
+		}
+		/* median of three as pivot, then Hoare partition */
+		uint64_t a = v[0], b = v[n / 2], c = v[n - 1];
+		uint64_t pivot = a < b ? (b < c ? b : (a < c ? c : a)) : (a < c ? a : (b < c ? c : b));
+		size_t i = 0, j = n - 1;
+
+		for (;;) {
+			while (v[i] < pivot)
+				i++;
+			while (v[j] > pivot)
+				j--;
+			if (i >= j)
+				break;
+			swap(&v[i++], &v[j--]);
+		}
+		/* recurse into the smaller side, loop on the larger: O(log n) stack */
+		if (j + 1 < n - j - 1) {
+			intro_sort(v, j + 1, depth);
+			v += j + 1;
+			n -= j + 1;
+		} else {
+			intro_sort(v + j + 1, n - j - 1, depth);
+			n = j + 1;
+		}
+	}
+	for (size_t i = 1; i < n; i++)
+		for (size_t k = i; k > 0 && v[k - 1] > v[k]; k--)
+			swap(&v[k - 1], &v[k]);
+}
+
+void nb_sort_u64(uint64_t *v, size_t n)
+{
+	int depth = 0;
+
+	for (size_t m = n; m > 1; m >>= 1)
+		depth += 2;
+	intro_sort(v, n, depth);
 }
 
 double nb_t95(size_t df)
@@ -39,7 +107,7 @@ void nb_stats_compute(uint64_t *v, size_t n, struct nb_stats *s)
 		s->variance = s->std = s->ci95_low = s->ci95_high = NAN;
 		return;
 	}
-	qsort(v, n, sizeof(*v), cmp_u64);
+	nb_sort_u64(v, n);
 	s->min = (double)v[0];
 	s->max = (double)v[n - 1];
 	s->median = n % 2 ? (double)v[n / 2] : ((double)v[n / 2 - 1] + (double)v[n / 2]) / 2.0;

@@ -15,6 +15,9 @@ struct nb_stats {
 /* Sorts v in place (the samples are written out before this is called). */
 void nb_stats_compute(uint64_t *v, size_t n, struct nb_stats *s);
 
+/* Sorts ascending in place, allocating nothing. */
+void nb_sort_u64(uint64_t *v, size_t n);
+
 /* Two-sided 95% Student t quantile for df degrees of freedom. */
 double nb_t95(size_t df);
 

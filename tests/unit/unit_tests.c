@@ -69,6 +69,31 @@ static void test_stats_edge_cases(void)
 	NEAR(nb_t95(100000), 1.96, 1e-9);
 }
 
+static void test_sort(void)
+{
+	enum { N = 100003 };
+	uint64_t *v = malloc(N * sizeof(*v));
+	uint64_t x = 88172645463325252ull, sum = 0, sorted_sum = 0;
+	int ordered = 1;
+
+	/* random values, many duplicates, then already sorted, then reversed */
+	for (int pass = 0; pass < 3; pass++) {
+		for (size_t i = 0; i < N; i++) {
+			x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+			v[i] = pass == 0 ? x % 1000 : pass == 1 ? i : N - i;
+			sum += v[i];
+		}
+		nb_sort_u64(v, N);
+		for (size_t i = 0; i < N; i++) {
+			sorted_sum += v[i];
+			ordered &= i == 0 || v[i - 1] <= v[i];
+		}
+	}
+	CHECK(ordered);
+	CHECK(sum == sorted_sum);
+	free(v);
+}
+
 static void test_cpu_lists(void)
 {
 	int cpus[16];
@@ -129,6 +154,7 @@ int main(void)
 	test_stats_known_values();
 	test_stats_large_ticks();
 	test_stats_edge_cases();
+	test_sort();
 	test_cpu_lists();
 	test_samples_taken();
 	test_json_escaping();

@@ -17,7 +17,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 @pytest.fixture(scope="session")
 def bin_dir():
-    path = Path(os.environ.get("NB_BIN_DIR", ROOT / "build" / "bin"))
+    path = (ROOT / os.environ.get("NB_BIN_DIR", "build/bin")).resolve()
     if not (path / "fwq").exists():
         pytest.fail(f"no kernels in {path}: run `make` first (or set NB_BIN_DIR)")
     return path
@@ -25,7 +25,7 @@ def bin_dir():
 
 @pytest.fixture(scope="session")
 def build_dir(bin_dir):
-    return Path(os.environ.get("NB_BUILD_DIR", bin_dir.parent))
+    return (ROOT / os.environ.get("NB_BUILD_DIR", bin_dir.parent)).resolve()
 
 
 @pytest.fixture

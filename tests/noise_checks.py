@@ -25,16 +25,18 @@ def load_run(prefix):
     return meta, threads
 
 
-def fwq_capped_noise(times, cap_ticks):
-    """Mean scaled noise with every sample's excess capped at cap_ticks.
+def fwq_detour_noise(times, ticks_per_ns, low_us, high_us):
+    """Scaled noise of the samples whose excess lies in [low_us, high_us).
 
-    An injected detour adds the same excess to every sample it hits; a
-    machine burst of milliseconds adds far more to a few. Capping keeps the
-    first whole and bounds the second.
+    An injected detour adds its own length to the sample it hits; the
+    machine's stalls (tens of us to 150 ms here) mostly fall outside a window
+    drawn tightly around that length, and what falls inside in a run without
+    injection is what a test subtracts.
     """
     t = times.astype(float)
-    low = t.min()
-    return float(np.minimum(t - low, cap_ticks).mean() / low)
+    excess_us = (t - t.min()) / ticks_per_ns / 1e3
+    inside = (excess_us >= low_us) & (excess_us < high_us)
+    return float((t[inside] - t.min()).sum() / t.sum())
 
 
 def ftq_periodic_loss(counts, period_quanta):
@@ -51,13 +53,31 @@ def ftq_periodic_loss(counts, period_quanta):
     return float(np.mean(loss - np.median(loss)))
 
 
+def outages(counts, quiet_count, min_quanta=3):
+    """Mask of quanta inside runs of min_quanta or more starved quanta.
+
+    A detour no longer than a quantum starves at most two quanta in a row;
+    longer runs are machine stalls (this VM has some of 50-150 ms).
+    """
+    starved = np.concatenate(([False], counts < 0.5 * quiet_count, [False]))
+    edges = np.flatnonzero(np.diff(starved.astype(int)))
+    mask = np.zeros(len(counts), dtype=bool)
+    for start, end in zip(edges[::2], edges[1::2]):
+        if end - start >= min_quanta:
+            mask[start:end] = True
+    return mask
+
+
 def ftq_missing(counts, quiet_count):
-    """1 - mean count / quiet count: the share of work missing."""
-    return 1.0 - float(np.mean(counts)) / quiet_count
+    """1 - mean count / quiet count over the quanta outside machine stalls."""
+    kept = counts[~outages(counts, quiet_count)]
+    return 1.0 - float(np.mean(kept)) / quiet_count
 
 
 def dip_gaps_ns(counts, times, ticks_per_ns, depth=0.5):
-    """Times between successive quanta that lost more than depth of the median."""
-    dips = times[counts < depth * np.median(counts)]
-    return np.diff(dips) / ticks_per_ns
+    """Times between successive dips: quanta that lost more than depth of the
+    median, a run of such quanta counting once, at its first quantum."""
+    low = counts < depth * np.median(counts)
+    first = low & ~np.concatenate(([False], low[:-1]))
+    return np.diff(times[first]) / ticks_per_ns
 

@@ -6,15 +6,7 @@ same check fails there: the machine's own noise does not pass for ours.
 import numpy as np
 import pytest
 from conftest import summaries
-from noise_checks import dip_gaps_ns, ftq_missing, ftq_periodic_loss, fwq_capped_noise, load_run
-
-
-def ftq_pair(run, tmp_path, *args):
-    common = ["-t", 0, "-n", 20000, "--freq", 10000, *args]
-    quiet = run("ftq", *common, "-o", "quiet")
-    noisy = run("ftq", *common, "--inject", "2000:100", "-o", "noisy")
-    assert quiet.returncode == 0 and noisy.returncode == 0, quiet.stderr + noisy.stderr
-    return load_run(tmp_path / "quiet"), load_run(tmp_path / "noisy"), noisy
+from noise_checks import dip_gaps_ns, ftq_missing, ftq_periodic_loss, fwq_detour_noise, load_run
 
 
 @pytest.mark.parametrize("kernel", ["ftq", "ftq_omp"])
@@ -44,7 +36,8 @@ def test_ftq_finds_5_percent_every_2ms(run, tmp_path, bin_dir, kernel):
         gaps = dip_gaps_ns(n["counts"], n["times"], tpn)
         assert len(gaps) > 0.8 * row["injections"]
         assert np.median(gaps) == pytest.approx(2e6, rel=0.01)
-        assert len(dip_gaps_ns(q["counts"], q["times"], tpn)) < 0.2 * row["injections"]
+        quiet_gaps = dip_gaps_ns(q["counts"], q["times"], tpn)
+        assert np.sum(np.abs(quiet_gaps - 2e6) < 2e4) < 0.1 * row["injections"]
 
 
 def test_fwq_finds_2_percent(run, tmp_path):
@@ -54,17 +47,15 @@ def test_fwq_finds_2_percent(run, tmp_path):
     assert quiet.returncode == 0 and noisy.returncode == 0, quiet.stderr + noisy.stderr
     (qmeta, qthreads), (meta, threads) = load_run(tmp_path / "quiet"), load_run(tmp_path / "noisy")
     tpn = meta["ticks_per_ns"]
-    cap = 3 * 20e3 * tpn  # three injected detours: longer excess is a machine burst
     rows = summaries(noisy.stdout)
-    quiet_rows = summaries(quiet.stdout)
-    for q, n, row, qrow, trow in zip(qthreads, threads, rows, quiet_rows, meta["threads"]):
+    for q, n, row, trow in zip(qthreads, threads, rows, meta["threads"]):
         seconds = n["times"].sum() / tpn / 1e9
         assert trow["injections"] == pytest.approx(1000 * seconds, rel=0.03)
-        injected = fwq_capped_noise(n["times"], cap) - fwq_capped_noise(q["times"], cap)
-        assert 0.013 < injected < 0.032, injected
-        # the kernel's own figure rises by at least the injected share
-        reported = float(row["scaled_noise_mean"]) - float(qrow["scaled_noise_mean"])
-        assert reported > 0.01, (row, qrow)
+        # 20 us detours, 1000 a second: 2% of the time, in samples 16-30 us long
+        injected = fwq_detour_noise(n["times"], tpn, 16, 30) - fwq_detour_noise(q["times"], tpn, 16, 30)
+        assert 0.014 < injected < 0.028, injected
+        # the machine only adds to what the kernel reports
+        assert float(row["scaled_noise_mean"]) > 0.016, row
         # hit samples are longer by the injected 20 us, not by anything else
         excess_us = (n["times"] - n["times"].min()) / tpn / 1e3
         hits = excess_us[(excess_us > 15) & (excess_us < 40)]

@@ -1,0 +1,58 @@
+# noisebench: `make` builds, `make run` surveys this machine, `make test` runs
+# every test.  run and test install what is missing first (scripts/setup.sh).
+
+BUILD      ?= build
+ASAN_BUILD ?= build-asan
+ARM_BUILD  ?= build-aarch64
+JOBS       ?= $(shell nproc)
+PYTEST      = .venv/bin/python -m pytest -q -p no:cacheprovider
+
+.PHONY: all build setup run test test-unit test-release test-sanitize test-aarch64 \
+        asm bench clean
+
+all: build
+
+build:
+	@scripts/setup.sh build
+	cmake -S . -B $(BUILD) -DNOISEBENCH_WERROR=ON >/dev/null
+	cmake --build $(BUILD) -j $(JOBS)
+
+asm: build
+	cmake --build $(BUILD) --target asm
+
+run: build
+	scripts/survey.sh $(BUILD)/bin
+
+# Timing tests need both cores: builds finish before any test starts, and the
+# suites run one after the other, never in parallel.
+test:
+	@scripts/setup.sh test
+	$(MAKE) --no-print-directory build
+	cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DNOISEBENCH_SANITIZE=ON \
+	      -DNOISEBENCH_WERROR=ON >/dev/null
+	cmake --build $(ASAN_BUILD) -j $(JOBS)
+	$(MAKE) --no-print-directory test-aarch64
+	$(MAKE) --no-print-directory test-release test-sanitize
+
+test-release:
+	cd $(BUILD) && ctest --output-on-failure
+	NB_BIN_DIR=$(BUILD)/bin $(PYTEST) tests
+
+test-sanitize:
+	cd $(ASAN_BUILD) && ctest --output-on-failure
+	NB_SANITIZE=1 NB_BIN_DIR=$(ASAN_BUILD)/bin \
+	  ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1 \
+	  $(PYTEST) tests
+
+# aarch64 must compile (and link) warning-free: the ASM kind drops out there.
+test-aarch64:
+	cmake -S . -B $(ARM_BUILD) -DCMAKE_SYSTEM_NAME=Linux -DCMAKE_SYSTEM_PROCESSOR=aarch64 \
+	      -DCMAKE_C_COMPILER=aarch64-linux-gnu-gcc -DNOISEBENCH_WERROR=ON >/dev/null
+	cmake --build $(ARM_BUILD) -j $(JOBS)
+	@echo "aarch64: built $$(ls $(ARM_BUILD)/bin | tr '\n' ' ')"
+
+bench: build
+	benchmarks/loop_cost.py $(BUILD)/bin
+
+clean:
+	rm -rf $(BUILD) $(ASAN_BUILD) $(ARM_BUILD)

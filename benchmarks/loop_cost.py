@@ -1,0 +1,65 @@
+#!/usr/bin/env python3
+"""What the measured loops cost, and what a sample costs in memory.
+
+Prints, for each work kind compiled in:
+  - ticks (and ns) per work loop, as the kernels measure it;
+  - the share of each FTQ quantum spent outside the work (timer read, compare,
+    store): 1 - best count * ticks per loop / quantum, at 10 kHz;
+and for FWQ and FTQ the resident memory per sample, from the peak RSS of two
+runs of N and 2N samples in this same invocation (the baseline cancels); the
+target is at most 16 bytes a sample.
+
+    benchmarks/loop_cost.py [BIN_DIR]      (default build/bin; `make bench`)
+
+A benchmark, not a test: it prints figures and asserts nothing.
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+BIN = Path(sys.argv[1] if len(sys.argv) > 1 else "build/bin").resolve()
+
+
+def run(kernel, *args, cwd):
+    """Runs a kernel; returns its peak resident set in bytes."""
+    proc = subprocess.Popen([BIN / kernel, *map(str, args)], cwd=cwd,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    _, status, usage = os.wait4(proc.pid, 0)
+    if os.waitstatus_to_exitcode(status) != 0:
+        sys.exit(f"loop_cost: {kernel} {' '.join(map(str, args))} failed: "
+                 f"{proc.stderr.read().decode().strip()}")
+    return usage.ru_maxrss * 1024
+
+
+def main():
+    info = json.loads(subprocess.run([BIN / "noise-info", "--json"], check=True,
+                                     capture_output=True, text=True).stdout)
+    tpn = info["ticks_per_ns"]
+    print(f"timer read: {info['timer_read_ticks']:.1f} ticks = {info['timer_read_ns']:.1f} ns; "
+          f"{tpn:.4f} ticks/ns")
+    print(f"{'work':10} {'ticks/loop':>10} {'ns/loop':>8} {'loops/quantum':>14} "
+          f"{'outside work':>13}")
+    with tempfile.TemporaryDirectory() as d:
+        for work in info["ticks_per_work_loop"]:
+            run("ftq", "--work", work, "--freq", 10000, "-n", 5000, "-o", work, cwd=d)
+            meta = json.loads((Path(d) / f"{work}.json").read_text())
+            per_loop = meta["ticks_per_work_loop"]
+            best = meta["threads"][0]["stats"]["max"]
+            outside = 1 - best * per_loop / meta["quantum_ticks"]
+            print(f"{work:10} {per_loop:10.1f} {per_loop / tpn:8.1f} {best:14.0f} "
+                  f"{100 * outside:12.1f}%")
+
+        n = 2_000_000
+        print(f"\nmemory per sample (peak RSS of {2 * n} minus {n} samples, one thread):")
+        for kernel, args in (("fwq", ["-w", 0]), ("ftq", ["--freq", 1_000_000])):
+            small = run(kernel, *args, "-n", n, "--warmup-ms", 0, "-o", "m1", cwd=d)
+            large = run(kernel, *args, "-n", 2 * n, "--warmup-ms", 0, "-o", "m2", cwd=d)
+            per = (large - small) / n
+            print(f"{kernel:4} {per:6.2f} bytes/sample (target <= 16)")
+
+
+if __name__ == "__main__":
+    main()

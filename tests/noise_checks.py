@@ -68,8 +68,10 @@ def outages(counts, quiet_count, min_quanta=3):
     return mask
 
 
-def ftq_missing(counts, quiet_count):
-    """1 - mean count / quiet count over the quanta outside machine stalls."""
+def ftq_missing(counts):
+    """1 - mean count / quiet count over the quanta outside machine stalls,
+    the quiet count being the median quantum's."""
+    quiet_count = float(np.median(counts))
     kept = counts[~outages(counts, quiet_count)]
     return 1.0 - float(np.mean(kept)) / quiet_count
 

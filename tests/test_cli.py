@@ -26,6 +26,9 @@ BAD = [
     ("fwq", ["-o", "/nonexistent/dir/run"], "/nonexistent/dir/run"),
     ("ftq", ["-o", "/proc/noisebench"], "/proc/noisebench"),
     ("fwq", ["--bogus"], "--bogus"),
+    ("fwq", ["-x"], "unknown option -x"),
+    ("ftq", ["--freq"], "--freq needs a value"),
+    ("fwq", ["-n"], "-n needs a value"),
     ("fwq", ["-i", "20"], "-i"),
     ("fwq", ["--freq", "100"], "--freq"),
 ]
@@ -33,7 +36,7 @@ BAD = [
 
 @pytest.mark.parametrize("kernel,args,mentions", BAD, ids=[" ".join(b[1]) for b in BAD])
 def test_bad_input_fails_cleanly(run, tmp_path, kernel, args, mentions):
-    res = run(kernel, *args, "--warmup-ms", "0")
+    res = run(kernel, "--warmup-ms", "0", *args)
     assert res.returncode == 2, res.stderr
     lines = res.stderr.strip().splitlines()
     assert len(lines) == 1, res.stderr

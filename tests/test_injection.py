@@ -24,11 +24,10 @@ def test_ftq_finds_5_percent_every_2ms(run, tmp_path, bin_dir, kernel):
         # about 500 injections a second, each stealing 100 us of a 100 us quantum
         seconds = len(n["counts"]) / 10000
         assert row["injections"] == pytest.approx(500 * seconds, rel=0.02)
-        # 1 - mean count / quiet count, the machine's own share taken off; each
-        # run's quiet count is its own median quantum (18 in 20 are not hit), as
-        # the VM's speed can step between runs
-        injected = ftq_missing(n["counts"]) - ftq_missing(q["counts"])
-        assert 0.035 < injected < 0.075, injected
+        # 1 - mean count / quiet count (the median quantum: 18 in 20 are not hit).
+        # The machine only adds to it, by up to 8% in a burst on this VM, so it
+        # bounds the injected share from below; the fold below measures it.
+        assert ftq_missing(n["counts"]) > 0.04
         # what is periodic at 2 ms (20 quanta): 5% with injection, ~0 without
         periodic = ftq_periodic_loss(n["counts"], 20)
         background = ftq_periodic_loss(q["counts"], 20)

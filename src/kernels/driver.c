@@ -60,7 +60,8 @@ static void usage(const struct nb_kernel *k, FILE *f)
 static void parse(struct nb_run *r, int argc, char **argv)
 {
 	const struct nb_kernel *k = r->k;
-	const char *shortopts = k->id == NB_KERNEL_FWQ ? "+n:t:o:shw:" : "+n:t:o:shi:";
+	/* leading '+': stop at the first non-option; ':': report a missing value */
+	const char *shortopts = k->id == NB_KERNEL_FWQ ? "+:n:t:o:shw:" : "+:n:t:o:shi:";
 	const char *work = "multiiter";
 	int c;
 
@@ -126,6 +127,8 @@ static void parse(struct nb_run *r, int argc, char **argv)
 		case ':':
 			nb_fail(NB_EXIT_USAGE, "%s needs a value (see -h)", argv[optind - 1]);
 		default:
+			if (optopt && optopt < OPT_WORK)
+				nb_fail(NB_EXIT_USAGE, "unknown option -%c (see -h)", optopt);
 			nb_fail(NB_EXIT_USAGE, "unknown option %s (see -h)", argv[optind - 1]);
 		}
 	}

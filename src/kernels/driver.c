@@ -12,6 +12,7 @@
 #include "cpuset.h"
 #include "interrupt.h"
 #include "report.h"
+#include "runinfo.h"
 #include "samples.h"
 
 /* The run the signal thread finishes when SIGINT/SIGTERM arrives. */
@@ -239,89 +240,26 @@ static void prepare_thread(struct nb_thread *t)
 	t->samples = nb_samples_alloc(r->samples, r->k->sample_size);
 }
 
-static void json_stats(struct nb_json *j, const struct nb_stats *s, const char *unit,
-		       double scaled)
-{
-	nb_json_object(j, "stats");
-	nb_json_string(j, "unit", unit);
-	nb_json_double(j, "min", s->min);
-	nb_json_double(j, "max", s->max);
-	nb_json_double(j, "mean", s->mean);
-	nb_json_double(j, "median", s->median);
-	nb_json_double(j, "mode", s->mode);
-	nb_json_double(j, "variance", s->variance);
-	nb_json_double(j, "std", s->std);
-	nb_json_double(j, "ci95_low", s->ci95_low);
-	nb_json_double(j, "ci95_high", s->ci95_high);
-	nb_json_double(j, "scaled_noise_mean", scaled);
-	nb_json_end(j, '}');
-}
-
-static void json_time(struct nb_json *j, const char *key, const struct timespec *utc,
-		      const struct nb_clock_pair *p)
-{
-	char buf[64];
-	struct tm tm;
-
-	gmtime_r(&utc->tv_sec, &tm);
-	strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%S", &tm);
-	snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf), ".%06ldZ", utc->tv_nsec / 1000);
-	nb_json_object(j, key);
-	nb_json_string(j, "utc", buf);
-	nb_json_uint(j, "ticks", p->ticks);
-	nb_json_uint(j, "monotonic_raw_ns", p->raw_ns);
-	nb_json_end(j, '}');
-}
-
 static void write_json(struct nb_run *r, FILE *f, const size_t *taken,
 		       const struct nb_stats *stats, int signo)
 {
 	struct nb_json j;
+	struct nb_run_info ri = {
+		.kernel = r->k->name, .frontend = nb_team_frontend, .argc = r->argc,
+		.argv = r->argv, .signo = signo, .cal = &r->cal, .inject = &r->inject,
+		.warmup_ms = r->warmup_ms, .machine = &r->machine, .start_utc = r->start_utc,
+		.end_utc = r->end_utc, .start = r->start, .end = r->end,
+	};
 
 	nb_json_open(&j, f);
-	nb_json_object(&j, NULL);
-	nb_json_string(&j, "noisebench_version", NOISEBENCH_VERSION);
-	nb_json_string(&j, "kernel", r->k->name);
-	nb_json_string(&j, "frontend", nb_team_frontend);
-	nb_json_array(&j, "command_line");
-	for (int i = 0; i < r->argc; i++)
-		nb_json_string(&j, NULL, r->argv[i]);
-	nb_json_end(&j, ']');
-	nb_json_bool(&j, "complete", signo == 0);
-	char signame[16];
-
-	snprintf(signame, sizeof(signame), "SIG%s", signo ? sigabbrev_np(signo) : "");
-	nb_json_string(&j, "interrupted_by", signo ? signame : NULL);
+	nb_json_run_head(&j, &ri);
 	nb_json_string(&j, "work", r->work->name);
 	if (strcmp(r->work->name, "daxpy") == 0)
 		nb_json_uint(&j, "daxpy_len", r->daxpy_len);
 	nb_json_double(&j, "ticks_per_work_loop", r->ticks_per_work_loop);
 	r->k->json(r, &j);
-	nb_json_string(&j, "timer", NB_TIMER_NAME);
-	nb_json_double(&j, "ticks_per_ns", r->cal.ticks_per_ns);
-	nb_json_string(&j, "ticks_per_ns_source", r->cal.ticks_per_ns_given ? "option" : "measured");
-	nb_json_object(&j, "calibration");
-	nb_json_double(&j, "timer_read_ns", nb_ticks_to_ns(&r->cal, r->cal.timer_read_ticks));
-	nb_json_double(&j, "timer_resolution_ns",
-		       nb_ticks_to_ns(&r->cal, r->cal.timer_resolution_ticks));
-	nb_json_double(&j, "loop_overhead_ns", nb_ticks_to_ns(&r->cal, r->cal.loop_overhead_ticks));
-	nb_json_double(&j, "min_measurable_ns", r->cal.min_measurable_ns);
-	nb_json_int(&j, "cpus_online", r->cal.cpus_online);
-	nb_json_int(&j, "cpus_allowed", r->cal.cpus_allowed);
-	nb_json_end(&j, '}');
-	nb_json_uint(&j, "warmup_ms", r->warmup_ms);
-	if (r->inject.duration_us) {
-		nb_json_object(&j, "inject");
-		nb_json_uint(&j, "period_us", r->inject.period_us);
-		nb_json_uint(&j, "duration_us", r->inject.duration_us);
-		nb_json_end(&j, '}');
-	} else {
-		nb_json_null(&j, "inject");
-	}
 	nb_json_uint(&j, "samples_requested", r->samples);
 	nb_json_uint(&j, "start_tick", r->team.start_tick);
-	json_time(&j, "start", &r->start_utc, &r->start);
-	json_time(&j, "end", &r->end_utc, &r->end);
 	nb_json_array(&j, "threads");
 	for (int t = 0; t < r->nthreads; t++) {
 		nb_json_object(&j, NULL);
@@ -339,12 +277,11 @@ static void write_json(struct nb_run *r, FILE *f, const size_t *taken,
 			nb_json_string(&j, NULL, name);
 		}
 		nb_json_end(&j, ']');
-		json_stats(&j, &stats[t], r->k->value_unit, r->k->scaled_noise_mean(&stats[t]));
+		nb_json_stats(&j, &stats[t], r->k->value_unit, r->k->scaled_noise_mean(&stats[t]));
 		nb_json_end(&j, '}');
 	}
 	nb_json_end(&j, ']');
-	nb_machine_json(&r->machine, &j, "machine");
-	nb_json_end(&j, '}');
+	nb_json_run_tail(&j, &ri);
 }
 
 static void print_summary(struct nb_run *r, int t, const struct nb_stats *s)
@@ -423,9 +360,12 @@ static void finish(struct nb_run *r, int signo)
 		total += taken[t];
 	printf("run kernel=%s complete=%s threads=%d samples=%zu json=%s\n", r->k->name,
 	       signo ? "false" : "true", r->nthreads, total, json_path);
-	if (signo)
-		printf("interrupted by SIG%s: the files hold the samples taken until then\n",
-		       sigabbrev_np(signo));
+	if (signo) {
+		char name[16];
+
+		printf("interrupted by %s: the files hold the samples taken until then\n",
+		       nb_signal_name(signo, name, sizeof(name)));
+	}
 	fflush(stdout);
 	free(taken);
 	free(stats);
@@ -437,9 +377,11 @@ static void on_signal(int signo)
 	struct nb_run *r = current;
 
 	if (!__atomic_load_n(&r->measuring, __ATOMIC_ACQUIRE)) {
+		char name[16];
+
 		nb_outfile_discard_all();
-		fprintf(stderr, "%s: interrupted by SIG%s before measuring; nothing written\n",
-			nb_program(), sigabbrev_np(signo));
+		fprintf(stderr, "%s: interrupted by %s before measuring; nothing written\n",
+			nb_program(), nb_signal_name(signo, name, sizeof(name)));
 		_exit(128 + signo);
 	}
 	/* Blocks for good when the complete results are being written: the main

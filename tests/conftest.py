@@ -53,3 +53,49 @@ def summaries(stdout):
         if line.startswith("summary "):
             rows.append(dict(f.split("=", 1) for f in line.split()[1:]))
     return rows
+
+
+MPI_ENV = {"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1",
+           "OMPI_MCA_rmaps_base_oversubscribe": "0"}
+
+
+@pytest.fixture(scope="session")
+def slurm():
+    """A real Slurm cluster on localhost, started by the project's script and
+    stopped after the session; yields the environment clients need."""
+    script = ROOT / "tests" / "slurm" / "cluster.sh"
+    subprocess.run([script, "start"], check=True, capture_output=True, text=True)
+    env = {"SLURM_CONF": str(ROOT / ".cache" / "slurm" / "slurm.conf")}
+    try:
+        yield env
+    finally:
+        subprocess.run([script, "stop"], capture_output=True)
+
+
+LAUNCHERS = ["threads", "mpirun", "srun"]
+
+
+@pytest.fixture
+def launch(request, bin_dir, tmp_path):
+    """launch(how, kernel, *args): the kernel on every CPU of this machine,
+    as threads of one process, as MPI ranks under mpirun, or under Slurm's
+    srun with PMIx."""
+
+    def _launch(how, kernel, *args, timeout=300):
+        ncpus = len(os.sched_getaffinity(0))
+        args = [str(a) for a in args]
+        env = dict(os.environ, **MPI_ENV)
+        if how == "threads":
+            cmd = [str(bin_dir / kernel), "-t", "0", *args]
+        elif how == "mpirun":
+            cmd = ["mpirun", "-n", str(ncpus), str(bin_dir / f"{kernel}_mpi"), *args]
+        else:
+            env.update(request.getfixturevalue("slurm"))
+            cmd = ["srun", "--mpi=pmix", "-n", str(ncpus), "--chdir", str(tmp_path),
+                   str(bin_dir / f"{kernel}_mpi"), *args]
+        if how != "threads" and not (bin_dir / f"{kernel}_mpi").exists():
+            pytest.skip("built without MPI")
+        return subprocess.run(cmd, cwd=tmp_path, capture_output=True, text=True,
+                              timeout=timeout, env=env)
+
+    return _launch

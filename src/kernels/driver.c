@@ -9,7 +9,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cpuset.h"
 #include "interrupt.h"
 #include "report.h"
 #include "runinfo.h"
@@ -147,51 +146,6 @@ static void parse(struct nb_run *r, int argc, char **argv)
 		nb_fail(NB_EXIT_USAGE, "--work %s: not compiled into this binary (it has: %s)", work,
 			known);
 	}
-}
-
-/* Thread i runs on cpus[i]: the i-th allowed CPU, or the i-th of --cpus. */
-static void choose_cpus(struct nb_run *r)
-{
-	static int allowed[NB_MAX_CPUS];
-	int nallowed = nb_team_cpus_available(allowed, NB_MAX_CPUS);
-	char allowed_list[256];
-
-	nb_cpu_list_format(allowed, nallowed, allowed_list, sizeof(allowed_list));
-	if (r->cpus_opt) {
-		const char *bad;
-		int n = nb_cpu_list_parse(r->cpus_opt, r->cpus, NB_MAX_CPUS, &bad);
-
-		if (n < 0)
-			nb_fail(NB_EXIT_USAGE, "--cpus %s: cannot read a CPU list at '%s' (e.g. 0-3,8)",
-				r->cpus_opt, bad);
-		for (int i = 0; i < n; i++) {
-			int ok = 0;
-
-			for (int a = 0; a < nallowed; a++)
-				ok |= allowed[a] == r->cpus[i];
-			if (!ok)
-				nb_fail(NB_EXIT_USAGE,
-					"--cpus %s: CPU %d is not available to this process (allowed: %s)",
-					r->cpus_opt, r->cpus[i], allowed_list);
-			for (int j = 0; j < i; j++)
-				if (r->cpus[j] == r->cpus[i])
-					nb_fail(NB_EXIT_USAGE, "--cpus %s: CPU %d is listed twice",
-						r->cpus_opt, r->cpus[i]);
-		}
-		if (r->threads_opt > 0 && r->threads_opt != n)
-			nb_fail(NB_EXIT_USAGE, "-t %d with --cpus %s: the list names %d CPUs",
-				r->threads_opt, r->cpus_opt, n);
-		r->nthreads = n;
-		return;
-	}
-	r->nthreads = r->threads_opt < 0 ? nb_team_default_threads()
-					 : r->threads_opt == 0 ? nallowed : r->threads_opt;
-	if (r->nthreads > nallowed)
-		nb_fail(NB_EXIT_USAGE,
-			"-t %d: only %d CPUs are available to this process (%s), and each "
-			"measuring thread needs its own",
-			r->nthreads, nallowed, allowed_list);
-	memcpy(r->cpus, allowed, sizeof(int) * r->nthreads);
 }
 
 static void check_memory(struct nb_run *r)
@@ -403,7 +357,7 @@ int nb_driver_main(const struct nb_kernel *k, int argc, char **argv)
 	r->argv = argv;
 	pthread_mutex_init(&r->out_lock, NULL);
 	parse(r, argc, argv);
-	choose_cpus(r);
+	r->nthreads = nb_team_place(r->threads_opt, r->cpus_opt, r->cpus);
 	check_memory(r);
 	current = r;
 	nb_interrupt_start(on_signal);

@@ -20,18 +20,27 @@ static __thread timer_t own_timer;
 
 void nb_inject_parse(const char *opt, const char *arg, struct nb_inject *in)
 {
-	char period[32];
-	const char *colon = strchr(arg, ':');
+	char *end;
+	unsigned long long period, duration;
 
-	if (!colon || colon == arg || (size_t)(colon - arg) >= sizeof(period))
+	errno = 0;
+	period = strtoull(arg, &end, 10);
+	if (end == arg || *end != ':' || arg[0] == '-' || errno)
 		nb_fail(NB_EXIT_USAGE, "%s %s: expected PERIOD_US:DURATION_US, e.g. 1000:20", opt,
 			arg);
-	snprintf(period, sizeof(period), "%.*s", (int)(colon - arg), arg);
-	in->period_us = nb_parse_u64(opt, period, 10, 60000000);
-	in->duration_us = nb_parse_u64(opt, colon + 1, 1, 60000000);
-	if (in->duration_us >= in->period_us)
-		nb_fail(NB_EXIT_USAGE, "%s %s: the duration must be shorter than the period", opt,
+	const char *d = end + 1;
+
+	duration = strtoull(d, &end, 10);
+	if (end == d || *end != '\0' || *d == '-' || errno)
+		nb_fail(NB_EXIT_USAGE, "%s %s: expected PERIOD_US:DURATION_US, e.g. 1000:20", opt,
 			arg);
+	if (period < 10 || period > 60000000)
+		nb_fail(NB_EXIT_USAGE, "%s %s: the period must be from 10 to 60000000 us", opt, arg);
+	if (duration < 1 || duration >= period)
+		nb_fail(NB_EXIT_USAGE, "%s %s: the duration must be at least 1 us and shorter than "
+			"the period", opt, arg);
+	in->period_us = period;
+	in->duration_us = duration;
 }
 
 /* The detour lasts DURATION from the moment the timer was due, not from the

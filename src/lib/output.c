@@ -80,8 +80,10 @@ int nb_outfile_commit(struct nb_outfile *o)
 	return 0;
 }
 
-void nb_outfile_discard_all(void)
+int nb_outfile_discard_all(void)
 {
+	int n = 0;
+
 	pthread_mutex_lock(&lock);
 	while (open_files) {
 		struct nb_outfile *o = open_files;
@@ -93,8 +95,10 @@ void nb_outfile_discard_all(void)
 		free(o->tmp);
 		free(o->path);
 		free(o);
+		n++;
 	}
 	pthread_mutex_unlock(&lock);
+	return n;
 }
 
 void nb_write_u64_column(FILE *f, const uint64_t *v, size_t n, size_t stride)

@@ -22,8 +22,8 @@ struct nb_outfile *nb_outfile_open(const char *path);
  * temporary file is removed then). */
 int nb_outfile_commit(struct nb_outfile *o);
 
-/* Removes every temporary file not yet committed. */
-void nb_outfile_discard_all(void);
+/* Removes every temporary file not yet committed; returns how many. */
+int nb_outfile_discard_all(void);
 
 /* Writes v[0], v[stride], v[2*stride], ... one decimal number per line. */
 void nb_write_u64_column(FILE *f, const uint64_t *v, size_t n, size_t stride);

@@ -8,6 +8,14 @@
 #include <string.h>
 
 static const char *program = "noisebench";
+static void (*exit_hook)(int);
+static int quiet_usage;
+
+void nb_set_exit_hook(void (*hook)(int code), int quiet)
+{
+	exit_hook = hook;
+	quiet_usage = quiet;
+}
 
 void nb_set_program(const char *argv0)
 {
@@ -42,9 +50,13 @@ void nb_fail(int code, const char *fmt, ...)
 {
 	va_list ap;
 
-	va_start(ap, fmt);
-	vreport("error: ", fmt, ap);
-	va_end(ap);
+	if (!(quiet_usage && code == NB_EXIT_USAGE)) {
+		va_start(ap, fmt);
+		vreport("error: ", fmt, ap);
+		va_end(ap);
+	}
+	if (exit_hook)
+		exit_hook(code);
 	exit(code);
 }
 

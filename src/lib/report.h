@@ -13,6 +13,10 @@ const char *nb_program(void);
 void nb_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 _Noreturn void nb_fail(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* Called by nb_fail before it exits (MPI leaves or aborts the job there);
+ * quiet_usage keeps usage errors, which every rank sees alike, off stderr. */
+void nb_set_exit_hook(void (*hook)(int code), int quiet_usage);
+
 /* Strict number parsing for an option: the whole argument must be a number in
  * [min, max], otherwise one line naming the option and the value, exit 2. */
 uint64_t nb_parse_u64(const char *opt, const char *arg, uint64_t min, uint64_t max);

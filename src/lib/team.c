@@ -1,6 +1,7 @@
 #define _GNU_SOURCE
 #include "team.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "cpuset.h"
@@ -33,9 +34,56 @@ void nb_team_thread(struct nb_team *team, struct nb_thread *t)
 	}
 	while (!__atomic_load_n(&team->gate, __ATOMIC_ACQUIRE))
 		;
+	if (team->sync) {
+		team->sync();
+		team->start_tick = nb_ticks() + team->lead_ticks;
+	}
 	nb_inject_arm(team->inject, &t->inject_timer, &t->injections);
 	while (nb_ticks() < team->start_tick)
 		;
 	team->measure(t);
 	nb_inject_disarm(team->inject, t->inject_timer);
+}
+
+int nb_team_place(int threads_opt, const char *cpus_opt, int *cpus)
+{
+	static int allowed[NB_MAX_CPUS];
+	int nallowed = nb_team_cpus_available(allowed, NB_MAX_CPUS), n;
+	char allowed_list[256];
+
+	nb_cpu_list_format(allowed, nallowed, allowed_list, sizeof(allowed_list));
+	if (cpus_opt) {
+		const char *bad;
+
+		n = nb_cpu_list_parse(cpus_opt, cpus, NB_MAX_CPUS, &bad);
+		if (n < 0)
+			nb_fail(NB_EXIT_USAGE, "--cpus %s: cannot read a CPU list at '%s' (e.g. 0-3,8)",
+				cpus_opt, bad);
+		for (int i = 0; i < n; i++) {
+			int ok = 0;
+
+			for (int a = 0; a < nallowed; a++)
+				ok |= allowed[a] == cpus[i];
+			if (!ok)
+				nb_fail(NB_EXIT_USAGE,
+					"--cpus %s: CPU %d is not available to this process (allowed: %s)",
+					cpus_opt, cpus[i], allowed_list);
+			for (int j = 0; j < i; j++)
+				if (cpus[j] == cpus[i])
+					nb_fail(NB_EXIT_USAGE, "--cpus %s: CPU %d is listed twice", cpus_opt,
+						cpus[i]);
+		}
+		if (threads_opt > 0 && threads_opt != n)
+			nb_fail(NB_EXIT_USAGE, "-t %d with --cpus %s: the list names %d CPUs", threads_opt,
+				cpus_opt, n);
+		return n;
+	}
+	n = threads_opt < 0 ? nb_team_default_threads() : threads_opt == 0 ? nallowed : threads_opt;
+	if (n > nallowed)
+		nb_fail(NB_EXIT_USAGE,
+			"-t %d: only %d CPUs are available to this process (%s), and each measuring "
+			"thread needs its own",
+			n, nallowed, allowed_list);
+	memcpy(cpus, allowed, sizeof(int) * n);
+	return n;
 }

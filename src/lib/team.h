@@ -14,6 +14,7 @@
 #include <time.h>
 
 #include "inject.h"
+#include "machine.h"
 #include "work.h"
 
 struct nb_thread {
@@ -35,6 +36,8 @@ struct nb_team {
 	const struct nb_inject *inject;
 	void (*prepare)(struct nb_thread *t); /* pinned, before the warm-up */
 	void (*measure)(struct nb_thread *t); /* between start and end */
+	void (*sync)(void);                   /* a team of one (an MPI rank): after the gate,
+					 * e.g. a barrier; the start is then set anew */
 
 	/* set while running */
 	volatile int ready;
@@ -49,6 +52,12 @@ int nb_team_default_threads(void);
 
 /* The CPUs measuring threads may be placed on, ascending; returns how many. */
 int nb_team_cpus_available(int *cpus, int max);
+
+/* Thread i runs on cpus[i]: the i-th CPU available, or the i-th of the list
+ * cpus_opt (e.g. "0-3,8"); threads_opt -1 is the front end's default, 0 every
+ * CPU available. Returns the thread count; impossible choices fail the run
+ * with one line (exit 2). */
+int nb_team_place(int threads_opt, const char *cpus_opt, int *cpus);
 
 /* Runs the team to the end. */
 void nb_team_run(struct nb_team *team, struct nb_thread *threads);

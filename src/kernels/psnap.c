@@ -1,0 +1,407 @@
+/* P-SNAP: a spin loop calibrated to take the granularity (1 ms by default),
+ * repeated REPS times on one participant per CPU; the time of every
+ * iteration is kept. Prints P-SNAP's calibration lines and per-rank
+ * histograms (with each rank's correlation with rank 0), and the PRACE
+ * summary: calibration time, mean run time, its standard deviation across
+ * ranks, and the OS noise in %.
+ *
+ * The spin loop is FWQ's measured loop with the multiiter work, its work
+ * amount (the count) calibrated per participant. */
+#define _GNU_SOURCE
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rankmain.h"
+#include "report.h"
+#include "samples.h"
+#include "stats.h"
+#include "work.h"
+
+enum { MAX_STEPS = 24, MAX_BINS = 8192, CALIBRATION_SAMPLES = 5 };
+
+struct options {
+	uint64_t reps, warmup_reps, count, granularity_us, bucket_us;
+	int warmup_given;
+	const struct nb_work_kind *work;
+};
+
+/* What each participant sends the root: fixed size, so it gathers as bytes. */
+struct result {
+	int32_t rank, cpu;
+	char host[64];
+	uint64_t count, samples, injections, overflow;
+	double calibrated_us, total_us, min_us, mean_us, max_us, std_us, correlation;
+	uint32_t nsteps;
+	uint64_t step_count[MAX_STEPS];
+	double step_us[MAX_STEPS];
+	uint32_t bins[MAX_BINS];
+};
+
+/* Per participant, beside its nb_thread. */
+struct state {
+	uint64_t count;
+	uint32_t nsteps;
+	uint64_t step_count[MAX_STEPS];
+	double step_us[MAX_STEPS];
+};
+
+static struct options opt;
+static struct nb_rank_run run;
+static struct state *states;
+static double bucket_us; /* the histogram's, after widening to fit MAX_BINS */
+static int nbins;
+
+static const char usage[] =
+	"P-SNAP: a spin loop calibrated to GRANULARITY us, REPS times, on every CPU.\n"
+	"Writes PREFIX_<rank>_times.dat (ns per iteration) and PREFIX.json; prints\n"
+	"histograms per rank and the PRACE summary.\n"
+	"  -n REPS              repetitions (default 100000)\n"
+	"  -w REPS              warm-up repetitions, not recorded (default 10% of -n)\n"
+	"  -c COUNT             spin count per iteration (default: calibrate)\n"
+	"  -g USECS             granularity: the time of one iteration (default 1000)\n"
+	"  --bucket-us US       histogram bucket width (default 1)\n"
+	"  --work KIND          the spin loop's work (default multiiter)\n";
+
+enum { OPT_BUCKET = NB_OPT_KERNEL, OPT_WORK };
+
+static void parse(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		NB_RANK_LONG_OPTIONS,
+		{ "bucket-us", required_argument, NULL, OPT_BUCKET },
+		{ "work", required_argument, NULL, OPT_WORK },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *work = "multiiter";
+	int c;
+
+	opt.reps = 100000;
+	opt.granularity_us = 1000;
+	opt.bucket_us = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+:n:w:c:g:t:o:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'n':
+			opt.reps = nb_parse_u64("-n", optarg, 1, (uint64_t)1 << 36);
+			break;
+		case 'w':
+			opt.warmup_reps = nb_parse_u64("-w", optarg, 0, (uint64_t)1 << 36);
+			opt.warmup_given = 1;
+			break;
+		case 'c':
+			opt.count = nb_parse_u64("-c", optarg, 1, (uint64_t)1 << 40);
+			break;
+		case 'g':
+			opt.granularity_us = nb_parse_u64("-g", optarg, 1, 60000000);
+			break;
+		case OPT_BUCKET:
+			opt.bucket_us = nb_parse_u64("--bucket-us", optarg, 1, 60000000);
+			break;
+		case OPT_WORK:
+			work = optarg;
+			break;
+		default:
+			nb_rank_option(&run, c, optarg, usage);
+		}
+	}
+	if (optind < argc)
+		nb_fail(NB_EXIT_USAGE, "unexpected argument '%s' (see -h)", argv[optind]);
+	if (!opt.warmup_given)
+		opt.warmup_reps = opt.reps / 10;
+	opt.work = nb_work_find(work);
+	if (!opt.work)
+		nb_fail(NB_EXIT_USAGE, "--work %s: not compiled into this binary", work);
+	bucket_us = (double)opt.bucket_us;
+	if (4.0 * opt.granularity_us / bucket_us > MAX_BINS)
+		bucket_us = ceil(4.0 * opt.granularity_us / MAX_BINS);
+	nbins = (int)ceil(4.0 * opt.granularity_us / bucket_us);
+}
+
+static double ticks_to_us(double ticks)
+{
+	return ticks / run.cal.ticks_per_ns / 1000.0;
+}
+
+/* P-SNAP's calibration: adjust the count until the fastest of a few
+ * iterations takes the granularity (to 0.1%), recording each step. */
+static void calibrate_count(struct nb_thread *t, struct state *st)
+{
+	uint64_t s[CALIBRATION_SAMPLES];
+	double target = (double)opt.granularity_us * 1000.0 * run.cal.ticks_per_ns;
+	uint64_t count = opt.count;
+
+	if (!count) {
+		double per_loop = nb_work_ticks_per_loop(opt.work, &t->work, run.cal.ticks_per_ns);
+
+		count = (uint64_t)fmax(1.0, target / per_loop);
+	}
+	for (st->nsteps = 0; st->nsteps < MAX_STEPS;) {
+		uint64_t best = UINT64_MAX;
+
+		opt.work->fwq(&t->work, s, CALIBRATION_SAMPLES, count);
+		for (int i = 0; i < CALIBRATION_SAMPLES; i++)
+			best = s[i] < best ? s[i] : best;
+		st->step_count[st->nsteps] = count;
+		st->step_us[st->nsteps++] = ticks_to_us((double)best);
+		if (opt.count || fabs((double)best - target) <= 0.001 * target)
+			break;
+		count = (uint64_t)fmax(1.0, (double)count * target / (double)best);
+	}
+	st->count = count;
+}
+
+static void prepare(struct nb_thread *t)
+{
+	struct state *st = &states[t - run.ranks.local];
+
+	nb_work_ctx_init(&t->work, 1024);
+	calibrate_count(t, st);
+	if (opt.warmup_reps) {
+		uint64_t *scratch = nb_samples_alloc(opt.warmup_reps, sizeof(uint64_t));
+
+		opt.work->fwq(&t->work, scratch, opt.warmup_reps, st->count);
+		nb_samples_free(scratch, opt.warmup_reps, sizeof(uint64_t));
+	}
+	t->samples = nb_samples_alloc(opt.reps, sizeof(uint64_t));
+}
+
+static void measure(struct nb_thread *t)
+{
+	opt.work->fwq(&t->work, t->samples, opt.reps, states[t - run.ranks.local].count);
+}
+
+static double correlation(const uint64_t *a, const uint64_t *b, size_t n)
+{
+	double ma = 0, mb = 0, sab = 0, saa = 0, sbb = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		ma += (double)a[i];
+		mb += (double)b[i];
+	}
+	ma /= (double)n;
+	mb /= (double)n;
+	for (size_t i = 0; i < n; i++) {
+		double da = (double)a[i] - ma, db = (double)b[i] - mb;
+
+		sab += da * db;
+		saa += da * da;
+		sbb += db * db;
+	}
+	return saa > 0 && sbb > 0 ? sab / sqrt(saa * sbb) : NAN;
+}
+
+static void compute(int local, size_t n, const uint64_t *rank0, size_t n0, struct result *res)
+{
+	struct nb_thread *t = &run.ranks.local[local];
+	struct state *st = &states[local];
+	const uint64_t *v = t->samples;
+	double sum = 0, sq = 0, min = INFINITY, max = 0;
+
+	memset(res, 0, sizeof(*res));
+	res->rank = t->index;
+	res->cpu = t->cpu;
+	snprintf(res->host, sizeof(res->host), "%.63s", run.ranks.host);
+	res->count = st->count;
+	res->samples = n;
+	res->injections = t->injections;
+	res->calibrated_us = st->nsteps ? st->step_us[st->nsteps - 1] : NAN;
+	res->nsteps = st->nsteps;
+	memcpy(res->step_count, st->step_count, sizeof(res->step_count));
+	memcpy(res->step_us, st->step_us, sizeof(res->step_us));
+	for (size_t i = 0; i < n; i++) {
+		double us = ticks_to_us((double)v[i]);
+		size_t bin = (size_t)(us / bucket_us);
+
+		sum += us;
+		sq += us * us;
+		min = us < min ? us : min;
+		max = us > max ? us : max;
+		if (bin < (size_t)nbins)
+			res->bins[bin]++;
+		else
+			res->overflow++;
+	}
+	res->total_us = sum;
+	res->min_us = n ? min : NAN;
+	res->max_us = n ? max : NAN;
+	res->mean_us = n ? sum / (double)n : NAN;
+	res->std_us = n > 1 ? sqrt(fmax(0, (sq - sum * sum / (double)n) / (double)(n - 1))) : 0;
+	res->correlation = correlation(v, rank0, n < n0 ? n : n0);
+}
+
+static double noise_percent(const struct result *r)
+{
+	double ideal = (double)r->samples * r->calibrated_us;
+
+	return 100.0 * (r->total_us - ideal) / ideal;
+}
+
+static void write_times(int local, size_t n)
+{
+	const uint64_t *v = run.ranks.local[local].samples;
+	FILE *f = run.files[local]->f;
+
+	for (size_t i = 0; i < n; i++)
+		fprintf(f, "%lld\n", llround((double)v[i] / run.cal.ticks_per_ns));
+}
+
+static void report(const struct result *all, int nranks, int signo)
+{
+	const struct result *r0 = &all[0];
+	double calib = 0, mean = 0, sd = 0, maxcorr = NAN;
+	struct nb_json j;
+
+	for (uint32_t s = 0; s < r0->nsteps; s++)
+		printf("count = %llu, time = %.0f\n", (unsigned long long)r0->step_count[s],
+		       r0->step_us[s]);
+	for (int i = 0; i < nranks; i++)
+		printf("#rank %d host %s cpu %d count %llu calibrated_us %.3f\n", all[i].rank,
+		       all[i].host, all[i].cpu, (unsigned long long)all[i].count,
+		       all[i].calibrated_us);
+	printf("#columns: '# rank correlation_with_rank_0 total_time_us host', then per line "
+	       "'iteration_time_us iterations' (buckets of %g us; 'overflow' counts %g us or more)\n",
+	       bucket_us, nbins * bucket_us);
+	for (int i = 0; i < nranks; i++) {
+		const struct result *r = &all[i];
+
+		printf("# %d %.6f %.0f %s\n", r->rank, r->correlation, r->total_us, r->host);
+		for (int b = 0; b < nbins; b++)
+			if (r->bins[b])
+				printf("%g %u\n", b * bucket_us, r->bins[b]);
+		if (r->overflow)
+			printf("overflow %llu\n", (unsigned long long)r->overflow);
+		calib += (double)r->samples * r->calibrated_us / 1e6 / nranks;
+		mean += r->total_us / 1e6 / nranks;
+		if (i > 0 && (isnan(maxcorr) || fabs(r->correlation) > maxcorr))
+			maxcorr = fabs(r->correlation);
+	}
+	for (int i = 0; i < nranks; i++)
+		sd += pow(all[i].total_us / 1e6 - mean, 2);
+	sd = nranks > 1 ? sqrt(sd / (nranks - 1)) : 0;
+	double noise = 100.0 * (mean - calib) / calib;
+
+	for (int i = 0; i < nranks; i++)
+		printf("psnap rank=%d host=%s cpu=%d count=%llu iterations=%llu total_time_us=%.0f "
+		       "min_us=%.3f mean_us=%.3f max_us=%.3f correlation=%.6f noise_percent=%.4f "
+		       "injections=%llu\n",
+		       all[i].rank, all[i].host, all[i].cpu, (unsigned long long)all[i].count,
+		       (unsigned long long)all[i].samples, all[i].total_us, all[i].min_us,
+		       all[i].mean_us, all[i].max_us, all[i].correlation, noise_percent(&all[i]),
+		       (unsigned long long)all[i].injections);
+	printf("psnap summary ranks=%d reps=%llu granularity_us=%llu calibration_time_s=%.3f "
+	       "mean_run_time_s=%.3f sd_run_time_s=%.6f os_noise_percent=%.4f max_correlation=%.6f\n",
+	       nranks, (unsigned long long)opt.reps, (unsigned long long)opt.granularity_us, calib,
+	       mean, sd, noise, maxcorr);
+
+	nb_rank_json_head(&run, &j, signo);
+	nb_json_string(&j, "work", opt.work->name);
+	nb_json_uint(&j, "reps", opt.reps);
+	nb_json_uint(&j, "warmup_reps", opt.warmup_reps);
+	nb_json_uint(&j, "granularity_us", opt.granularity_us);
+	nb_json_bool(&j, "count_given", opt.count != 0);
+	nb_json_double(&j, "histogram_bucket_us", bucket_us);
+	nb_json_string(&j, "sample_unit", "ns per iteration");
+	nb_json_object(&j, "summary");
+	nb_json_int(&j, "ranks", nranks);
+	nb_json_double(&j, "calibration_time_s", calib);
+	nb_json_double(&j, "mean_run_time_s", mean);
+	nb_json_double(&j, "sd_run_time_s", sd);
+	nb_json_double(&j, "os_noise_percent", noise);
+	nb_json_double(&j, "max_correlation", maxcorr);
+	nb_json_end(&j, '}');
+	nb_json_array(&j, "ranks");
+	for (int i = 0; i < nranks; i++) {
+		char name[4096];
+		const char *base = strrchr(run.prefix, '/');
+
+		nb_json_object(&j, NULL);
+		nb_json_int(&j, "rank", all[i].rank);
+		nb_json_string(&j, "host", all[i].host);
+		nb_json_int(&j, "cpu", all[i].cpu);
+		nb_json_uint(&j, "count", all[i].count);
+		nb_json_double(&j, "calibrated_us", all[i].calibrated_us);
+		nb_json_uint(&j, "samples", all[i].samples);
+		nb_json_uint(&j, "injections", all[i].injections);
+		nb_json_double(&j, "total_time_us", all[i].total_us);
+		nb_json_double(&j, "min_us", all[i].min_us);
+		nb_json_double(&j, "mean_us", all[i].mean_us);
+		nb_json_double(&j, "max_us", all[i].max_us);
+		nb_json_double(&j, "std_us", all[i].std_us);
+		nb_json_double(&j, "correlation", all[i].correlation);
+		nb_json_double(&j, "noise_percent", noise_percent(&all[i]));
+		snprintf(name, sizeof(name), "%s_%d_times.dat", base ? base + 1 : run.prefix,
+			 all[i].rank);
+		nb_json_string(&j, "file", name);
+		nb_json_end(&j, '}');
+	}
+	nb_json_end(&j, ']');
+	nb_rank_json_tail(&run, &j);
+	printf("run kernel=psnap complete=%s ranks=%d json=%s.json\n", signo ? "false" : "true",
+	       nranks, run.prefix);
+}
+
+/* Complete: every rank writes its files, rank 0's series goes to all for the
+ * correlations, and the root gathers one result per rank and reports.
+ * Interrupted: no collective is safe any more; each process writes what its
+ * participants measured and the root reports on its own participants. */
+static void finish(struct nb_rank_run *rr, int signo)
+{
+	struct nb_ranks *r = &rr->ranks;
+	size_t *taken = calloc(r->nlocal, sizeof(*taken));
+	struct result *mine = calloc(r->nlocal, sizeof(*mine));
+	int nranks = signo ? r->nlocal : r->size;
+	struct result *all = r->root ? calloc(nranks, sizeof(*all)) : NULL;
+
+	if (!taken || !mine || (r->root && !all))
+		nb_fail(NB_EXIT_FAILURE, "out of memory for the results");
+	for (int i = 0; i < r->nlocal; i++) {
+		taken[i] = signo ? nb_rank_taken(rr, i) : opt.reps;
+		write_times(i, taken[i]);
+	}
+	nb_rank_commit_files(rr);
+
+	const uint64_t *rank0 = r->local[0].samples;
+	uint64_t *copy = NULL;
+
+	if (!signo && !r->root) {
+		copy = malloc(opt.reps * sizeof(*copy));
+		if (!copy)
+			nb_fail(NB_EXIT_FAILURE, "out of memory for rank 0's series");
+		rank0 = copy;
+	}
+	if (!signo)
+		nb_ranks_bcast(r, (void *)rank0, opt.reps * sizeof(*rank0));
+	for (int i = 0; i < r->nlocal; i++)
+		compute(i, taken[i], rank0, signo ? taken[0] : opt.reps, &mine[i]);
+	if (signo && r->root)
+		memcpy(all, mine, sizeof(*mine) * r->nlocal);
+	else if (!signo)
+		nb_ranks_gather(r, mine, sizeof(*mine), all);
+	if (r->root)
+		report(all, nranks, signo);
+	fflush(stdout);
+	free(copy);
+	free(all);
+	free(mine);
+	free(taken);
+}
+
+int main(int argc, char **argv)
+{
+	nb_rank_begin(&run, "psnap", &argc, &argv);
+	parse(argc, argv);
+	run.capacity = opt.reps;
+	run.sample_size = sizeof(uint64_t);
+	run.done_word = 0;
+	run.finish = finish;
+	nb_rank_prepare(&run, "times.dat");
+	states = calloc(run.ranks.nlocal, sizeof(*states));
+	if (!states)
+		nb_fail(NB_EXIT_FAILURE, "out of memory");
+	nb_rank_measure(&run, prepare, measure);
+	finish(&run, 0);
+	free(states);
+	nb_rank_end(&run);
+	return 0;
+}

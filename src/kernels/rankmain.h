@@ -1,0 +1,100 @@
+/* What P-SNAP and the selfish detour share: the common options, the files
+ * each participant writes, the run description, and keeping what was measured
+ * when SIGINT/SIGTERM arrives. Each kernel runs on nb_ranks (MPI or threads). */
+#ifndef NB_RANKMAIN_H
+#define NB_RANKMAIN_H
+
+#include <getopt.h>
+#include <pthread.h>
+#include <stdio.h>
+
+#include "calibrate.h"
+#include "inject.h"
+#include "json.h"
+#include "machine.h"
+#include "output.h"
+#include "ranks.h"
+#include "runinfo.h"
+#include "team.h"
+#include "timer.h"
+
+enum {
+	NB_OPT_CPUS = 256, NB_OPT_WARMUP, NB_OPT_TPN, NB_OPT_INJECT, NB_OPT_NO_PIN,
+	NB_OPT_VERSION, NB_OPT_KERNEL /* first value free for a kernel's own options */
+};
+
+#define NB_RANK_LONG_OPTIONS                                                                 \
+	{ "cpus", required_argument, NULL, NB_OPT_CPUS },                                    \
+	{ "warmup-ms", required_argument, NULL, NB_OPT_WARMUP },                             \
+	{ "ticks-per-ns", required_argument, NULL, NB_OPT_TPN },                             \
+	{ "inject", required_argument, NULL, NB_OPT_INJECT },                                \
+	{ "no-pin", no_argument, NULL, NB_OPT_NO_PIN },                                      \
+	{ "help", no_argument, NULL, 'h' },                                                  \
+	{ "version", no_argument, NULL, NB_OPT_VERSION }
+
+#define NB_RANK_USAGE                                                                        \
+	"  -t THREADS           without MPI: measuring threads, one per CPU (0 = every CPU)\n" \
+	"  --cpus LIST          pin participant i (rank i on its node) to the i-th CPU of LIST\n" \
+	"  --no-pin             leave placement to the launcher and the OS\n"                  \
+	"  -o PREFIX            output prefix (default: the kernel's name)\n"                  \
+	"  --warmup-ms MS       spin this long, pinned, before the start\n"                    \
+	"  --ticks-per-ns X     use this tick rate instead of measuring it\n"                  \
+	"  --inject P:D         every P us, busy-wait D us on each participant\n"              \
+	"  -h, --help           this text;  --version  the version\n"
+
+struct nb_rank_run {
+	const char *name;
+	int argc;
+	char **argv;
+	struct nb_ranks ranks;
+
+	/* common options */
+	int threads_opt;
+	const char *cpus_opt;
+	const char *prefix;
+	int pin;
+	unsigned warmup_ms;
+	double ticks_per_ns_opt;
+	struct nb_inject inject;
+
+	/* the run */
+	size_t capacity;   /* samples per participant */
+	size_t sample_size;
+	size_t done_word;  /* see nb_samples_taken */
+	struct nb_calibration cal;
+	struct nb_machine machine;
+	struct nb_team team;
+	struct nb_outfile **files; /* one per local participant */
+	struct nb_outfile *json;   /* the root's */
+	struct nb_run_info info;
+	pthread_mutex_t out_lock;
+	int measuring;
+
+	/* the kernel writes its files and report; signo 0 when complete */
+	void (*finish)(struct nb_rank_run *rr, int signo);
+};
+
+/* Starts the signal thread and MPI (before any option is read). */
+void nb_rank_begin(struct nb_rank_run *rr, const char *name, int *argc, char ***argv);
+/* Handles a common option; returns 0 when c is not one. */
+int nb_rank_option(struct nb_rank_run *rr, int c, const char *arg, const char *usage);
+/* Places the participants, creates their files (`<prefix>_<rank>_<suffix>`)
+ * and the JSON, calibrates, describes the machine. */
+void nb_rank_prepare(struct nb_rank_run *rr, const char *suffix);
+/* Runs the participants; prepare runs pinned before the warm-up. */
+void nb_rank_measure(struct nb_rank_run *rr, void (*prepare)(struct nb_thread *),
+		     void (*measure)(struct nb_thread *));
+/* Samples taken so far by a local participant. */
+size_t nb_rank_taken(struct nb_rank_run *rr, int local);
+/* The base name of a participant's data file. */
+void nb_rank_file_name(struct nb_rank_run *rr, int rank, const char *suffix, char *buf,
+		       size_t size);
+/* Renames the local data files into place; fails the run if any could not be
+ * written. */
+void nb_rank_commit_files(struct nb_rank_run *rr);
+/* The JSON: head (and the kernel adds its keys), then tail and commit. */
+void nb_rank_json_head(struct nb_rank_run *rr, struct nb_json *j, int signo);
+void nb_rank_json_tail(struct nb_rank_run *rr, struct nb_json *j);
+void nb_rank_end(struct nb_rank_run *rr);
+
+#endif

@@ -1,0 +1,287 @@
+/* The selfish detour benchmark (Netgauge's default noise pattern): on every
+ * CPU, a tight loop reads the timer; an iteration longer than THRESHOLD% of
+ * the minimal iteration (900% by default) is a detour, recorded with its
+ * start and length. Runs until --detours detours or --seconds have passed.
+ * Writes PREFIX_<rank>_detours.dat ("start_ns length_ns" per line, from the
+ * start of the run: the trace format LogGOPSim reads) and PREFIX.json. */
+#define _GNU_SOURCE
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rankmain.h"
+#include "report.h"
+#include "samples.h"
+#include "selfish.h"
+#include "stats.h"
+
+struct options {
+	uint64_t detours, threshold_percent;
+	double seconds;
+};
+
+struct result {
+	int32_t rank, cpu;
+	char host[64];
+	uint64_t min_ticks, iterations, detours, injections;
+	double min_ns, period_s, overhead_percent, detours_per_s, median_detour_ns;
+	int iterations_known;
+};
+
+struct state {
+	uint64_t min_ticks, threshold, iterations;
+	size_t detours;
+	int done;
+};
+
+static struct options opt;
+static struct nb_rank_run run;
+static struct state *states;
+
+static const char usage[] =
+	"Selfish detour: record every loop iteration longer than THRESHOLD% of the\n"
+	"minimal one, on every CPU, until DETOURS are recorded or SECONDS have passed.\n"
+	"Writes PREFIX_<rank>_detours.dat (start_ns length_ns) and PREFIX.json.\n"
+	"  --detours N          stop after N detours per rank (default 10000)\n"
+	"  --seconds S          stop after S seconds (default 60)\n"
+	"  --threshold PCT      detour threshold, % of the minimal iteration (default 900)\n";
+
+enum { OPT_DETOURS = NB_OPT_KERNEL, OPT_SECONDS, OPT_THRESHOLD };
+
+static void parse(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		NB_RANK_LONG_OPTIONS,
+		{ "detours", required_argument, NULL, OPT_DETOURS },
+		{ "seconds", required_argument, NULL, OPT_SECONDS },
+		{ "threshold", required_argument, NULL, OPT_THRESHOLD },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	opt.detours = 10000;
+	opt.seconds = 60;
+	opt.threshold_percent = 900;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+:t:o:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case OPT_DETOURS:
+			opt.detours = nb_parse_u64("--detours", optarg, 1, (uint64_t)1 << 32);
+			break;
+		case OPT_SECONDS:
+			opt.seconds = nb_parse_double("--seconds", optarg, 0.001, 1e7);
+			break;
+		case OPT_THRESHOLD:
+			opt.threshold_percent = nb_parse_u64("--threshold", optarg, 101, 1000000);
+			break;
+		default:
+			nb_rank_option(&run, c, optarg, usage);
+		}
+	}
+	if (optind < argc)
+		nb_fail(NB_EXIT_USAGE, "unexpected argument '%s' (see -h)", argv[optind]);
+}
+
+static void prepare(struct nb_thread *t)
+{
+	struct state *st = &states[t - run.ranks.local];
+
+	/* Netgauge's calibration: the fastest iteration of a long run. */
+	st->min_ticks = nb_selfish_min_iteration(10000000);
+	st->threshold = st->min_ticks * opt.threshold_percent / 100;
+	t->samples = nb_samples_alloc(opt.detours, sizeof(struct nb_detour));
+}
+
+static void measure(struct nb_thread *t)
+{
+	struct state *st = &states[t - run.ranks.local];
+	uint64_t end = run.team.start_tick + (uint64_t)(opt.seconds * 1e9 * run.cal.ticks_per_ns);
+
+	st->iterations = nb_selfish_loop(t->samples, opt.detours, st->threshold, end, &st->detours);
+	__atomic_store_n(&st->done, 1, __ATOMIC_RELEASE);
+}
+
+static void compute(int local, size_t n, struct result *res)
+{
+	struct nb_thread *t = &run.ranks.local[local];
+	struct state *st = &states[local];
+	const struct nb_detour *d = t->samples;
+	double tpn = run.cal.ticks_per_ns;
+	uint64_t stolen = 0, *lengths = malloc((n ? n : 1) * sizeof(*lengths));
+	struct nb_stats s;
+
+	if (!lengths)
+		nb_fail(NB_EXIT_FAILURE, "out of memory");
+	memset(res, 0, sizeof(*res));
+	res->rank = t->index;
+	res->cpu = t->cpu;
+	snprintf(res->host, sizeof(res->host), "%.63s", run.ranks.host);
+	res->min_ticks = st->min_ticks;
+	res->min_ns = (double)st->min_ticks / tpn;
+	res->detours = n;
+	res->injections = t->injections;
+	res->iterations_known = __atomic_load_n(&st->done, __ATOMIC_ACQUIRE);
+	res->iterations = res->iterations_known ? st->iterations : 0;
+	/* The run lasted until the last iteration, or until the end of the
+	 * time limit; an interrupted run until now. */
+	uint64_t last = n ? d[n - 1].start + d[n - 1].length : run.team.start_tick;
+	uint64_t limit = run.team.start_tick + (uint64_t)(opt.seconds * 1e9 * tpn);
+	uint64_t end = n == opt.detours ? last : limit;
+
+	if (!res->iterations_known || nb_ticks() < end)
+		end = nb_ticks() < limit ? nb_ticks() : limit;
+	for (size_t i = 0; i < n; i++) {
+		stolen += d[i].length - st->min_ticks;
+		lengths[i] = d[i].length;
+	}
+	res->period_s = (double)(end - run.team.start_tick) / tpn / 1e9;
+	res->overhead_percent = 100.0 * (double)stolen / (double)(end - run.team.start_tick);
+	res->detours_per_s = (double)n / res->period_s;
+	nb_stats_compute(lengths, n, &s);
+	res->median_detour_ns = s.median / tpn;
+	free(lengths);
+}
+
+static void write_detours(int local, size_t n)
+{
+	const struct nb_detour *d = run.ranks.local[local].samples;
+	FILE *f = run.files[local]->f;
+	double tpn = run.cal.ticks_per_ns;
+
+	for (size_t i = 0; i < n; i++)
+		fprintf(f, "%lld %lld\n", llround((double)(d[i].start - run.team.start_tick) / tpn),
+			llround((double)d[i].length / tpn));
+}
+
+static void report(const struct result *all, int nranks, int signo)
+{
+	double min_ns = INFINITY, overhead = 0, period = 0, rate = 0;
+	uint64_t iterations = 0, detours = 0;
+	int known = 1;
+	struct nb_json j;
+
+	printf("# min ticks per iteration per rank:");
+	for (int i = 0; i < nranks; i++)
+		printf(" %llu", (unsigned long long)all[i].min_ticks);
+	printf("\n");
+	for (int i = 0; i < nranks; i++) {
+		min_ns = fmin(min_ns, all[i].min_ns);
+		iterations += all[i].iterations;
+		detours += all[i].detours;
+		overhead += all[i].overhead_percent / nranks;
+		rate += all[i].detours_per_s / nranks;
+		period = fmax(period, all[i].period_s);
+		known &= all[i].iterations_known;
+	}
+	printf("# Minimal iteration length [ns]: %.1f\n", min_ns);
+	if (known)
+		printf("# Number of iterations (recorded+unrecorded): %llu\n",
+		       (unsigned long long)iterations);
+	printf("# Threshold: [%% minimal iteration length]: %llu\n",
+	       (unsigned long long)opt.threshold_percent);
+	printf("# CPU overhead due to noise: %.2f%%\n", overhead);
+	printf("# Measurement period: %.2f s\n", period);
+	for (int i = 0; i < nranks; i++)
+		printf("selfish rank=%d host=%s cpu=%d min_iteration_ticks=%llu min_iteration_ns=%.1f "
+		       "detours=%llu detours_per_s=%.1f median_detour_ns=%.0f "
+		       "cpu_overhead_percent=%.4f period_s=%.3f injections=%llu\n",
+		       all[i].rank, all[i].host, all[i].cpu, (unsigned long long)all[i].min_ticks,
+		       all[i].min_ns, (unsigned long long)all[i].detours, all[i].detours_per_s,
+		       all[i].median_detour_ns, all[i].overhead_percent, all[i].period_s,
+		       (unsigned long long)all[i].injections);
+	printf("selfish summary ranks=%d min_iteration_ns=%.1f threshold_percent=%llu detours=%llu "
+	       "detours_per_s=%.1f cpu_overhead_percent=%.4f period_s=%.3f\n",
+	       nranks, min_ns, (unsigned long long)opt.threshold_percent,
+	       (unsigned long long)detours, rate, overhead, period);
+
+	nb_rank_json_head(&run, &j, signo);
+	nb_json_uint(&j, "threshold_percent", opt.threshold_percent);
+	nb_json_uint(&j, "max_detours", opt.detours);
+	nb_json_double(&j, "max_seconds", opt.seconds);
+	nb_json_uint(&j, "start_tick", run.team.start_tick);
+	nb_json_string(&j, "sample_unit", "start_ns length_ns per detour, from the start");
+	nb_json_object(&j, "summary");
+	nb_json_int(&j, "ranks", nranks);
+	nb_json_double(&j, "min_iteration_ns", min_ns);
+	nb_json_uint(&j, "detours", detours);
+	nb_json_double(&j, "detours_per_s", rate);
+	nb_json_double(&j, "cpu_overhead_percent", overhead);
+	nb_json_double(&j, "period_s", period);
+	nb_json_end(&j, '}');
+	nb_json_array(&j, "ranks");
+	for (int i = 0; i < nranks; i++) {
+		char name[4096];
+		const char *base = strrchr(run.prefix, '/');
+
+		nb_json_object(&j, NULL);
+		nb_json_int(&j, "rank", all[i].rank);
+		nb_json_string(&j, "host", all[i].host);
+		nb_json_int(&j, "cpu", all[i].cpu);
+		nb_json_uint(&j, "min_iteration_ticks", all[i].min_ticks);
+		nb_json_double(&j, "min_iteration_ns", all[i].min_ns);
+		if (all[i].iterations_known)
+			nb_json_uint(&j, "iterations", all[i].iterations);
+		else
+			nb_json_null(&j, "iterations");
+		nb_json_uint(&j, "detours", all[i].detours);
+		nb_json_double(&j, "detours_per_s", all[i].detours_per_s);
+		nb_json_double(&j, "median_detour_ns", all[i].median_detour_ns);
+		nb_json_double(&j, "cpu_overhead_percent", all[i].overhead_percent);
+		nb_json_double(&j, "period_s", all[i].period_s);
+		nb_json_uint(&j, "injections", all[i].injections);
+		snprintf(name, sizeof(name), "%s_%d_detours.dat", base ? base + 1 : run.prefix,
+			 all[i].rank);
+		nb_json_string(&j, "file", name);
+		nb_json_end(&j, '}');
+	}
+	nb_json_end(&j, ']');
+	nb_rank_json_tail(&run, &j);
+	printf("run kernel=selfish complete=%s ranks=%d json=%s.json\n", signo ? "false" : "true",
+	       nranks, run.prefix);
+}
+
+static void finish(struct nb_rank_run *rr, int signo)
+{
+	struct nb_ranks *r = &rr->ranks;
+	struct result *mine = calloc(r->nlocal, sizeof(*mine));
+	int nranks = signo ? r->nlocal : r->size;
+	struct result *all = r->root ? calloc(nranks, sizeof(*all)) : NULL;
+
+	if (!mine || (r->root && !all))
+		nb_fail(NB_EXIT_FAILURE, "out of memory for the results");
+	for (int i = 0; i < r->nlocal; i++) {
+		size_t n = signo ? nb_rank_taken(rr, i) : states[i].detours;
+
+		write_detours(i, n);
+		compute(i, n, &mine[i]);
+	}
+	nb_rank_commit_files(rr);
+	if (signo && r->root)
+		memcpy(all, mine, sizeof(*mine) * r->nlocal);
+	else if (!signo)
+		nb_ranks_gather(r, mine, sizeof(*mine), all);
+	if (r->root)
+		report(all, nranks, signo);
+	fflush(stdout);
+	free(all);
+	free(mine);
+}
+
+int main(int argc, char **argv)
+{
+	nb_rank_begin(&run, "selfish", &argc, &argv);
+	parse(argc, argv);
+	run.capacity = opt.detours;
+	run.sample_size = sizeof(struct nb_detour);
+	run.done_word = offsetof(struct nb_detour, length);
+	run.finish = finish;
+	nb_rank_prepare(&run, "detours.dat");
+	states = calloc(run.ranks.nlocal, sizeof(*states));
+	if (!states)
+		nb_fail(NB_EXIT_FAILURE, "out of memory");
+	nb_rank_measure(&run, prepare, measure);
+	finish(&run, 0);
+	free(states);
+	nb_rank_end(&run);
+	return 0;
+}

@@ -1,0 +1,51 @@
+/* The participants of a rank kernel (P-SNAP, selfish detour): MPI ranks, one
+ * per CPU of every node, in an MPI build; threads of one process otherwise.
+ * The kernel is written once against this interface. */
+#ifndef NB_RANKS_H
+#define NB_RANKS_H
+
+#include <stddef.h>
+
+#include "machine.h"
+#include "team.h"
+
+struct nb_ranks {
+	int size;         /* participants in all */
+	int nlocal;       /* participants in this process */
+	int root;         /* this process writes the report and the JSON */
+	int rank;         /* global rank of this process's first participant */
+	char host[256];
+	struct nb_thread *local; /* nlocal entries; .index is the global rank */
+	int cpus[NB_MAX_CPUS];   /* CPU of each local participant, -1 unpinned */
+	int pin;
+};
+
+extern const char nb_ranks_frontend[]; /* "mpi" or "pthreads" */
+
+/* Starts MPI where there is one; call after nb_interrupt_start, so that the
+ * threads MPI starts block SIGINT and SIGTERM too. */
+void nb_ranks_init(struct nb_ranks *r, int *argc, char ***argv);
+
+/* Chooses how many participants run here and on which CPUs: threads_opt and
+ * cpus_opt as for FWQ (threads only); with MPI, the rank's place on its node
+ * picks the CPU. Impossible placements fail on every rank, the first failing
+ * rank saying why in one line. */
+void nb_ranks_place(struct nb_ranks *r, int threads_opt, const char *cpus_opt, int pin);
+
+/* The lowest rank on which failed is true, on every rank; -1 if none. */
+int nb_ranks_first_failing(struct nb_ranks *r, int failed);
+
+/* Runs the local participants through the team: warm-up, start together
+ * (an MPI barrier across ranks), measure. */
+void nb_ranks_run(struct nb_ranks *r, struct nb_team *team);
+
+/* Copies bytes from global rank 0's buffer into every rank's buf. */
+void nb_ranks_bcast(struct nb_ranks *r, void *buf, size_t bytes);
+
+/* Collects each local participant's `each` bytes (mine holds nlocal of them)
+ * into all (size of them, by rank) on the root. */
+void nb_ranks_gather(struct nb_ranks *r, const void *mine, size_t each, void *all);
+
+void nb_ranks_finalize(struct nb_ranks *r);
+
+#endif

@@ -1,0 +1,184 @@
+/* Ranks as MPI processes: one per CPU of every node, each pinned by its rank
+ * on the node (not its global rank, which would point past the CPUs of every
+ * node but the first). */
+#define _GNU_SOURCE
+#include <limits.h>
+#include <mpi.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cpuset.h"
+#include "ranks.h"
+#include "report.h"
+#include "timer.h"
+
+const char nb_ranks_frontend[] = "mpi";
+
+/* As the OSU benchmarks do: an MPI call that fails ends the run, naming the
+ * call and where it was made. */
+#define MPI_CHECK(call)                                                                      \
+	do {                                                                                 \
+		int rc_ = (call);                                                            \
+		if (rc_ != MPI_SUCCESS) {                                                    \
+			char msg_[MPI_MAX_ERROR_STRING];                                     \
+			int len_ = 0;                                                        \
+			MPI_Error_string(rc_, msg_, &len_);                                  \
+			fprintf(stderr, "%s: error: %s failed at %s:%d: %s\n", nb_program(), \
+				#call, __FILE__, __LINE__, msg_);                            \
+			MPI_Abort(MPI_COMM_WORLD, NB_EXIT_FAILURE);                          \
+		}                                                                            \
+	} while (0)
+
+static MPI_Comm node_comm;
+
+/* Usage errors are the same on every rank: each leaves MPI cleanly and only
+ * rank 0 says why. Anything else aborts the job. */
+static void leave(int code)
+{
+	if (code == NB_EXIT_USAGE)
+		MPI_Finalize();
+	else
+		MPI_Abort(MPI_COMM_WORLD, code);
+}
+
+void nb_ranks_init(struct nb_ranks *r, int *argc, char ***argv)
+{
+	memset(r, 0, sizeof(*r));
+	MPI_CHECK(MPI_Init(argc, argv));
+	MPI_CHECK(MPI_Comm_rank(MPI_COMM_WORLD, &r->rank));
+	MPI_CHECK(MPI_Comm_size(MPI_COMM_WORLD, &r->size));
+	MPI_CHECK(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, r->rank, MPI_INFO_NULL,
+				      &node_comm));
+	r->root = r->rank == 0;
+	r->nlocal = 1;
+	gethostname(r->host, sizeof(r->host) - 1);
+	nb_set_exit_hook(leave, r->rank != 0);
+}
+
+int nb_ranks_first_failing(struct nb_ranks *r, int failed)
+{
+	int mine = failed ? r->rank : INT_MAX, first;
+
+	MPI_CHECK(MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD));
+	return first == INT_MAX ? -1 : first;
+}
+
+/* Every rank learns whether any failed; the first failing rank prints its
+ * reason, and all leave with exit code 2. */
+static void agree_or_fail(struct nb_ranks *r, const char *why)
+{
+	int first = nb_ranks_first_failing(r, why != NULL);
+
+	if (first < 0)
+		return;
+	if (first == r->rank)
+		fprintf(stderr, "%s: error: %s\n", nb_program(), why);
+	MPI_Finalize();
+	exit(NB_EXIT_USAGE);
+}
+
+void nb_ranks_place(struct nb_ranks *r, int threads_opt, const char *cpus_opt, int pin)
+{
+	static int allowed[NB_MAX_CPUS], list[NB_MAX_CPUS];
+	static char why[1024];
+	int local_rank, local_size, nallowed, cpu = -1, n;
+	const char *bad, *reason = NULL;
+	char allowed_list[256];
+
+	if (threads_opt > 1)
+		nb_fail(NB_EXIT_USAGE, "-t %d: an MPI build runs one rank per CPU; launch more "
+			"ranks instead (mpirun -n, srun -n)", threads_opt);
+	MPI_CHECK(MPI_Comm_rank(node_comm, &local_rank));
+	MPI_CHECK(MPI_Comm_size(node_comm, &local_size));
+	nallowed = nb_cpus_allowed(allowed, NB_MAX_CPUS);
+	nb_cpu_list_format(allowed, nallowed, allowed_list, sizeof(allowed_list));
+	r->pin = pin;
+	if (pin && cpus_opt) {
+		n = nb_cpu_list_parse(cpus_opt, list, NB_MAX_CPUS, &bad);
+		if (n < 0)
+			nb_fail(NB_EXIT_USAGE, "--cpus %s: cannot read a CPU list at '%s'", cpus_opt, bad);
+		if (local_size > n) {
+			snprintf(why, sizeof(why), "--cpus %s: %d ranks on %s, but the list names %d CPUs",
+				 cpus_opt, local_size, r->host, n);
+			reason = why;
+		} else {
+			cpu = list[local_rank];
+		}
+	} else if (pin && nallowed == 1) {
+		cpu = allowed[0]; /* the launcher bound this rank to one CPU */
+	} else if (pin && local_size > nallowed) {
+		snprintf(why, sizeof(why),
+			 "%d ranks on %s but only %d CPUs available (%s): with pinning on each rank "
+			 "needs its own CPU (launch fewer ranks, or --no-pin)",
+			 local_size, r->host, nallowed, allowed_list);
+		reason = why;
+	} else if (pin) {
+		cpu = allowed[local_rank];
+	}
+	agree_or_fail(r, reason);
+
+	/* Two ranks of one node on one CPU would measure each other. */
+	int *node_cpus = calloc(local_size, sizeof(int));
+
+	MPI_CHECK(MPI_Allgather(&cpu, 1, MPI_INT, node_cpus, 1, MPI_INT, node_comm));
+	for (int i = 0; pin && i < local_size && !reason; i++)
+		for (int j = 0; j < i; j++)
+			if (node_cpus[i] == node_cpus[j] && i == local_rank) {
+				snprintf(why, sizeof(why), "ranks on %s share CPU %d: bind each rank to its "
+					 "own CPU, or pass --no-pin", r->host, node_cpus[i]);
+				reason = why;
+			}
+	free(node_cpus);
+	agree_or_fail(r, reason);
+
+	r->cpus[0] = cpu;
+	r->local = calloc(1, sizeof(*r->local));
+	if (!r->local)
+		nb_fail(NB_EXIT_FAILURE, "out of memory");
+	r->local[0].index = r->rank;
+	r->local[0].cpu = cpu;
+}
+
+static void barrier(void)
+{
+	MPI_CHECK(MPI_Barrier(MPI_COMM_WORLD));
+}
+
+void nb_ranks_run(struct nb_ranks *r, struct nb_team *team)
+{
+	struct nb_thread *t = &r->local[0];
+
+	if (r->pin)
+		nb_team_pin(t->index, t->cpu);
+	else
+		t->cpu = sched_getcpu();
+	team->nthreads = 1;
+	team->sync = barrier;
+	nb_team_thread(team, t);
+}
+
+void nb_ranks_bcast(struct nb_ranks *r, void *buf, size_t bytes)
+{
+	(void)r;
+	for (size_t off = 0; off < bytes; off += INT_MAX / 2) {
+		size_t chunk = bytes - off < INT_MAX / 2 ? bytes - off : INT_MAX / 2;
+
+		MPI_CHECK(MPI_Bcast((char *)buf + off, (int)chunk, MPI_BYTE, 0, MPI_COMM_WORLD));
+	}
+}
+
+void nb_ranks_gather(struct nb_ranks *r, const void *mine, size_t each, void *all)
+{
+	(void)r;
+	MPI_CHECK(MPI_Gather(mine, (int)each, MPI_BYTE, all, (int)each, MPI_BYTE, 0,
+			     MPI_COMM_WORLD));
+}
+
+void nb_ranks_finalize(struct nb_ranks *r)
+{
+	free(r->local);
+	MPI_Finalize();
+}

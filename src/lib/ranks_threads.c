@@ -1,0 +1,59 @@
+/* Ranks as threads of one process, for machines without MPI. */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "ranks.h"
+#include "report.h"
+
+const char nb_ranks_frontend[] = "pthreads";
+
+void nb_ranks_init(struct nb_ranks *r, int *argc, char ***argv)
+{
+	(void)argc;
+	(void)argv;
+	memset(r, 0, sizeof(*r));
+	r->root = 1;
+	gethostname(r->host, sizeof(r->host) - 1);
+}
+
+void nb_ranks_place(struct nb_ranks *r, int threads_opt, const char *cpus_opt, int pin)
+{
+	r->pin = pin;
+	r->nlocal = r->size = nb_team_place(threads_opt, cpus_opt, r->cpus);
+	r->local = calloc(r->nlocal, sizeof(*r->local));
+	if (!r->local)
+		nb_fail(NB_EXIT_FAILURE, "out of memory");
+	for (int i = 0; i < r->nlocal; i++) {
+		r->local[i].index = i;
+		r->local[i].cpu = r->cpus[i];
+	}
+}
+
+int nb_ranks_first_failing(struct nb_ranks *r, int failed)
+{
+	(void)r;
+	return failed ? 0 : -1;
+}
+
+void nb_ranks_run(struct nb_ranks *r, struct nb_team *team)
+{
+	nb_team_run(team, r->local);
+}
+
+void nb_ranks_bcast(struct nb_ranks *r, void *buf, size_t bytes)
+{
+	(void)r;
+	(void)buf;
+	(void)bytes;
+}
+
+void nb_ranks_gather(struct nb_ranks *r, const void *mine, size_t each, void *all)
+{
+	memcpy(all, mine, each * r->nlocal);
+}
+
+void nb_ranks_finalize(struct nb_ranks *r)
+{
+	free(r->local);
+}

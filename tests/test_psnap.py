@@ -1,0 +1,73 @@
+"""P-SNAP on every CPU, as threads, under mpirun and under srun."""
+import json
+import os
+
+import numpy as np
+import pytest
+from conftest import LAUNCHERS
+
+NCPUS = len(os.sched_getaffinity(0))
+
+
+def parse(stdout):
+    """Per-rank histograms (header fields and bins) and the key=value lines."""
+    hists, rows, summary = {}, [], None
+    current = None
+    for line in stdout.splitlines():
+        if line.startswith("# "):
+            rank, corr, total, host = line[2:].split()
+            current = hists[int(rank)] = {"corr": float(corr), "total_us": float(total),
+                                          "host": host, "bins": {}, "overflow": 0}
+        elif line.startswith("overflow "):
+            current["overflow"] = int(line.split()[1])
+        elif line[:1].isdigit() and current is not None:
+            t, n = line.split()
+            current["bins"][float(t)] = int(n)
+        elif line.startswith("psnap rank="):
+            rows.append(dict(f.split("=", 1) for f in line.split()[1:]))
+        elif line.startswith("psnap summary "):
+            summary = dict(f.split("=", 1) for f in line.split()[2:])
+    return hists, rows, summary
+
+
+def window_share(times_ns, low_us, high_us):
+    """Share of the run spent in iterations lengthened by low..high us."""
+    t = times_ns.astype(float)
+    excess_us = (t - t.min()) / 1e3
+    inside = (excess_us >= low_us) & (excess_us < high_us)
+    return (t[inside] - t.min()).sum() / t.sum(), inside.mean()
+
+
+@pytest.mark.parametrize("how", LAUNCHERS)
+def test_psnap_finds_injected_noise(launch, tmp_path, how):
+    quiet = launch(how, "psnap", "-n", 3000, "-o", "quiet")
+    noisy = launch(how, "psnap", "-n", 3000, "--inject", "10000:500", "-o", "noisy")
+    assert quiet.returncode == 0, quiet.stderr
+    assert noisy.returncode == 0, noisy.stderr
+    qhist, qrows, qsum = parse(quiet.stdout)
+    hist, rows, summary = parse(noisy.stdout)
+    assert int(summary["ranks"]) == NCPUS == len(rows) == len(hist)
+    assert quiet.stdout.startswith("count = ") and ", time = " in quiet.stdout
+    meta = json.loads((tmp_path / "noisy.json").read_text())
+    assert meta["frontend"] == ("pthreads" if how == "threads" else "mpi")
+    assert sorted(r["cpu"] for r in meta["ranks"]) == sorted(os.sched_getaffinity(0))
+    for rank in range(NCPUS):
+        # every iteration is in the histogram, the long tail in the overflow bin
+        assert sum(hist[rank]["bins"].values()) + hist[rank]["overflow"] == 3000
+        times = np.loadtxt(tmp_path / f"noisy_{rank}_times.dat", dtype=np.int64)
+        qtimes = np.loadtxt(tmp_path / f"quiet_{rank}_times.dat", dtype=np.int64)
+        assert len(times) == len(qtimes) == 3000
+        assert hist[rank]["total_us"] == pytest.approx(times.sum() / 1e3, rel=1e-6)
+        # about one iteration in ten is 0.5 ms longer; the machine's own are not
+        share, hit = window_share(times, 400, 700)
+        qshare, qhit = window_share(qtimes, 400, 700)
+        assert 0.08 < hit - qhit < 0.12, (hit, qhit)
+        # ...and they make 5% more noise
+        assert 0.04 < share - qshare < 0.06, (share, qshare)
+    # the reported noise: the machine can only add to the injected 5 points
+    assert float(summary["os_noise_percent"]) > 4.5
+    assert float(summary["os_noise_percent"]) > float(qsum["os_noise_percent"])
+    for h in qhist.values():
+        assert -1 <= h["corr"] <= 1
+    assert qhist[0]["corr"] == 1.0
+    assert float(qsum["mean_run_time_s"]) >= float(qsum["calibration_time_s"]) * 0.999

@@ -1,0 +1,116 @@
+"""P-SNAP and selfish: bad input fails cleanly; SIGTERM keeps what was measured."""
+import json
+import os
+import signal
+import subprocess
+import time
+
+import numpy as np
+import pytest
+from conftest import MPI_ENV
+
+NCPUS = len(os.sched_getaffinity(0))
+
+BAD = [
+    ("psnap", ["-n", "0"], "-n 0"),
+    ("psnap", ["-n", "-5"], "-n -5"),
+    ("psnap", ["-g", "0"], "-g 0"),
+    ("psnap", ["-c", "0"], "-c 0"),
+    ("psnap", ["-o", "/nonexistent/p"], "/nonexistent/p"),
+    ("psnap", ["-t", str(NCPUS + 1)], f"-t {NCPUS + 1}"),
+    ("psnap", ["--bogus"], "--bogus"),
+    ("selfish", ["--detours", "0"], "--detours 0"),
+    ("selfish", ["--seconds", "0"], "--seconds 0"),
+    ("selfish", ["--threshold", "50"], "--threshold 50"),
+    ("selfish", ["-o", "/proc/s"], "/proc/s"),
+    ("selfish", ["--inject", "5:10"], "--inject 5:10"),
+]
+
+
+@pytest.mark.parametrize("kernel,args,mentions", BAD, ids=[f"{b[0]} {' '.join(b[1])}" for b in BAD])
+def test_bad_input_threads(run, tmp_path, kernel, args, mentions):
+    res = run(kernel, *args)
+    assert res.returncode == 2, res.stderr
+    lines = res.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"{kernel}: error: ") and mentions in lines[0]
+    assert list(tmp_path.iterdir()) == []
+
+
+def mpirun(bin_dir, tmp_path, n, *args, extra=()):
+    return subprocess.run(["mpirun", *extra, "-n", str(n), *map(str, args)], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=120,
+                          env=dict(os.environ, **MPI_ENV))
+
+
+@pytest.fixture
+def mpi(bin_dir):
+    if not (bin_dir / "psnap_mpi").exists():
+        pytest.skip("built without MPI")
+
+
+def our_lines(stderr, kernel):
+    return [l for l in stderr.splitlines() if l.startswith(f"{kernel}_mpi: ")]
+
+
+def test_mpi_bad_input_one_line(mpi, bin_dir, tmp_path):
+    res = mpirun(bin_dir, tmp_path, NCPUS, bin_dir / "psnap_mpi", "-g", "0")
+    assert res.returncode != 0
+    assert len(our_lines(res.stderr, "psnap")) == 1, res.stderr
+    assert "-g 0" in res.stderr
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_mpi_more_ranks_than_cpus(mpi, bin_dir, tmp_path):
+    res = mpirun(bin_dir, tmp_path, NCPUS + 1, bin_dir / "selfish_mpi", "--seconds", 1,
+                 extra=["--oversubscribe", "--bind-to", "none"])
+    assert res.returncode != 0
+    lines = our_lines(res.stderr, "selfish")
+    assert len(lines) == 1 and f"{NCPUS + 1} ranks on" in lines[0] and "--no-pin" in lines[0]
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_mpi_unwritable_prefix(mpi, bin_dir, tmp_path):
+    res = mpirun(bin_dir, tmp_path, NCPUS, bin_dir / "psnap_mpi", "-o", "/nonexistent/x")
+    assert res.returncode != 0
+    lines = our_lines(res.stderr, "psnap")
+    assert len(lines) == 1 and "/nonexistent/x_0_times.dat" in lines[0]
+
+
+@pytest.mark.parametrize("kernel,launcher", [("psnap", "threads"), ("selfish", "threads"),
+                                             ("psnap", "mpirun"), ("selfish", "srun")])
+def test_sigterm_keeps_samples(request, bin_dir, tmp_path, kernel, launcher):
+    env = dict(os.environ, **MPI_ENV)
+    args = ["-n", "100000", "-w", "100"] if kernel == "psnap" else ["--seconds", "100", "--detours", "10000000"]
+    if launcher == "threads":
+        cmd = [bin_dir / kernel, "-t", "0", *args, "-o", "cut"]
+    elif not (bin_dir / f"{kernel}_mpi").exists():
+        pytest.skip("built without MPI")
+    elif launcher == "mpirun":
+        cmd = ["mpirun", "-n", str(NCPUS), bin_dir / f"{kernel}_mpi", *args, "-o", "cut"]
+    else:
+        env.update(request.getfixturevalue("slurm"))
+        cmd = ["srun", "--mpi=pmix", "-n", str(NCPUS), "-J", "nb-sigterm",
+               bin_dir / f"{kernel}_mpi", *args, "-o", "cut"]
+    proc = subprocess.Popen(cmd, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, env=env)
+    time.sleep(4)
+    if launcher == "srun":
+        # what Slurm's time limit does: SIGTERM to every task, SIGKILL after KillWait
+        subprocess.run(["scancel", "-n", "nb-sigterm"], env=env, check=True)
+    else:
+        proc.send_signal(signal.SIGTERM)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode != 0
+    if launcher == "threads":
+        assert proc.returncode == 128 + signal.SIGTERM, err
+    meta = json.loads((tmp_path / "cut.json").read_text())
+    assert meta["complete"] is False and meta["interrupted_by"] == "SIGTERM"
+    suffix = "times" if kernel == "psnap" else "detours"
+    files = sorted(tmp_path.glob(f"cut_*_{suffix}.dat"))
+    assert len(files) == NCPUS, "every rank keeps its samples"
+    assert not list(tmp_path.glob("*.tmp"))
+    for f in files:
+        data = np.loadtxt(f, dtype=np.int64, ndmin=1)
+        assert len(data) > 10 and (data > 0).all()
+    for r in meta["ranks"]:
+        assert r["samples" if kernel == "psnap" else "detours"] > 10

@@ -1,0 +1,48 @@
+"""Selfish detour on every CPU, as threads, under mpirun and under srun."""
+import json
+import os
+
+import numpy as np
+import pytest
+from conftest import LAUNCHERS
+
+NCPUS = len(os.sched_getaffinity(0))
+
+
+def summary(stdout):
+    for line in stdout.splitlines():
+        if line.startswith("selfish summary "):
+            return dict(f.split("=", 1) for f in line.split()[2:])
+    raise AssertionError(f"no summary in {stdout!r}")
+
+
+@pytest.mark.parametrize("how", LAUNCHERS)
+def test_selfish_records_injected_detours(launch, tmp_path, how):
+    seconds = 3
+    args = ["--seconds", seconds, "--detours", 200000]
+    quiet = launch(how, "selfish", *args, "-o", "quiet")
+    noisy = launch(how, "selfish", *args, "--inject", "1000:50", "-o", "noisy")
+    assert quiet.returncode == 0, quiet.stderr
+    assert noisy.returncode == 0, noisy.stderr
+    for out in (quiet.stdout, noisy.stdout):
+        assert "# Minimal iteration length [ns]:" in out
+        assert "# CPU overhead due to noise:" in out
+        assert float(summary(out)["min_iteration_ns"]) > 0
+    meta = json.loads((tmp_path / "noisy.json").read_text())
+    assert len(meta["ranks"]) == NCPUS
+    for r in meta["ranks"]:
+        d = np.loadtxt(tmp_path / r["file"], dtype=np.int64, ndmin=2)
+        q = np.loadtxt(tmp_path / r["file"].replace("noisy", "quiet"), dtype=np.int64, ndmin=2)
+        assert len(d) == r["detours"] and r["iterations"] > r["detours"]
+        assert (np.diff(d[:, 0]) > 0).all() and (d[:, 1] > 0).all()
+        # detours of about the injected length: 1000 a second, median 50 us
+        length_us = d[:, 1] / 1e3
+        injected = length_us[(length_us >= 40) & (length_us < 75)]
+        rate = len(injected) / r["period_s"]
+        assert rate == pytest.approx(1000, rel=0.05)
+        assert np.median(injected) == pytest.approx(50, rel=0.15)
+        # the machine alone makes few of them
+        qlen = q[:, 1] / 1e3
+        assert np.sum((qlen >= 40) & (qlen < 75)) / seconds < 50
+        assert r["period_s"] == pytest.approx(seconds, rel=0.05)
+    assert float(summary(noisy.stdout)["cpu_overhead_percent"]) > 4.5

@@ -53,6 +53,7 @@ test-aarch64:
 
 bench: build
 	benchmarks/loop_cost.py $(BUILD)/bin
+	benchmarks/selfish_overhead.py $(BUILD)/bin
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD) $(ARM_BUILD)

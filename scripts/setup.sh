@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Installs what noisebench needs, and nothing twice.
-#   scripts/setup.sh build   compiler, CMake, binutils
-#   scripts/setup.sh test    the above, the aarch64 cross compiler (portability
+#   scripts/setup.sh build   compiler, CMake, binutils, OpenMPI (for psnap_mpi and
+#                            selfish_mpi; without it those two are not built)
+#   scripts/setup.sh test    the above, Slurm and munge (the tests start a cluster
+#                            on localhost), the aarch64 cross compiler (portability
 #                            check) and the Python venv .venv/ with the test tools
 # Debian packages come from apt (as root, or with sudo); Python packages go into
 # .venv/ in the repository, never into the system.
@@ -9,10 +11,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 profile=${1:-build}
-packages=(build-essential cmake binutils python3 python3-venv)
+packages=(build-essential cmake binutils python3 python3-venv openmpi-bin libopenmpi-dev)
 case "$profile" in
   build) ;;
-  test) packages+=(gcc-aarch64-linux-gnu libc6-dev-arm64-cross) ;;
+  test) packages+=(gcc-aarch64-linux-gnu libc6-dev-arm64-cross slurmctld slurmd slurm-client munge) ;;
   *) echo "setup.sh: unknown profile '$profile' (build or test)" >&2; exit 2 ;;
 esac
 

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # A short noise survey of this machine (`make run`): FWQ with every work kind
-# compiled in and FTQ at two sampling frequencies that are not multiples of
-# each other (10 kHz and 7 kHz, seed 003), on every CPU this process may use.
-# About a minute. Writes results/<host>-<date>/ and prints where.
+# compiled in, FTQ at two sampling frequencies that are not multiples of each
+# other (10 kHz and 7 kHz, seed 003), P-SNAP and the selfish detour, on every
+# CPU this process may use (threads: no MPI needed). About a minute. Writes results/<host>-<date>/ and prints where.
 #   scripts/survey.sh BIN_DIR [OUT_DIR]
 set -euo pipefail
 bin=$(cd "${1:?usage: survey.sh BIN_DIR [OUT_DIR]}" && pwd)
@@ -21,6 +21,8 @@ for work in $(awk '/^work loop/ {print $3}' machine.txt); do
 done
 "$bin/ftq" -t 0 --freq 10000 -n 100000 -o ftq_10khz | tee -a survey.log
 "$bin/ftq" -t 0 --freq 7000 -n 70000 -o ftq_7khz | tee -a survey.log
+"$bin/psnap" -t 0 -n 5000 -w 500 -o psnap | grep -v '^[0-9]' | tee -a survey.log
+"$bin/selfish" -t 0 --seconds 5 --detours 1000000 -o selfish | tee -a survey.log
 
 # One table of what the summaries said, per kernel run and thread.
 awk '/^summary /{
@@ -29,8 +31,10 @@ awk '/^summary /{
          f["kernel"], f["work"], f["thread"], f["cpu"], f["samples"],
          100 * f["scaled_noise_mean"]
 }' survey.log > summary.txt
+grep -E '^(psnap|selfish) summary ' survey.log >> summary.txt
 echo
 echo "== noise survey: $out"
 cat summary.txt
-echo "(FWQ: mean of (t - min)/min; FTQ: mean share of work missing against the best quantum)"
+echo "(FWQ: mean of (t - min)/min; FTQ: mean share of work missing against the best quantum;"
+echo " P-SNAP: os_noise_percent of a 1 ms spin; selfish: cpu_overhead_percent in detours)"
 echo "report: $out/summary.txt"

@@ -7,7 +7,7 @@ import time
 
 import numpy as np
 import pytest
-from conftest import MPI_ENV
+from conftest import mpi_env
 
 NCPUS = len(os.sched_getaffinity(0))
 
@@ -38,8 +38,7 @@ def test_bad_input_threads(run, tmp_path, kernel, args, mentions):
 
 def mpirun(bin_dir, tmp_path, n, *args, extra=()):
     return subprocess.run(["mpirun", *extra, "-n", str(n), *map(str, args)], cwd=tmp_path,
-                          capture_output=True, text=True, timeout=120,
-                          env=dict(os.environ, **MPI_ENV))
+                          capture_output=True, text=True, timeout=120, env=mpi_env())
 
 
 @pytest.fixture
@@ -79,7 +78,7 @@ def test_mpi_unwritable_prefix(mpi, bin_dir, tmp_path):
 @pytest.mark.parametrize("kernel,launcher", [("psnap", "threads"), ("selfish", "threads"),
                                              ("psnap", "mpirun"), ("selfish", "srun")])
 def test_sigterm_keeps_samples(request, bin_dir, tmp_path, kernel, launcher):
-    env = dict(os.environ, **MPI_ENV)
+    env = mpi_env()
     args = ["-n", "100000", "-w", "100"] if kernel == "psnap" else ["--seconds", "100", "--detours", "10000000"]
     if launcher == "threads":
         cmd = [bin_dir / kernel, "-t", "0", *args, "-o", "cut"]

@@ -2,8 +2,8 @@
 # Installs what noisebench needs, and nothing twice.
 #   scripts/setup.sh build   compiler, CMake, binutils, OpenMPI (for psnap_mpi and
 #                            selfish_mpi; without it those two are not built)
-#   scripts/setup.sh test    the above, Slurm and munge (the tests start a cluster
-#                            on localhost), the aarch64 cross compiler (portability
+#   scripts/setup.sh test    the above, Slurm, munge, slurmdbd and MariaDB (the tests
+#                            start a cluster on localhost), the aarch64 cross compiler (portability
 #                            check) and the Python venv .venv/ with the test tools
 # Debian packages come from apt (as root, or with sudo); Python packages go into
 # .venv/ in the repository, never into the system.
@@ -14,7 +14,7 @@ profile=${1:-build}
 packages=(build-essential cmake binutils python3 python3-venv openmpi-bin libopenmpi-dev)
 case "$profile" in
   build) ;;
-  test) packages+=(gcc-aarch64-linux-gnu libc6-dev-arm64-cross slurmctld slurmd slurm-client munge) ;;
+  test) packages+=(gcc-aarch64-linux-gnu libc6-dev-arm64-cross slurmctld slurmd slurm-client munge slurmdbd mariadb-server) ;;
   *) echo "setup.sh: unknown profile '$profile' (build or test)" >&2; exit 2 ;;
 esac
 

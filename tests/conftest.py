@@ -72,12 +72,12 @@ def slurm():
     """A real Slurm cluster on localhost, started by the project's script and
     stopped after the session; yields the environment clients need."""
     script = ROOT / "tests" / "slurm" / "cluster.sh"
-    subprocess.run([script, "start"], check=True, capture_output=True, text=True)
+    subprocess.run([script, "start"], check=True, capture_output=True, text=True, timeout=300)
     env = {"SLURM_CONF": str(ROOT / ".cache" / "slurm" / "slurm.conf")}
     try:
         yield env
     finally:
-        subprocess.run([script, "stop"], capture_output=True)
+        subprocess.run([script, "stop"], capture_output=True, timeout=300)
 
 
 LAUNCHERS = ["threads", "mpirun", "srun"]

@@ -17,7 +17,8 @@ def functions(build_dir):
                    capture_output=True)
     text = (build_dir / "asm" / "work-loops.s").read_text()
     found = {}
-    for m in re.finditer(r"^([0-9a-f]+) <(nb_f[wt]q_\w+)>:\n(.*?)(?=^[0-9a-f]+ <|\Z)", text,
+    for m in re.finditer(r"^([0-9a-f]+) <(nb_f[wt]q_\w+|nb_selfish_\w+)>:\n(.*?)(?=^[0-9a-f]+ <|\Z)",
+                         text,
                          re.S | re.M):
         found[m.group(2)] = (int(m.group(1), 16), m.group(3))
     return found
@@ -25,7 +26,8 @@ def functions(build_dir):
 
 def test_every_kind_has_both_loops(functions):
     kinds = {"multiiter", "daxpy"} | ({"asm"} if os.uname().machine == "x86_64" else set())
-    assert set(functions) == {f"nb_{k}_{w}" for k in ("fwq", "ftq") for w in kinds}
+    assert set(functions) == {f"nb_{k}_{w}" for k in ("fwq", "ftq") for w in kinds} | {
+        "nb_selfish_min_iteration", "nb_selfish_loop"}
 
 
 def test_loops_call_nothing_and_fence_the_timer(functions):

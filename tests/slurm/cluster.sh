@@ -33,10 +33,12 @@ install_packages() {
     || { sleep 2; apt-get update -qq && apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null; }
 }
 
-wait_for() { # wait_for SECONDS what command...
-  local limit=$1 what=$2; shift 2
-  for _ in $(seq $((limit * 10))); do "$@" >/dev/null 2>&1 && return 0; sleep 0.1; done
-  die "$what did not come up in ${limit}s (logs in $dir)"
+wait_for() { # wait_for SECONDS what command...: until the command succeeds
+  local deadline=$((SECONDS + $1)) what=$2; shift 2
+  until timeout 10 "$@" >/dev/null 2>&1; do
+    [ $SECONDS -lt $deadline ] || die "$what did not come up in time (logs in $dir)"
+    sleep 0.2
+  done
 }
 
 write_conf() {
@@ -90,7 +92,7 @@ start_munge() {
   mkdir -p /run/munge && chown munge:munge /run/munge
   [ -s /etc/munge/munge.key ] || { dd if=/dev/urandom of=/etc/munge/munge.key bs=1024 count=1 2>/dev/null;
     chown munge:munge /etc/munge/munge.key; chmod 400 /etc/munge/munge.key; }
-  runuser -u munge -- /usr/sbin/munged
+  runuser -u munge -- /usr/sbin/munged </dev/null >>"$dir/daemons.out" 2>&1
   wait_for 10 munged munge -n
 }
 
@@ -98,7 +100,7 @@ start_db() {
   if ! pgrep -x mariadbd >/dev/null && ! pgrep -x mysqld >/dev/null; then
     mkdir -p /run/mysqld && chown mysql:mysql /run/mysqld
     [ -d /var/lib/mysql/mysql ] || mariadb-install-db --user=mysql >/dev/null
-    (mysqld_safe --bind-address=127.0.0.1 > "$dir/mariadb.log" 2>&1 &)
+    (mysqld_safe --bind-address=127.0.0.1 </dev/null > "$dir/mariadb.log" 2>&1 &)
     wait_for 30 mariadb mariadb -e "select 1"
   fi
   mariadb -e "CREATE USER IF NOT EXISTS 'slurm'@'localhost' IDENTIFIED BY 'noisebench';
@@ -119,7 +121,8 @@ StorageLoc=slurm_acct_db
 CONF
   chmod 600 "$dir/slurmdbd.conf"
   if ! [ -f "$dir/slurmdbd.pid" ] || ! kill -0 "$(cat "$dir/slurmdbd.pid")" 2>/dev/null; then
-    SLURM_CONF=$conf slurmdbd -f "$dir/slurmdbd.conf"
+    # slurmdbd reads slurmdbd.conf beside $SLURM_CONF
+    SLURM_CONF=$conf slurmdbd </dev/null >>"$dir/daemons.out" 2>&1
     wait_for 30 slurmdbd bash -c "SLURM_CONF=$conf sacctmgr -n list cluster"
   fi
   SLURM_CONF=$conf sacctmgr -i add cluster "$cluster" >/dev/null 2>&1 || true
@@ -134,34 +137,46 @@ start() {
   install_packages $([ $with_db = 1 ] && echo db)
   mkdir -p "$dir"
   # a cluster already running with the other accounting setting is restarted
-  if running slurmctld && { [ $with_db = 1 ] && ! grep -q slurmdbd "$conf" \
-       || [ $with_db = 0 ] && grep -q slurmdbd "$conf"; }; then
+  local has_db=0
+  grep -q slurmdbd "$conf" 2>/dev/null && has_db=1
+  if running slurmctld && [ $has_db != $with_db ]; then
     stop
   fi
   write_conf $with_db
   start_munge
   [ $with_db = 1 ] && start_db
   export SLURM_CONF=$conf
-  running slurmctld || slurmctld -f "$conf"
+  # daemons get no stdio of the caller: a caller reading our output to its
+  # end (a test) must not wait on them
+  running slurmctld || slurmctld -f "$conf" </dev/null >>"$dir/daemons.out" 2>&1
   wait_for 30 slurmctld scontrol ping
-  running slurmd || slurmd -f "$conf" -N "$node"
+  running slurmd || slurmd -f "$conf" -N "$node" </dev/null >>"$dir/daemons.out" 2>&1
   wait_for 30 "node $node" bash -c "sinfo -h -N -o %t | grep -Eq '^(idle|mix|alloc)'"
   echo "cluster.sh: Slurm is up on $node ($(nproc) CPUs$([ $with_db = 1 ] && echo ', with accounting')); export SLURM_CONF=$conf"
 }
 
+# Stops one daemon: SIGTERM, up to 30 s to save its state, then SIGKILL.
+stop_daemon() {
+  local d=$1 pid
+  running "$d" || return 0
+  pid=$(cat "$dir/$d.pid")
+  kill "$pid" 2>/dev/null || true
+  for _ in $(seq 300); do kill -0 "$pid" 2>/dev/null || return 0; sleep 0.1; done
+  kill -9 "$pid" 2>/dev/null || true
+}
+
 stop() {
   export SLURM_CONF=$conf
-  for d in slurmd slurmctld slurmdbd; do
-    if running $d; then
-      kill "$(cat "$dir/$d.pid")" 2>/dev/null || true
-      for _ in $(seq 50); do running $d || break; sleep 0.1; done
-    fi
-  done
+  for d in slurmd slurmctld slurmdbd; do stop_daemon $d; done
+  # anything still running on this state directory (a daemon whose pid file
+  # was lost) would keep the ports
+  pkill -9 -f -- "$dir/" 2>/dev/null || true
   if [ -f "$dir/mariadb.log" ] && command -v mariadb-admin >/dev/null; then
     mariadb-admin shutdown 2>/dev/null || true
     rm -f "$dir/mariadb.log"
   fi
   pkill -x munged 2>/dev/null || true
+  for _ in $(seq 100); do pgrep -x munged >/dev/null || break; sleep 0.1; done
   echo "cluster.sh: stopped"
 }
 

@@ -312,13 +312,7 @@ static void report(const struct result *all, int nranks, int signo)
 	nb_json_end(&j, '}');
 	nb_json_array(&j, "ranks");
 	for (int i = 0; i < nranks; i++) {
-		char name[4096];
-		const char *base = strrchr(run.prefix, '/');
-
-		nb_json_object(&j, NULL);
-		nb_json_int(&j, "rank", all[i].rank);
-		nb_json_string(&j, "host", all[i].host);
-		nb_json_int(&j, "cpu", all[i].cpu);
+		nb_rank_json_rank(&run, &j, all[i].rank, all[i].host, all[i].cpu, "times.dat");
 		nb_json_uint(&j, "count", all[i].count);
 		nb_json_double(&j, "calibrated_us", all[i].calibrated_us);
 		nb_json_uint(&j, "samples", all[i].samples);
@@ -330,9 +324,6 @@ static void report(const struct result *all, int nranks, int signo)
 		nb_json_double(&j, "std_us", all[i].std_us);
 		nb_json_double(&j, "correlation", all[i].correlation);
 		nb_json_double(&j, "noise_percent", noise_percent(&all[i]));
-		snprintf(name, sizeof(name), "%s_%d_times.dat", base ? base + 1 : run.prefix,
-			 all[i].rank);
-		nb_json_string(&j, "file", name);
 		nb_json_end(&j, '}');
 	}
 	nb_json_end(&j, ']');

@@ -29,10 +29,10 @@ static void on_signal(int signo)
 	pthread_mutex_lock(&rr->out_lock); /* held for good once the complete run is written */
 	rr->finish(rr, signo);
 	fflush(stdout);
-	/* mpirun kills the whole job when one rank exits non-zero: the other
-	 * ranks give the root, which writes the report, a moment first. */
-	if (!rr->ranks.root) {
-		struct timespec grace = { 1, 0 };
+	/* mpirun kills the whole job when one rank exits non-zero: every rank
+	 * waits a moment after writing, so all have written before any exits. */
+	if (rr->ranks.nlocal < rr->ranks.size) {
+		struct timespec grace = { 2, 0 };
 
 		nanosleep(&grace, NULL);
 	}
@@ -215,6 +215,20 @@ void nb_rank_json_tail(struct nb_rank_run *rr, struct nb_json *j)
 	snprintf(path, sizeof(path), "%s", rr->json->path);
 	if (nb_outfile_commit(rr->json) != 0)
 		nb_fail(NB_EXIT_FAILURE, "cannot write %s: %s", path, strerror(errno));
+}
+
+void nb_rank_json_rank(struct nb_rank_run *rr, struct nb_json *j, int rank, const char *host,
+		       int cpu, const char *suffix)
+{
+	char name[4096];
+	const char *base = strrchr(rr->prefix, '/');
+
+	nb_json_object(j, NULL);
+	nb_json_int(j, "rank", rank);
+	nb_json_string(j, "host", host);
+	nb_json_int(j, "cpu", cpu);
+	snprintf(name, sizeof(name), "%s_%d_%s", base ? base + 1 : rr->prefix, rank, suffix);
+	nb_json_string(j, "file", name);
 }
 
 void nb_rank_end(struct nb_rank_run *rr)

@@ -95,6 +95,10 @@ void nb_rank_commit_files(struct nb_rank_run *rr);
 /* The JSON: head (and the kernel adds its keys), then tail and commit. */
 void nb_rank_json_head(struct nb_rank_run *rr, struct nb_json *j, int signo);
 void nb_rank_json_tail(struct nb_rank_run *rr, struct nb_json *j);
+/* Opens one rank's object in "ranks": rank, host, cpu and its data file; the
+ * kernel adds its figures and closes it. */
+void nb_rank_json_rank(struct nb_rank_run *rr, struct nb_json *j, int rank, const char *host,
+		       int cpu, const char *suffix);
 void nb_rank_end(struct nb_rank_run *rr);
 
 #endif

@@ -210,13 +210,7 @@ static void report(const struct result *all, int nranks, int signo)
 	nb_json_end(&j, '}');
 	nb_json_array(&j, "ranks");
 	for (int i = 0; i < nranks; i++) {
-		char name[4096];
-		const char *base = strrchr(run.prefix, '/');
-
-		nb_json_object(&j, NULL);
-		nb_json_int(&j, "rank", all[i].rank);
-		nb_json_string(&j, "host", all[i].host);
-		nb_json_int(&j, "cpu", all[i].cpu);
+		nb_rank_json_rank(&run, &j, all[i].rank, all[i].host, all[i].cpu, "detours.dat");
 		nb_json_uint(&j, "min_iteration_ticks", all[i].min_ticks);
 		nb_json_double(&j, "min_iteration_ns", all[i].min_ns);
 		if (all[i].iterations_known)
@@ -229,9 +223,6 @@ static void report(const struct result *all, int nranks, int signo)
 		nb_json_double(&j, "cpu_overhead_percent", all[i].overhead_percent);
 		nb_json_double(&j, "period_s", all[i].period_s);
 		nb_json_uint(&j, "injections", all[i].injections);
-		snprintf(name, sizeof(name), "%s_%d_detours.dat", base ? base + 1 : run.prefix,
-			 all[i].rank);
-		nb_json_string(&j, "file", name);
 		nb_json_end(&j, '}');
 	}
 	nb_json_end(&j, ']');

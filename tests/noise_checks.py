@@ -85,11 +85,12 @@ def dip_gaps_ns(counts, times, ticks_per_ns, depth=0.5):
 
 
 
-def periodic_detours(starts_ns, lengths_ns, period_ns, low_ns, high_ns, width_ns=20e3):
+def periodic_detours(starts_ns, lengths_ns, period_ns, low_ns, high_ns, width_ns=4e3):
     """Detours of length in [low_ns, high_ns) that start at one phase of the
-    period: the injected ones (their phases agree to within 0.2 us). The
-    machine's own detours of that length start at any phase, so few fall in
-    the width_ns around the busiest phase."""
+    period: the injected ones (their phases agree to within 0.2 us). Most of
+    the machine's own detours of that length start at any phase; its timer
+    tick (250 Hz here) folds onto one phase of 1 ms too, but not onto the
+    injection's unless the two fall within width_ns of each other."""
     keep = (lengths_ns >= low_ns) & (lengths_ns < high_ns)
     phase = np.asarray(starts_ns[keep], dtype=float) % period_ns
     if len(phase) == 0:

@@ -41,7 +41,8 @@ def test_selfish_records_injected_detours(launch, tmp_path, how):
         injected = periodic_detours(d[:, 0], d[:, 1], 1e6, 40e3, 75e3)
         assert len(injected) / r["period_s"] == pytest.approx(1000, rel=0.05)
         assert np.median(injected) / 1e3 == pytest.approx(50, rel=0.15)
-        # the machine alone makes few of them
-        assert len(periodic_detours(q[:, 0], q[:, 1], 1e6, 40e3, 75e3)) / seconds < 50
+        # the machine alone makes nothing like it (its 250 Hz tick is the most
+        # periodic thing it has)
+        assert len(periodic_detours(q[:, 0], q[:, 1], 1e6, 40e3, 75e3)) / seconds < 300
         assert r["period_s"] == pytest.approx(seconds, rel=0.05)
     assert float(summary(noisy.stdout)["cpu_overhead_percent"]) > 4.5

@@ -85,22 +85,23 @@ def dip_gaps_ns(counts, times, ticks_per_ns, depth=0.5):
 
 
 
-def periodic_detours(starts_ns, lengths_ns, period_ns, low_ns, high_ns, width_ns=4e3):
-    """Detours of length in [low_ns, high_ns) that start at one phase of the
-    period: the injected ones (their phases agree to within 0.2 us). Most of
-    the machine's own detours of that length start at any phase; its timer
-    tick (250 Hz here) folds onto one phase of 1 ms too, but not onto the
-    injection's unless the two fall within width_ns of each other."""
+def periodic_detours(starts_ns, lengths_ns, period_ns, low_ns, high_ns, tolerance_ns=5e3):
+    """Detours of length in [low_ns, high_ns) with another such detour one
+    period (+- tolerance_ns) before or after them: the injected ones. The
+    machine's own detours of that length come at random, or (its timer tick)
+    every 4 ms; folding at a fixed phase would not do, as the injection
+    timer's clock and the tick-derived ns drift apart by microseconds a run."""
     keep = (lengths_ns >= low_ns) & (lengths_ns < high_ns)
-    phase = np.asarray(starts_ns[keep], dtype=float) % period_ns
-    if len(phase) == 0:
-        return phase
+    starts = np.asarray(starts_ns[keep], dtype=float)
+    lengths = np.asarray(lengths_ns[keep], dtype=float)
+    order = np.argsort(starts)
+    starts, lengths = starts[order], lengths[order]
 
-    def distance(centre):
-        return np.abs((phase - centre + period_ns / 2) % period_ns - period_ns / 2)
+    def has_partner(offset):
+        j = np.searchsorted(starts, starts + offset - tolerance_ns)
+        j = np.minimum(j, len(starts) - 1)
+        return np.abs(starts[j] - (starts + offset)) <= tolerance_ns
 
-    bins = np.histogram(phase, bins=100, range=(0, period_ns))[0]
-    busiest = (np.argmax(bins) + 0.5) * period_ns / 100
-    near = phase[distance(busiest) < 1.5 * period_ns / 100]
-    centre = busiest + np.median((near - busiest + period_ns / 2) % period_ns - period_ns / 2)
-    return np.asarray(lengths_ns[keep], dtype=float)[distance(centre) < width_ns / 2]
+    if len(starts) == 0:
+        return lengths
+    return lengths[has_partner(period_ns) | has_partner(-period_ns)]

@@ -36,13 +36,12 @@ def test_selfish_records_injected_detours(launch, tmp_path, how):
         q = np.loadtxt(tmp_path / r["file"].replace("noisy", "quiet"), dtype=np.int64, ndmin=2)
         assert len(d) == r["detours"] and r["iterations"] > r["detours"]
         assert (np.diff(d[:, 0]) > 0).all() and (d[:, 1] > 0).all()
-        # detours of about the injected length, at the injection's phase of
-        # each 1 ms: 1000 a second, median 50 us
-        injected = periodic_detours(d[:, 0], d[:, 1], 1e6, 40e3, 75e3)
+        # detours of about the injected length, 1 ms after or before another:
+        # 1000 a second, median 50 us
+        injected = periodic_detours(d[:, 0], d[:, 1], 1e6, 20e3, 200e3)
         assert len(injected) / r["period_s"] == pytest.approx(1000, rel=0.05)
         assert np.median(injected) / 1e3 == pytest.approx(50, rel=0.15)
-        # the machine alone makes nothing like it (its 250 Hz tick is the most
-        # periodic thing it has)
-        assert len(periodic_detours(q[:, 0], q[:, 1], 1e6, 40e3, 75e3)) / seconds < 300
+        # the machine alone makes few of them
+        assert len(periodic_detours(q[:, 0], q[:, 1], 1e6, 20e3, 200e3)) / seconds < 50
         assert r["period_s"] == pytest.approx(seconds, rel=0.05)
     assert float(summary(noisy.stdout)["cpu_overhead_percent"]) > 4.5

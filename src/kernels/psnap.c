@@ -340,11 +340,10 @@ static void finish(struct nb_rank_run *rr, int signo)
 {
 	struct nb_ranks *r = &rr->ranks;
 	size_t *taken = calloc(r->nlocal, sizeof(*taken));
-	struct result *mine = calloc(r->nlocal, sizeof(*mine));
-	int nranks = signo ? r->nlocal : r->size;
-	struct result *all = r->root ? calloc(nranks, sizeof(*all)) : NULL;
+	struct result *mine = calloc(r->nlocal, sizeof(*mine)), *all;
+	int nranks;
 
-	if (!taken || !mine || (r->root && !all))
+	if (!taken || !mine)
 		nb_fail(NB_EXIT_FAILURE, "out of memory for the results");
 	for (int i = 0; i < r->nlocal; i++) {
 		taken[i] = signo ? nb_rank_taken(rr, i) : opt.reps;
@@ -365,10 +364,7 @@ static void finish(struct nb_rank_run *rr, int signo)
 		nb_ranks_bcast(r, (void *)rank0, opt.reps * sizeof(*rank0));
 	for (int i = 0; i < r->nlocal; i++)
 		compute(i, taken[i], rank0, signo ? taken[0] : opt.reps, &mine[i]);
-	if (signo && r->root)
-		memcpy(all, mine, sizeof(*mine) * r->nlocal);
-	else if (!signo)
-		nb_ranks_gather(r, mine, sizeof(*mine), all);
+	all = nb_rank_collect(rr, mine, sizeof(*mine), signo, &nranks);
 	if (r->root)
 		report(all, nranks, signo);
 	fflush(stdout);

@@ -194,6 +194,23 @@ void nb_rank_commit_files(struct nb_rank_run *rr)
 	}
 }
 
+void *nb_rank_collect(struct nb_rank_run *rr, const void *mine, size_t each, int signo,
+		      int *nranks)
+{
+	struct nb_ranks *r = &rr->ranks;
+	void *all;
+
+	*nranks = signo ? r->nlocal : r->size;
+	all = r->root ? calloc(*nranks, each) : NULL;
+	if (r->root && !all)
+		nb_fail(NB_EXIT_FAILURE, "out of memory for the results");
+	if (signo && r->root)
+		memcpy(all, mine, each * r->nlocal);
+	else if (!signo)
+		nb_ranks_gather(r, mine, each, all);
+	return all;
+}
+
 void nb_rank_json_head(struct nb_rank_run *rr, struct nb_json *j, int signo)
 {
 	clock_gettime(CLOCK_REALTIME, &rr->info.end_utc);

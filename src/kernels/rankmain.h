@@ -92,6 +92,12 @@ void nb_rank_file_name(struct nb_rank_run *rr, int rank, const char *suffix, cha
 /* Renames the local data files into place; fails the run if any could not be
  * written. */
 void nb_rank_commit_files(struct nb_rank_run *rr);
+/* The root's copy of every participant's result (`each` bytes; mine holds the
+ * local ones): gathered when the run completed; after a signal, when no
+ * collective is safe, only this process's. Returns NULL on other ranks; the
+ * count is in *nranks. Free the result. */
+void *nb_rank_collect(struct nb_rank_run *rr, const void *mine, size_t each, int signo,
+		      int *nranks);
 /* The JSON: head (and the kernel adds its keys), then tail and commit. */
 void nb_rank_json_head(struct nb_rank_run *rr, struct nb_json *j, int signo);
 void nb_rank_json_tail(struct nb_rank_run *rr, struct nb_json *j);

@@ -234,11 +234,10 @@ static void report(const struct result *all, int nranks, int signo)
 static void finish(struct nb_rank_run *rr, int signo)
 {
 	struct nb_ranks *r = &rr->ranks;
-	struct result *mine = calloc(r->nlocal, sizeof(*mine));
-	int nranks = signo ? r->nlocal : r->size;
-	struct result *all = r->root ? calloc(nranks, sizeof(*all)) : NULL;
+	struct result *mine = calloc(r->nlocal, sizeof(*mine)), *all;
+	int nranks;
 
-	if (!mine || (r->root && !all))
+	if (!mine)
 		nb_fail(NB_EXIT_FAILURE, "out of memory for the results");
 	for (int i = 0; i < r->nlocal; i++) {
 		size_t n = signo ? nb_rank_taken(rr, i) : states[i].detours;
@@ -247,10 +246,7 @@ static void finish(struct nb_rank_run *rr, int signo)
 		compute(i, n, &mine[i]);
 	}
 	nb_rank_commit_files(rr);
-	if (signo && r->root)
-		memcpy(all, mine, sizeof(*mine) * r->nlocal);
-	else if (!signo)
-		nb_ranks_gather(r, mine, sizeof(*mine), all);
+	all = nb_rank_collect(rr, mine, sizeof(*mine), signo, &nranks);
 	if (r->root)
 		report(all, nranks, signo);
 	fflush(stdout);

@@ -15,7 +15,6 @@
 #include "rankmain.h"
 #include "report.h"
 #include "samples.h"
-#include "stats.h"
 #include "work.h"
 
 enum { MAX_STEPS = 24, MAX_BINS = 8192, CALIBRATION_SAMPLES = 5 };
@@ -327,9 +326,7 @@ static void report(const struct result *all, int nranks, int signo)
 		nb_json_end(&j, '}');
 	}
 	nb_json_end(&j, ']');
-	nb_rank_json_tail(&run, &j);
-	printf("run kernel=psnap complete=%s ranks=%d json=%s.json\n", signo ? "false" : "true",
-	       nranks, run.prefix);
+	nb_rank_json_tail(&run, &j, nranks);
 }
 
 /* Complete: every rank writes its files, rank 0's series goes to all for the

@@ -224,7 +224,7 @@ void nb_rank_json_head(struct nb_rank_run *rr, struct nb_json *j, int signo)
 		       "rank wrote its own data file\n", rr->ranks.nlocal);
 }
 
-void nb_rank_json_tail(struct nb_rank_run *rr, struct nb_json *j)
+void nb_rank_json_tail(struct nb_rank_run *rr, struct nb_json *j, int nranks)
 {
 	char path[4096];
 
@@ -232,6 +232,8 @@ void nb_rank_json_tail(struct nb_rank_run *rr, struct nb_json *j)
 	snprintf(path, sizeof(path), "%s", rr->json->path);
 	if (nb_outfile_commit(rr->json) != 0)
 		nb_fail(NB_EXIT_FAILURE, "cannot write %s: %s", path, strerror(errno));
+	printf("run kernel=%s complete=%s ranks=%d json=%s\n", rr->name,
+	       rr->info.signo ? "false" : "true", nranks, path);
 }
 
 void nb_rank_json_rank(struct nb_rank_run *rr, struct nb_json *j, int rank, const char *host,

@@ -100,7 +100,8 @@ void *nb_rank_collect(struct nb_rank_run *rr, const void *mine, size_t each, int
 		      int *nranks);
 /* The JSON: head (and the kernel adds its keys), then tail and commit. */
 void nb_rank_json_head(struct nb_rank_run *rr, struct nb_json *j, int signo);
-void nb_rank_json_tail(struct nb_rank_run *rr, struct nb_json *j);
+/* Closes and commits the JSON, and prints the run's last line. */
+void nb_rank_json_tail(struct nb_rank_run *rr, struct nb_json *j, int nranks);
 /* Opens one rank's object in "ranks": rank, host, cpu and its data file; the
  * kernel adds its figures and closes it. */
 void nb_rank_json_rank(struct nb_rank_run *rr, struct nb_json *j, int rank, const char *host,

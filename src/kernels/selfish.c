@@ -122,14 +122,12 @@ static void compute(int local, size_t n, struct result *res)
 	res->injections = t->injections;
 	res->iterations_known = __atomic_load_n(&st->done, __ATOMIC_ACQUIRE);
 	res->iterations = res->iterations_known ? st->iterations : 0;
-	/* The run lasted until the last iteration, or until the end of the
-	 * time limit; an interrupted run until now. */
-	uint64_t last = n ? d[n - 1].start + d[n - 1].length : run.team.start_tick;
+	/* The run lasted until its last detour when the buffer filled, else until
+	 * the time limit, or until now when interrupted before it. */
+	uint64_t now = nb_ticks();
 	uint64_t limit = run.team.start_tick + (uint64_t)(opt.seconds * 1e9 * tpn);
-	uint64_t end = n == opt.detours ? last : limit;
-
-	if (!res->iterations_known || nb_ticks() < end)
-		end = nb_ticks() < limit ? nb_ticks() : limit;
+	uint64_t end = res->iterations_known && n == opt.detours ? d[n - 1].start + d[n - 1].length
+								 : (now < limit ? now : limit);
 	for (size_t i = 0; i < n; i++) {
 		stolen += d[i].length - st->min_ticks;
 		lengths[i] = d[i].length;
@@ -226,9 +224,7 @@ static void report(const struct result *all, int nranks, int signo)
 		nb_json_end(&j, '}');
 	}
 	nb_json_end(&j, ']');
-	nb_rank_json_tail(&run, &j);
-	printf("run kernel=selfish complete=%s ranks=%d json=%s.json\n", signo ? "false" : "true",
-	       nranks, run.prefix);
+	nb_rank_json_tail(&run, &j, nranks);
 }
 
 static void finish(struct nb_rank_run *rr, int signo)

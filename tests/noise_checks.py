@@ -25,18 +25,28 @@ def load_run(prefix):
     return meta, threads
 
 
+def fwq_excess_us(times, ticks_per_ns, window=50):
+    """How much longer each sample took than the usual sample near it (the
+    median of its window), in us. Not against the run's minimum: this VM's
+    sample time steps by a few % over a run, which would add microseconds to
+    every sample of the slower stretch."""
+    n = len(times) // window * window
+    blocks = times[:n].reshape(-1, window).astype(float)
+    usual = np.repeat(np.median(blocks, axis=1), window)
+    return (times[:n] - usual) / ticks_per_ns / 1e3
+
+
 def fwq_detour_noise(times, ticks_per_ns, low_us, high_us):
-    """Scaled noise of the samples whose excess lies in [low_us, high_us).
+    """Share of the run's time in excesses lying in [low_us, high_us).
 
     An injected detour adds its own length to the sample it hits; the
     machine's stalls (tens of us to 150 ms here) mostly fall outside a window
     drawn tightly around that length, and what falls inside in a run without
     injection is what a test subtracts.
     """
-    t = times.astype(float)
-    excess_us = (t - t.min()) / ticks_per_ns / 1e3
+    excess_us = fwq_excess_us(times, ticks_per_ns)
     inside = (excess_us >= low_us) & (excess_us < high_us)
-    return float((t[inside] - t.min()).sum() / t.sum())
+    return float(excess_us[inside].sum() * ticks_per_ns * 1e3 / times.sum())
 
 
 def ftq_periodic_loss(counts, period_quanta):
@@ -68,12 +78,17 @@ def outages(counts, quiet_count, min_quanta=3):
     return mask
 
 
-def ftq_missing(counts):
-    """1 - mean count / quiet count over the quanta outside machine stalls,
-    the quiet count being the median quantum's."""
-    quiet_count = float(np.median(counts))
-    kept = counts[~outages(counts, quiet_count)]
-    return 1.0 - float(np.mean(kept)) / quiet_count
+def ftq_missing(counts, window=20):
+    """Share of work missing against the quiet count, over the quanta outside
+    machine stalls. The quiet count is the median of each window of quanta,
+    not of the whole run: this VM's quiet count steps by 2-3% over a run, and
+    one run-wide median would count such a step as noise or hide the noise
+    under it."""
+    n = len(counts) // window * window
+    blocks = counts[:n].reshape(-1, window).astype(float)
+    quiet = np.repeat(np.median(blocks, axis=1), window)
+    kept = ~outages(counts[:n], quiet)
+    return 1.0 - float(np.sum(counts[:n][kept]) / np.sum(quiet[kept]))
 
 
 def dip_gaps_ns(counts, times, ticks_per_ns, depth=0.5):

@@ -6,7 +6,8 @@ same check fails there: the machine's own noise does not pass for ours.
 import numpy as np
 import pytest
 from conftest import summaries
-from noise_checks import dip_gaps_ns, ftq_missing, ftq_periodic_loss, fwq_detour_noise, load_run
+from noise_checks import (dip_gaps_ns, ftq_missing, ftq_periodic_loss, fwq_detour_noise,
+                          fwq_excess_us, load_run)
 
 
 @pytest.mark.parametrize("kernel", ["ftq", "ftq_omp"])
@@ -21,12 +22,13 @@ def test_ftq_finds_5_percent_every_2ms(run, tmp_path, bin_dir, kernel):
     (qmeta, qthreads), (meta, threads) = load_run(tmp_path / "quiet"), load_run(tmp_path / "noisy")
     tpn = meta["ticks_per_ns"]
     for q, n, row in zip(qthreads, threads, meta["threads"]):
-        # about 500 injections a second, each stealing 100 us of a 100 us quantum
+        # 500 periods a second, each stealing 100 us of a 100 us quantum; those
+        # that came while the thread was stalled are counted as missed
         seconds = len(n["counts"]) / 10000
-        assert row["injections"] == pytest.approx(500 * seconds, rel=0.02)
-        # 1 - mean count / quiet count (the median quantum: 18 in 20 are not hit).
-        # The machine only adds to it, by up to 8% in a burst on this VM, so it
-        # bounds the injected share from below; the fold below measures it.
+        assert row["injections"] + row["injections_missed"] == pytest.approx(500 * seconds, rel=0.02)
+        # 1 - mean count / quiet count (the median quantum of each 2 ms: 18 in
+        # 20 are not hit). The machine only adds to it, so it bounds the
+        # injected share from below; the fold below measures it.
         assert ftq_missing(n["counts"]) > 0.04
         # what is periodic at 2 ms (20 quanta): 5% with injection, ~0 without
         periodic = ftq_periodic_loss(n["counts"], 20)
@@ -50,14 +52,15 @@ def test_fwq_finds_2_percent(run, tmp_path):
     rows = summaries(noisy.stdout)
     for q, n, row, trow in zip(qthreads, threads, rows, meta["threads"]):
         seconds = n["times"].sum() / tpn / 1e9
-        assert trow["injections"] == pytest.approx(1000 * seconds, rel=0.03)
+        periods = trow["injections"] + trow["injections_missed"]
+        assert periods == pytest.approx(1000 * seconds, rel=0.03)
         # 20 us detours, 1000 a second: 2% of the time, in samples 16-30 us long
         injected = fwq_detour_noise(n["times"], tpn, 16, 30) - fwq_detour_noise(q["times"], tpn, 16, 30)
         assert 0.01 < injected < 0.03, injected
         # the machine only adds to what the kernel reports
         assert float(row["scaled_noise_mean"]) > 0.016, row
         # hit samples are longer by the injected 20 us, not by anything else
-        excess_us = (n["times"] - n["times"].min()) / tpn / 1e3
+        excess_us = fwq_excess_us(n["times"], tpn)
         hits = excess_us[(excess_us > 15) & (excess_us < 40)]
         assert len(hits) > 0.8 * trow["injections"]
         assert np.median(hits) == pytest.approx(21, abs=3)

@@ -219,7 +219,8 @@ static void write_json(struct nb_run *r, FILE *f, const size_t *taken,
 		nb_json_int(&j, "thread", t);
 		nb_json_int(&j, "cpu", r->threads[t].cpu);
 		nb_json_uint(&j, "samples", taken[t]);
-		nb_json_uint(&j, "injections", r->threads[t].injections);
+		nb_json_uint(&j, "injections", r->threads[t].injections.served);
+		nb_json_uint(&j, "injections_missed", r->threads[t].injections.missed);
 		nb_json_array(&j, "files");
 		for (int f = 0; f < r->k->files_per_thread && !r->to_stdout; f++) {
 			char name[4096];
@@ -251,7 +252,9 @@ static void print_summary(struct nb_run *r, int t, const struct nb_stats *s)
 	else
 		printf(" quantum_ns=%.1f", nb_ticks_to_ns(&r->cal, (double)r->interval_ticks));
 	if (r->inject.duration_us)
-		printf(" injections=%llu", (unsigned long long)r->threads[t].injections);
+		printf(" injections=%llu injections_missed=%llu",
+		       (unsigned long long)r->threads[t].injections.served,
+		       (unsigned long long)r->threads[t].injections.missed);
 	putchar('\n');
 }
 

@@ -29,7 +29,7 @@ struct options {
 struct result {
 	int32_t rank, cpu;
 	char host[64];
-	uint64_t count, samples, injections, overflow;
+	uint64_t count, samples, injections, injections_missed, overflow;
 	double calibrated_us, total_us, min_us, mean_us, max_us, std_us, correlation;
 	uint32_t nsteps;
 	uint64_t step_count[MAX_STEPS];
@@ -203,7 +203,8 @@ static void compute(int local, size_t n, const uint64_t *rank0, size_t n0, struc
 	snprintf(res->host, sizeof(res->host), "%.63s", run.ranks.host);
 	res->count = st->count;
 	res->samples = n;
-	res->injections = t->injections;
+	res->injections = t->injections.served;
+	res->injections_missed = t->injections.missed;
 	res->calibrated_us = st->nsteps ? st->step_us[st->nsteps - 1] : NAN;
 	res->nsteps = st->nsteps;
 	memcpy(res->step_count, st->step_count, sizeof(res->step_count));
@@ -316,6 +317,7 @@ static void report(const struct result *all, int nranks, int signo)
 		nb_json_double(&j, "calibrated_us", all[i].calibrated_us);
 		nb_json_uint(&j, "samples", all[i].samples);
 		nb_json_uint(&j, "injections", all[i].injections);
+		nb_json_uint(&j, "injections_missed", all[i].injections_missed);
 		nb_json_double(&j, "total_time_us", all[i].total_us);
 		nb_json_double(&j, "min_us", all[i].min_us);
 		nb_json_double(&j, "mean_us", all[i].mean_us);

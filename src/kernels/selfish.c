@@ -23,7 +23,7 @@ struct options {
 struct result {
 	int32_t rank, cpu;
 	char host[64];
-	uint64_t min_ticks, iterations, detours, injections;
+	uint64_t min_ticks, iterations, detours, injections, injections_missed;
 	double min_ns, period_s, overhead_percent, detours_per_s, median_detour_ns;
 	int iterations_known;
 };
@@ -119,7 +119,8 @@ static void compute(int local, size_t n, struct result *res)
 	res->min_ticks = st->min_ticks;
 	res->min_ns = (double)st->min_ticks / tpn;
 	res->detours = n;
-	res->injections = t->injections;
+	res->injections = t->injections.served;
+	res->injections_missed = t->injections.missed;
 	res->iterations_known = __atomic_load_n(&st->done, __ATOMIC_ACQUIRE);
 	res->iterations = res->iterations_known ? st->iterations : 0;
 	/* The run lasted until its last detour when the buffer filled, else until
@@ -221,6 +222,7 @@ static void report(const struct result *all, int nranks, int signo)
 		nb_json_double(&j, "cpu_overhead_percent", all[i].overhead_percent);
 		nb_json_double(&j, "period_s", all[i].period_s);
 		nb_json_uint(&j, "injections", all[i].injections);
+		nb_json_uint(&j, "injections_missed", all[i].injections_missed);
 		nb_json_end(&j, '}');
 	}
 	nb_json_end(&j, ']');

@@ -15,7 +15,7 @@
 static uint64_t duration_ticks, period_ns;
 static double ticks_per_ns;
 /* The handler runs on the measuring thread the timer belongs to. */
-static __thread volatile uint64_t *delivered;
+static __thread struct nb_inject_count *delivered;
 static __thread timer_t own_timer;
 
 void nb_inject_parse(const char *opt, const char *arg, struct nb_inject *in)
@@ -53,7 +53,11 @@ static void busy_wait(int sig)
 	struct itimerspec left;
 	uint64_t late = 0, end;
 
-	(*delivered)++;
+	int missed = timer_getoverrun(own_timer);
+
+	delivered->served++;
+	if (missed > 0)
+		delivered->missed += (uint64_t)missed;
 	if (timer_gettime(own_timer, &left) == 0) {
 		uint64_t left_ns = (uint64_t)left.it_value.tv_sec * 1000000000u +
 				   (uint64_t)left.it_value.tv_nsec;
@@ -83,7 +87,7 @@ void nb_inject_setup(const struct nb_inject *in, double tpn)
 		nb_fail(NB_EXIT_FAILURE, "--inject: sigaction: %s", strerror(errno));
 }
 
-void nb_inject_arm(const struct nb_inject *in, timer_t *timer, volatile uint64_t *count)
+void nb_inject_arm(const struct nb_inject *in, timer_t *timer, struct nb_inject_count *count)
 {
 	struct sigevent ev;
 	struct itimerspec its;

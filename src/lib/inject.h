@@ -8,6 +8,14 @@
 #include <stdint.h>
 #include <time.h>
 
+/* What a thread's injection timer did: expirations the handler served, and
+ * expirations that came while one was still pending (the thread was not
+ * running, e.g. in a machine stall) and were folded into it, so served +
+ * missed is the number of periods the timer ran. */
+struct nb_inject_count {
+	volatile uint64_t served, missed;
+};
+
 struct nb_inject {
 	uint64_t period_us;
 	uint64_t duration_us; /* 0: no injection */
@@ -20,8 +28,8 @@ void nb_inject_parse(const char *opt, const char *arg, struct nb_inject *in);
 void nb_inject_setup(const struct nb_inject *in, double ticks_per_ns);
 
 /* Arms/disarms the calling thread's timer; a no-op without injection.  The
- * handler counts each injection it serves in *delivered. */
-void nb_inject_arm(const struct nb_inject *in, timer_t *timer, volatile uint64_t *delivered);
+ * handler counts what it serves and what was missed in *count. */
+void nb_inject_arm(const struct nb_inject *in, timer_t *timer, struct nb_inject_count *count);
 void nb_inject_disarm(const struct nb_inject *in, timer_t timer);
 
 #endif

@@ -22,7 +22,7 @@ struct nb_thread {
 	int cpu;          /* the CPU it ran on */
 	void *samples;    /* set by prepare, before the gate */
 	struct nb_work_ctx work;
-	volatile uint64_t injections; /* noise injections served */
+	struct nb_inject_count injections;
 	timer_t inject_timer;
 	void *arg;        /* the kernel's per-run state */
 };

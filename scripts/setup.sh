@@ -2,7 +2,9 @@
 # Installs what noisebench needs, and nothing twice.
 #   scripts/setup.sh build   compiler, CMake, binutils, OpenMPI (for psnap_mpi and
 #                            selfish_mpi; without it those two are not built)
-#   scripts/setup.sh test    the above, Slurm, munge, slurmdbd and MariaDB (the tests
+#   scripts/setup.sh run     the above and R with data.table, jsonlite and ggplot2
+#                            (the report, analysis/)
+#   scripts/setup.sh test    the above, testthat, Slurm, munge, slurmdbd and MariaDB (the tests
 #                            start a cluster on localhost), the aarch64 cross compiler (portability
 #                            check) and the Python venv .venv/ with the test tools
 # Debian packages come from apt (as root, or with sudo); Python packages go into
@@ -12,10 +14,12 @@ cd "$(dirname "$0")/.."
 
 profile=${1:-build}
 packages=(build-essential cmake binutils python3 python3-venv openmpi-bin libopenmpi-dev)
+r_packages=(r-base-core r-cran-data.table r-cran-jsonlite r-cran-ggplot2)
 case "$profile" in
   build) ;;
-  test) packages+=(gcc-aarch64-linux-gnu libc6-dev-arm64-cross slurmctld slurmd slurm-client munge slurmdbd mariadb-server) ;;
-  *) echo "setup.sh: unknown profile '$profile' (build or test)" >&2; exit 2 ;;
+  run) packages+=("${r_packages[@]}") ;;
+  test) packages+=("${r_packages[@]}" r-cran-testthat gcc-aarch64-linux-gnu libc6-dev-arm64-cross slurmctld slurmd slurm-client munge slurmdbd mariadb-server) ;;
+  *) echo "setup.sh: unknown profile '$profile' (build, run or test)" >&2; exit 2 ;;
 esac
 
 missing=()

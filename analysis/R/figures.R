@@ -1,0 +1,145 @@
+# The report's figures. Each takes tables built by the other files and
+# returns a ggplot; save_figure() writes it. Runs of millions of samples are
+# reduced before plotting (per-bin maxima, never a random subset: the
+# largest detours are what a noise plot must not drop).
+
+theme_noise <- function() {
+  ggplot2::theme_bw(base_size = 10) +
+    ggplot2::theme(strip.background = ggplot2::element_rect(fill = "grey92"))
+}
+
+save_figure <- function(plot, dir, name, width = 9, height = 5) {
+  file <- file.path(dir, paste0(gsub("[^A-Za-z0-9_.-]", "_", name), ".png"))
+  ggplot2::ggsave(file, plot, width = width, height = height, dpi = 100,
+    device = grDevices::png, type = "cairo")
+  basename(file)
+}
+
+unit_label <- function(unit, cpu) sprintf("thread %s (cpu %s)", unit, cpu)
+
+# Bins of 1/20 decade from `resolution` up: scaled noise spans from the
+# timer's resolution (a few 1e-4 of a 100 us sample) to stalls of 1e3, and
+# equal-width bins would put all but the tail into the first one. Samples
+# within the resolution of the minimum go into the first bin.
+log_breaks <- function(lowest, highest, per_decade = 20) {
+  lo <- floor(log10(lowest) * per_decade) / per_decade
+  hi <- ceiling(log10(max(highest, lowest * 10)) * per_decade) / per_decade
+  10^seq(lo, hi, by = 1 / per_decade)
+}
+
+# Counts of x per label in the bins between breaks, empty bins left out (a
+# log count axis has no place for them).
+bin_counts <- function(x, label, breaks) {
+  bin <- findInterval(x, breaks, rightmost.closed = TRUE, all.inside = TRUE)
+  data.table(label = label, bin = bin)[, .(n = .N), by = .(label, bin)][
+    , `:=`(lo = breaks[bin], hi = breaks[bin + 1])][]
+}
+
+plot_bins <- function(bins) {
+  ggplot2::ggplot(bins) +
+    ggplot2::geom_rect(ggplot2::aes(xmin = lo, xmax = hi, ymin = 0.8, ymax = n),
+      fill = "steelblue4") +
+    ggplot2::scale_y_log10()
+}
+
+plot_noise_histogram <- function(ns, resolution, title) {
+  noise <- pmax(ns$noise, resolution)
+  bins <- bin_counts(noise, unit_label(ns$unit, ns$cpu), log_breaks(resolution, max(noise)))
+  plot_bins(bins) +
+    ggplot2::scale_x_log10() +
+    ggplot2::facet_wrap(~label) +
+    ggplot2::labs(title = title, x = "scaled noise (t - min) / min, bins of 1/20 decade",
+      y = "samples",
+      caption = sprintf("samples within the timer's resolution (%.2g) of the minimum are in the first bin",
+        resolution)) +
+    theme_noise()
+}
+
+# At most `bins` points per thread: the largest y of each run of consecutive
+# rows (rows in x order), at the largest x of the run.
+reduce_max <- function(d, x, y, bins = 2000) {
+  d <- d[, .(unit, cpu, x = get(x), y = get(y))]
+  d[, bin := floor((seq_len(.N) - 1) / ceiling(.N / bins)), by = unit]
+  d <- d[, .(x = max(x), y = max(y)), by = .(unit, cpu, bin)]
+  setnames(d, c("x", "y"), c(x, y))[]
+}
+
+plot_noise_series <- function(ns, resolution, title) {
+  per_bin <- ceiling(max(ns[, .N, by = unit]$N) / 2000)
+  d <- reduce_max(ns, "time_s", "noise")
+  d[, `:=`(noise = pmax(noise, resolution), label = unit_label(unit, cpu))]
+  ggplot2::ggplot(d, ggplot2::aes(time_s, noise)) +
+    ggplot2::geom_point(size = 0.4, colour = "steelblue4") +
+    ggplot2::scale_y_log10() +
+    ggplot2::facet_wrap(~label, ncol = 1) +
+    ggplot2::labs(title = title, x = "time from the start (s)", y = "scaled noise",
+      caption = if (per_bin > 1) {
+        sprintf("each point: the largest of %d consecutive samples", per_bin)
+      }) +
+    theme_noise()
+}
+
+plot_spectrum <- function(spectra, peaks, title) {
+  d <- reduce_max(spectra, "frequency_hz", "power")[, label := unit_label(unit, cpu)]
+  p <- ggplot2::ggplot(d, ggplot2::aes(frequency_hz, power)) +
+    ggplot2::geom_line(linewidth = 0.3, colour = "grey30") +
+    ggplot2::scale_y_log10() +
+    ggplot2::facet_wrap(~label, ncol = 1) +
+    ggplot2::labs(title = title, x = "frequency (Hz)", y = "power (counts^2)",
+      colour = "peak origin") +
+    theme_noise()
+  if (nrow(peaks)) {
+    p <- p + ggplot2::geom_point(
+      data = peaks[, .(frequency_hz, power, origin, label = unit_label(thread, cpu))],
+      ggplot2::aes(colour = origin), size = 1.5
+    ) + ggplot2::scale_colour_manual(values = c(external = "firebrick", artifact = "darkorange",
+      unknown = "grey50"), drop = FALSE)
+  }
+  p
+}
+
+plot_heatmap <- function(over_time, title) {
+  d <- over_time[, .(time_s, noise_percent, label = unit_label(unit, cpu))]
+  ggplot2::ggplot(d, ggplot2::aes(time_s, label, fill = noise_percent)) +
+    ggplot2::geom_tile() +
+    ggplot2::scale_fill_viridis_c(option = "magma", trans = "sqrt", direction = -1) +
+    ggplot2::labs(title = title, x = "time from the start (s)", y = NULL, fill = "noise %") +
+    theme_noise()
+}
+
+# Bins of P-SNAP's own bucket (1 us) up to the 99.9th percentile; the few
+# longer iterations are counted in the caption, not stretched across the axis.
+plot_psnap_histogram <- function(iterations, title) {
+  top <- stats::quantile(iterations$us, 0.999, names = FALSE)
+  over <- sum(iterations$us > top)
+  d <- iterations[us <= top]
+  breaks <- seq(floor(min(d$us)), ceiling(top) + 1)
+  plot_bins(bin_counts(d$us, "all ranks", breaks)) +
+    ggplot2::labs(title = title, x = "iteration time (us), 1 us bins", y = "iterations",
+      caption = sprintf("%d iterations (0.1%%) longer than %.0f us are not shown, the longest %.0f us",
+        over, top, max(iterations$us))) +
+    theme_noise()
+}
+
+plot_detour_histogram <- function(detours, title) {
+  breaks <- log_breaks(min(detours$length_us), max(detours$length_us), 10)
+  plot_bins(bin_counts(detours$length_us, unit_label(detours$unit, detours$cpu), breaks)) +
+    ggplot2::scale_x_log10() +
+    ggplot2::facet_wrap(~label) +
+    ggplot2::labs(title = title, x = "detour length (us), bins of 1/10 decade", y = "detours") +
+    theme_noise()
+}
+
+plot_detour_timeline <- function(detours, title) {
+  per_bin <- ceiling(max(detours[, .N, by = unit]$N) / 20000)
+  d <- reduce_max(detours, "start_s", "length_us", 20000)[, label := unit_label(unit, cpu)]
+  ggplot2::ggplot(d, ggplot2::aes(start_s, length_us)) +
+    ggplot2::geom_point(size = 0.3, alpha = 0.5, colour = "steelblue4") +
+    ggplot2::scale_y_log10() +
+    ggplot2::facet_wrap(~label, ncol = 1) +
+    ggplot2::labs(title = title, x = "time from the start (s)", y = "detour length (us)",
+      caption = if (per_bin > 1) {
+        sprintf("each point: the longest of %d consecutive detours", per_bin)
+      }) +
+    theme_noise()
+}

@@ -1,0 +1,47 @@
+# The P-SNAP tables of a PRACE Tier-0 assessment (seed 002): one row per run
+# (nodes, tasks, calibration time, mean and standard deviation of the run
+# time, OS noise %), and one per core count (system correlation, noise %,
+# run-time SD) over every run with that many ranks.
+
+psnap_runs <- function(runs) {
+  psnap <- Filter(function(r) r$kernel == "psnap", runs)
+  rbindlist(lapply(names(psnap), function(name) {
+    m <- psnap[[name]]$meta
+    ranks <- m$ranks
+    s <- m$summary
+    data.table(
+      run = name,
+      nodes = length(unique(vapply(ranks, function(r) r$host, character(1)))),
+      tasks = length(ranks),
+      calibration_time_s = s$calibration_time_s,
+      mean_run_time_s = s$mean_run_time_s,
+      sd_run_time_s = s$sd_run_time_s,
+      os_noise_percent = s$os_noise_percent,
+      # PRACE's "system correlation": how much the other ranks are hit when
+      # rank 0 is; a single rank correlates with itself
+      system_correlation = if (length(ranks) > 1) {
+        mean(vapply(ranks[-1], function(r) r$correlation, numeric(1)))
+      } else {
+        1
+      }
+    )
+  }))
+}
+
+psnap_by_cores <- function(run_table) {
+  if (nrow(run_table) == 0) return(data.table())
+  run_table[, .(
+    runs = .N,
+    system_correlation = mean(system_correlation),
+    noise_percent = mean(os_noise_percent),
+    run_time_sd_s = mean(sd_run_time_s)
+  ), by = .(cores = tasks)][order(cores)]
+}
+
+# Iteration times over all ranks of all P-SNAP runs, in us.
+psnap_iterations <- function(runs) {
+  psnap <- Filter(function(r) r$kernel == "psnap", runs)
+  rbindlist(lapply(names(psnap), function(name) {
+    psnap[[name]]$samples[, .(run = name, unit, cpu, host, us = ns / 1e3)]
+  }))
+}

@@ -1,0 +1,170 @@
+# Readers for what the noisebench kernels write: the JSON run description
+# (PREFIX.json) and the per-thread or per-rank data files it lists. Every
+# data file is checked against its JSON (line count, fields, numbers), so a
+# truncated or mismatched file stops the analysis with one line that names
+# the file and the line, before anything is written.
+
+input_error <- function(file, line, what) {
+  where <- if (is.na(line)) file else paste0(file, ":", line)
+  structure(
+    class = c("noisebench_input_error", "error", "condition"),
+    list(message = paste0(where, ": ", what), call = NULL)
+  )
+}
+
+stop_input <- function(file, what, line = NA) stop(input_error(file, line, what))
+
+# Kernel runs are the JSON files with a "kernel" field; noise-info's
+# machine.json has none and describes the machine instead.
+find_runs <- function(results_dir) {
+  if (!dir.exists(results_dir)) {
+    stop_input(results_dir, "no such directory")
+  }
+  files <- list.files(results_dir, "\\.json$", recursive = TRUE, full.names = TRUE)
+  files <- files[!grepl("(^|/)report[^/]*/", files)]
+  sort(files)
+}
+
+read_json_file <- function(path) {
+  text <- readChar(path, file.size(path), useBytes = TRUE)
+  if (length(text) == 0 || !nzchar(trimws(text))) stop_input(path, "empty JSON file")
+  tryCatch(
+    jsonlite::fromJSON(text, simplifyVector = FALSE),
+    error = function(e) {
+      stop_input(path, paste("not valid JSON:", conditionMessage(e)))
+    }
+  )
+}
+
+# Reads a whitespace-separated file of `columns` numeric columns and checks
+# it holds `expected_rows` complete lines of numbers.
+read_numbers <- function(path, columns, expected_rows) {
+  if (!file.exists(path)) {
+    stop_input(path, "missing (the run's JSON lists it)")
+  }
+  size <- file.size(path)
+  if (size == 0) {
+    if (expected_rows == 0) {
+      return(as.data.table(setNames(rep(list(numeric()), length(columns)), columns)))
+    }
+    stop_input(path, sprintf("empty, the JSON says %d lines", expected_rows))
+  }
+  con <- file(path, "rb")
+  seek(con, size - 1)
+  last <- readBin(con, "raw", 1)
+  close(con)
+  dt <- suppressWarnings(data.table::fread(
+    path,
+    header = FALSE, sep = " ", fill = TRUE, integer64 = "double",
+    colClasses = "double", blank.lines.skip = FALSE, showProgress = FALSE
+  ))
+  if (ncol(dt) != length(columns)) {
+    bad <- which(rowSums(!is.na(dt)) != length(columns))[1]
+    stop_input(path, sprintf("%d fields, expected %d (%s)", sum(!is.na(unlist(dt[bad]))),
+      length(columns), paste(columns, collapse = " ")), bad)
+  }
+  setnames(dt, columns)
+  for (col in columns) {
+    values <- dt[[col]]
+    if (!is.numeric(values)) {
+      numbers <- suppressWarnings(as.numeric(values))
+      bad <- which(is.na(numbers))[1]
+      stop_input(path, sprintf("'%s' is not a number", values[bad]), bad)
+    }
+    if (anyNA(values)) {
+      bad <- which(is.na(values))[1]
+      stop_input(path, sprintf("%d fields, expected %d (%s)", sum(!is.na(unlist(dt[bad]))),
+        length(columns), paste(columns, collapse = " ")), bad)
+    }
+  }
+  if (last != as.raw(10)) {
+    stop_input(path, "cut short (no newline at the end: truncated?)", nrow(dt))
+  }
+  if (nrow(dt) != expected_rows) {
+    stop_input(path, sprintf("%d lines, the JSON says %d%s", nrow(dt), expected_rows,
+      if (nrow(dt) < expected_rows) " (truncated?)" else ""))
+  }
+  dt
+}
+
+json_field <- function(x, name, path) {
+  if (is.null(x[[name]])) stop_input(path, sprintf("no \"%s\" in the run description", name))
+  x[[name]]
+}
+
+# One run: its description and its samples as one long table, with the
+# thread (FWQ/FTQ) or rank (P-SNAP, selfish) as `unit` and its CPU and host.
+read_run <- function(json_path) {
+  meta <- read_json_file(json_path)
+  kernel <- json_field(meta, "kernel", json_path)
+  reader <- switch(kernel,
+    fwq = read_fwq, ftq = read_ftq, psnap = read_psnap, selfish = read_selfish,
+    stop_input(json_path, sprintf("unknown kernel '%s'", kernel))
+  )
+  dir <- dirname(json_path)
+  units <- json_field(meta, if (kernel %in% c("fwq", "ftq")) "threads" else "ranks", json_path)
+  if (length(units) == 0) stop_input(json_path, "no threads or ranks in the run description")
+  host <- meta$machine$hostname %||% NA_character_
+  parts <- lapply(units, function(u) {
+    files <- file.path(dir, unlist(u$files %||% u$file))
+    if (length(files) == 0) {
+      stop_input(json_path, "samples went to stdout (-s): no data files to analyse")
+    }
+    dt <- reader(files, u, json_path)
+    dt[, `:=`(
+      unit = as.integer(u$thread %||% u$rank), cpu = as.integer(u$cpu),
+      host = u$host %||% host
+    )]
+  })
+  list(
+    path = json_path, name = sub("\\.json$", "", json_path), kernel = kernel, meta = meta,
+    units = units, samples = rbindlist(parts)
+  )
+}
+
+`%||%` <- function(a, b) if (is.null(a)) b else a
+
+read_fwq <- function(files, unit, json_path) {
+  n <- json_field(unit, "samples", json_path)
+  dt <- read_numbers(files[1], "ticks", n)
+  dt[, sample := seq_len(.N)]
+}
+
+read_ftq <- function(files, unit, json_path) {
+  n <- json_field(unit, "samples", json_path)
+  counts_file <- grep("_counts\\.dat$", files, value = TRUE)
+  times_file <- grep("_times\\.dat$", files, value = TRUE)
+  if (length(counts_file) != 1 || length(times_file) != 1) {
+    stop_input(json_path, "an FTQ thread lists a _counts.dat and a _times.dat file")
+  }
+  counts <- read_numbers(counts_file, "count", n)
+  times <- read_numbers(times_file, "tick", n)
+  counts[, `:=`(tick = times$tick, quantum = seq_len(.N))]
+}
+
+read_psnap <- function(files, unit, json_path) {
+  dt <- read_numbers(files[1], "ns", json_field(unit, "samples", json_path))
+  dt[, iteration := seq_len(.N)]
+}
+
+read_selfish <- function(files, unit, json_path) {
+  read_numbers(files[1], c("start_ns", "length_ns"), json_field(unit, "detours", json_path))
+}
+
+# Every run under results_dir, and noise-info's machine description if there.
+read_results <- function(results_dir) {
+  paths <- find_runs(sub("/+$", "", results_dir))
+  metas <- lapply(paths, read_json_file)
+  is_run <- vapply(metas, function(m) !is.null(m$kernel), logical(1))
+  machine_path <- paths[!is_run & basename(paths) == "machine.json"]
+  runs <- lapply(paths[is_run], read_run)
+  if (length(runs) == 0) {
+    stop_input(results_dir, "no kernel runs (PREFIX.json files written by fwq, ftq, psnap, selfish)")
+  }
+  prefix <- paste0(sub("/+$", "", results_dir), "/")
+  names(runs) <- vapply(runs, function(r) sub(prefix, "", r$name, fixed = TRUE), character(1))
+  list(
+    dir = results_dir, runs = runs,
+    machine = if (length(machine_path)) read_json_file(machine_path[1]) else NULL
+  )
+}

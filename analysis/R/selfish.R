@@ -1,0 +1,33 @@
+# The selfish detour view (Netgauge): how much of each core the detours took,
+# how often they came, how long they were, and when.
+
+selfish_table <- function(runs) {
+  selfish <- Filter(function(r) r$kernel == "selfish", runs)
+  rbindlist(lapply(names(selfish), function(name) {
+    run <- selfish[[name]]
+    rbindlist(lapply(run$meta$ranks, function(r) {
+      d <- run$samples[unit == r$rank]
+      period <- r$period_s
+      data.table(
+        run = name, rank = r$rank, host = r$host, cpu = r$cpu,
+        min_iteration_ns = r$min_iteration_ns,
+        detours = nrow(d),
+        period_s = period,
+        detours_per_s = nrow(d) / period,
+        # Netgauge's CPU overhead: the time detours took beyond an ordinary
+        # iteration, over the time measured
+        cpu_overhead_percent = 100 * sum(d$length_ns - r$min_iteration_ns) / 1e9 / period,
+        median_detour_us = if (nrow(d)) stats::median(d$length_ns) / 1e3 else NA_real_,
+        max_detour_us = if (nrow(d)) max(d$length_ns) / 1e3 else NA_real_
+      )
+    }))
+  }))
+}
+
+selfish_detours <- function(runs) {
+  selfish <- Filter(function(r) r$kernel == "selfish", runs)
+  rbindlist(lapply(names(selfish), function(name) {
+    selfish[[name]]$samples[, .(run = name, unit, cpu, host, start_s = start_ns / 1e9,
+      length_us = length_ns / 1e3)]
+  }))
+}

@@ -1,0 +1,153 @@
+# The FTQ spectrum, its peaks, and seed 003's two-frequency test: interference
+# from outside the benchmark stays at the same Hz when the sampling frequency
+# changes; an artifact of the benchmark (a hit every so many samples, e.g. a
+# TLB miss every 256 stores) moves with it.
+
+# The largest n <= x whose only prime factors are 2, 3 and 5: R's FFT is
+# fast on those lengths, and dropping a few trailing quanta keeps the
+# frequency grid exact (bin k is k * fs / n).
+fft_length <- function(x) {
+  best <- 1
+  p2 <- 1
+  while (p2 <= x) {
+    p3 <- p2
+    while (p3 <= x) {
+      p5 <- p3
+      while (p5 <= x) {
+        best <- max(best, p5)
+        p5 <- p5 * 5
+      }
+      p3 <- p3 * 3
+    }
+    p2 <- p2 * 2
+  }
+  best
+}
+
+# One-sided periodogram of the counts, mean removed. power is the variance
+# of the counts carried by each frequency (a sinusoid of amplitude A gives
+# A^2 / 2 at its frequency), in counts^2; frequency_hz from the quantum.
+ftq_spectrum <- function(counts, sampling_hz) {
+  n <- fft_length(length(counts))
+  x <- counts[seq_len(n)]
+  x <- x - mean(x)
+  half <- seq_len(floor(n / 2))
+  power <- Mod(stats::fft(x)[half + 1])^2 / n^2 * 2
+  if (n %% 2 == 0) power[length(power)] <- power[length(power)] / 2
+  data.table(frequency_hz = half * sampling_hz / n, power = power)
+}
+
+# The spectrum's noise floor at each frequency: a running median over
+# `width` bins, so a line stands out against its neighbourhood and a broad
+# red-noise slope does not count as peaks.
+spectrum_floor <- function(power, width = 201) {
+  width <- min(width, length(power) - (length(power) + 1) %% 2)
+  if (width < 3) return(rep(stats::median(power), length(power)))
+  stats::runmed(power, width, endrule = "median", algorithm = "Turlach")
+}
+
+# The main peaks: local maxima standing `min_ratio` times above the floor,
+# one per `merge_bins` neighbourhood, the `top` strongest.
+find_peaks <- function(spectrum, top = 10, min_ratio = 20, merge_bins = 3) {
+  p <- spectrum$power
+  n <- length(p)
+  if (n < 3) return(spectrum[0][, ratio := numeric()])
+  floor_p <- spectrum_floor(p)
+  floor_p[floor_p <= 0] <- min(p[p > 0], 1e-300)
+  left <- c(-Inf, p[-n])
+  right <- c(p[-1], -Inf)
+  cand <- which(p >= left & p > right & p > min_ratio * floor_p)
+  cand <- cand[order(-p[cand])]
+  kept <- integer()
+  for (i in cand) {
+    if (!any(abs(kept - i) <= merge_bins)) kept <- c(kept, i)
+    if (length(kept) == top) break
+  }
+  out <- spectrum[kept]
+  out[, ratio := p[kept] / floor_p[kept]]
+  out[]
+}
+
+# Where a frequency shows in a run sampled at fs: folded into [0, fs / 2].
+alias_hz <- function(f, fs) abs(f - fs * round(f / fs))
+
+# Whether the spectrum has a line (min_ratio above its floor) within tol_hz
+# of f.
+has_line <- function(spectrum, floor_p, f, tol_hz, min_ratio) {
+  near <- abs(spectrum$frequency_hz - f) <= tol_hz
+  any(spectrum$power[near] > min_ratio * floor_p[near])
+}
+
+# Classifies the peaks of a run sampled at fs_a against the spectrum of the
+# same thread sampled at fs_b: "external" when the partner has a line at the
+# same Hz (folded into its band), "artifact" when it has one where a fixed
+# number of samples would put it (f * fs_b / fs_a), "unknown" when it has
+# both, neither, or there is no partner.
+classify_peaks <- function(peaks, fs_a, partner = NULL, fs_b = NA, min_ratio = 10,
+                           rel_tol = 0.005) {
+  peaks <- copy(peaks)
+  if (is.null(partner) || nrow(peaks) == 0) {
+    return(peaks[, `:=`(origin = rep("unknown", .N), partner_hz = rep(NA_real_, .N))][])
+  }
+  floor_b <- spectrum_floor(partner$power)
+  bin_b <- fs_b / (2 * nrow(partner))
+  origin <- vapply(peaks$frequency_hz, function(f) {
+    tol <- max(3 * bin_b, rel_tol * f)
+    same <- has_line(partner, floor_b, alias_hz(f, fs_b), tol, min_ratio)
+    moved <- has_line(partner, floor_b, alias_hz(f * fs_b / fs_a, fs_b), tol * fs_b / fs_a,
+      min_ratio)
+    if (same && !moved) "external" else if (moved && !same) "artifact" else "unknown"
+  }, character(1))
+  peaks[, `:=`(origin = origin, partner_hz = fs_b)][]
+}
+
+# Two sampling frequencies fit the test when neither is a multiple of the
+# other (seed 003: 10 kHz and 7 kHz).
+frequencies_independent <- function(fs_a, fs_b) {
+  ratio <- max(fs_a, fs_b) / min(fs_a, fs_b)
+  abs(ratio - round(ratio)) > 1e-6
+}
+
+# Spectra and classified peaks of every FTQ run and thread. A run's partner
+# for the two-frequency test is another FTQ run of the same work and
+# injection whose sampling frequency is independent of its own.
+ftq_peak_table <- function(runs) {
+  ftq <- Filter(function(r) r$kernel == "ftq", runs)
+  if (length(ftq) == 0) return(list(peaks = data.table(), spectra = data.table()))
+  key <- function(r) paste(r$meta$work, format_inject(r$meta$inject))
+  spectra <- lapply(ftq, function(r) {
+    fs <- r$meta$frequency_hz
+    lapply(split(r$samples, by = "unit", keep.by = TRUE), function(s) {
+      ftq_spectrum(s$count, fs)[, `:=`(unit = s$unit[1], cpu = s$cpu[1])]
+    })
+  })
+  peaks <- list()
+  for (a in names(ftq)) {
+    fs_a <- ftq[[a]]$meta$frequency_hz
+    partners <- Filter(function(b) {
+      b != a && key(ftq[[b]]) == key(ftq[[a]]) &&
+        frequencies_independent(fs_a, ftq[[b]]$meta$frequency_hz)
+    }, names(ftq))
+    b <- if (length(partners)) partners[1] else NA_character_
+    for (u in names(spectra[[a]])) {
+      spec <- spectra[[a]][[u]]
+      found <- find_peaks(spec[, .(frequency_hz, power)])
+      partner <- if (!is.na(b)) spectra[[b]][[u]] else NULL
+      fs_b <- if (!is.null(partner)) ftq[[b]]$meta$frequency_hz else NA
+      found <- classify_peaks(found, fs_a, partner, fs_b)
+      found[, `:=`(run = a, thread = spec$unit[1], cpu = spec$cpu[1], sampling_hz = fs_a,
+        partner_run = b)]
+      peaks[[length(peaks) + 1]] <- found
+    }
+  }
+  spectra <- rbindlist(lapply(names(spectra), function(a) {
+    rbindlist(spectra[[a]])[, `:=`(run = a, sampling_hz = ftq[[a]]$meta$frequency_hz)]
+  }))
+  peaks <- rbindlist(peaks)
+  setcolorder(peaks, c("frequency_hz", "power", "origin"))
+  list(peaks = peaks[order(run, thread, -power)], spectra = spectra)
+}
+
+format_inject <- function(inject) {
+  if (is.null(inject)) "none" else sprintf("%s:%s", inject$period_us, inject$duration_us)
+}

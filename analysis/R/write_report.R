@@ -1,0 +1,150 @@
+# RESULTS_DIR/report/: index.html, the figures as PNG and the tables as CSV.
+# Everything is read and checked first and written into a temporary
+# directory that replaces report/ only when complete: a bad input file or a
+# failure half-way leaves the previous report, or none, never half of one.
+
+machine_description <- function(data) {
+  first <- data$runs[[1]]$meta
+  m <- first$machine %||% data$machine$machine
+  cal <- data$machine %||% first$calibration
+  c(
+    host = m$hostname, cpu = m$cpu_model, architecture = m$arch,
+    `CPUs online` = m$cpus_online, cores = m$cores, `SMT threads per core` = m$smt,
+    `NUMA nodes` = m$numa_nodes, kernel = m$kernel_release, `kernel command line` = m$kernel_cmdline,
+    isolcpus = if (nzchar(m$isolcpus %||% "")) m$isolcpus else "none",
+    nohz_full = if (nzchar(m$nohz_full %||% "")) m$nohz_full else "none",
+    clocksource = m$clocksource, `virtual machine` = m$virtual_machine,
+    timer = first$timer, `ticks per ns` = signif(first$ticks_per_ns, 6),
+    `timer read (ns)` = signif(cal$timer_read_ns %||% NA, 3)
+  )
+}
+
+write_tables <- function(dir, tables) {
+  for (name in names(tables)) {
+    fwrite(tables[[name]], file.path(dir, paste0(name, ".csv")))
+  }
+}
+
+run_figures <- function(dir, name, run, peaks) {
+  figs <- character()
+  add <- function(plot, file, caption, height = 5) {
+    figs[[caption]] <<- save_figure(plot, dir, file, height = height)
+  }
+  n_units <- length(run$units)
+  if (run$kernel %in% c("fwq", "ftq", "psnap")) {
+    ns <- noise_samples(run)
+    if (run$kernel != "ftq") {
+      # scaled noise below one timer read over the best sample is not resolved
+      res <- run$meta$calibration$timer_resolution_ns * run$meta$ticks_per_ns %||% 1
+      best <- ns[, .(best = min(value)), by = unit]$best
+      resolution <- if (run$kernel == "psnap") {
+        run$meta$calibration$timer_resolution_ns / max(best)
+      } else {
+        res / max(best)
+      }
+      add(plot_noise_histogram(ns, resolution, paste(name, "scaled noise per thread")),
+        paste0(name, "-histogram"), paste(name, ": histogram of the scaled noise"))
+      add(plot_noise_series(ns, resolution, paste(name, "scaled noise over time")),
+        paste0(name, "-series"), paste(name, ": scaled noise over time"),
+        height = 1.5 + 1.5 * n_units)
+    }
+  }
+  if (run$kernel == "ftq") {
+    spectra <- peaks$spectra[run == name]
+    add(plot_spectrum(spectra, peaks$peaks[run == name], paste(name, "spectrum of the counts")),
+      paste0(name, "-spectrum"), paste(name, ": spectrum of the FTQ counts, peaks by origin"),
+      height = 1.5 + 2 * n_units)
+  }
+  if (run$kernel == "psnap") {
+    add(plot_psnap_histogram(psnap_iterations(setNames(list(run), name)),
+      paste(name, "iteration times, all ranks")), paste0(name, "-psnap-histogram"),
+      paste(name, ": P-SNAP iteration times over all ranks"))
+  }
+  if (run$kernel == "selfish" && nrow(run$samples) > 0) {
+    detours <- selfish_detours(setNames(list(run), name))
+    add(plot_detour_histogram(detours, paste(name, "detour lengths")),
+      paste0(name, "-detour-histogram"), paste(name, ": selfish detour lengths"))
+    add(plot_detour_timeline(detours, paste(name, "detours over time")),
+      paste0(name, "-detour-timeline"), paste(name, ": selfish detours over time"),
+      height = 1.5 + 1.5 * n_units)
+  }
+  add(plot_heatmap(noise_over_time(run), paste(name, "noise per core over time")),
+    paste0(name, "-heatmap"), paste(name, ": noise per core over time (100 bins)"),
+    height = 1.5 + 0.4 * n_units)
+  figs
+}
+
+write_report <- function(results_dir) {
+  data <- read_results(results_dir)
+  runs <- data$runs
+  summary <- rbindlist(lapply(names(runs), function(n) noise_summary(runs[[n]], n)))
+  verdict <- node_verdict(summary)
+  peaks <- ftq_peak_table(runs)
+  psnap_table <- psnap_runs(runs)
+  tables <- list(
+    summary = summary,
+    peaks = if (nrow(peaks$peaks)) {
+      peaks$peaks[, .(frequency_hz, power, origin, run, thread, cpu, sampling_hz, partner_run,
+        above_floor = ratio)]
+    } else {
+      data.table(frequency_hz = numeric(), power = numeric(), origin = character())
+    },
+    psnap_runs = psnap_table,
+    psnap_cores = psnap_by_cores(psnap_table),
+    selfish = selfish_table(runs)
+  )
+
+  out <- file.path(results_dir, "report")
+  tmp <- file.path(results_dir, sprintf(".report-%d.tmp", Sys.getpid()))
+  unlink(tmp, recursive = TRUE)
+  dir.create(tmp)
+  done <- FALSE
+  on.exit(if (!done) unlink(tmp, recursive = TRUE), add = TRUE)
+
+  write_tables(tmp, tables)
+  figures <- lapply(names(runs), function(n) run_figures(tmp, n, runs[[n]], peaks))
+  writeLines(report_html(data, tables, verdict, figures), file.path(tmp, "index.html"))
+
+  old <- paste0(tmp, ".old")
+  if (dir.exists(out)) file.rename(out, old)
+  if (!file.rename(tmp, out)) stop("cannot rename ", tmp, " to ", out)
+  unlink(old, recursive = TRUE)
+  done <- TRUE
+  invisible(file.path(out, "index.html"))
+}
+
+report_html <- function(data, tables, verdict, figures) {
+  s <- tables$summary
+  body <- c(
+    "<h2>Machine</h2>", html_list(machine_description(data)),
+    "<h2>Verdict (Sequoia RFP criteria)</h2>",
+    sprintf('<p class="verdict">%s</p>', html_escape(verdict$text)),
+    "<p>Diminutive noise: over every FWQ thread, the largest mean of the scaled noise",
+    "(t - min) / min is below 1e-6, its largest standard deviation below 1e-3, and its largest",
+    "kurtosis below 100.</p>",
+    "<h2>Noise per kernel run and thread</h2>",
+    "<p>noise_percent: FWQ and P-SNAP iteration times, the share of time not spent on the work,",
+    "sum(t - min) / sum(t) (P-SNAP: its own slowdown of the calibrated loop,",
+    "(mean - calibrated) / calibrated); FTQ, the share of the best quantum's work missing;",
+    "selfish, the time spent in detours. Moments are those of the scaled noise",
+    "(FTQ: of (max - count) / max). Also in summary.csv.</p>",
+    html_table(s[, .(run, kernel, work, sampling_hz, inject, thread, cpu, samples,
+      scaled_noise_mean, scaled_noise_sd, kurtosis, skewness, noise_percent, diminutive)]),
+    "<h2>FTQ peaks</h2>",
+    "<p>The strongest lines of each FTQ spectrum (power: the variance of the counts at that",
+    "frequency, in counts squared; above_floor: times the running median of the spectrum).",
+    "origin: <b>external</b> when a run at an independent sampling frequency (partner_run) shows",
+    "the same Hz, <b>artifact</b> of the benchmark when it shows the line moved with the sampling",
+    "rate (a fixed number of quanta apart), <b>unknown</b> otherwise or without a partner.",
+    "Also in peaks.csv.</p>",
+    html_table(tables$peaks),
+    "<h2>P-SNAP</h2>",
+    html_table(tables$psnap_runs, "Per run (as a PRACE Tier-0 assessment)"),
+    html_table(tables$psnap_cores, "Per core count"),
+    "<h2>Selfish detour</h2>",
+    html_table(tables$selfish),
+    "<h2>Figures</h2>",
+    unlist(lapply(figures, function(f) mapply(html_figure, f, names(f))))
+  )
+  html_page(paste("noisebench report:", basename(normalizePath(data$dir))), body)
+}

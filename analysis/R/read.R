@@ -31,7 +31,8 @@ read_json_file <- function(path) {
   tryCatch(
     jsonlite::fromJSON(text, simplifyVector = FALSE),
     error = function(e) {
-      stop_input(path, paste("not valid JSON:", conditionMessage(e)))
+      # jsonlite's message quotes the text around the error over several lines
+      stop_input(path, paste("not valid JSON:", sub("\n.*", "", conditionMessage(e))))
     }
   )
 }

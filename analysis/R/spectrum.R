@@ -39,11 +39,18 @@ ftq_spectrum <- function(counts, sampling_hz) {
 
 # The spectrum's noise floor at each frequency: a running median over
 # `width` bins, so a line stands out against its neighbourhood and a broad
-# red-noise slope does not count as peaks.
+# red-noise slope does not count as peaks; and never below what rounding the
+# counts to integers spreads over the spectrum (white noise of variance 1/12
+# gives 2 (1/12) / n per bin), so a line in noiseless data is one line.
 spectrum_floor <- function(power, width = 201) {
+  n <- 2 * length(power)
   width <- min(width, length(power) - (length(power) + 1) %% 2)
-  if (width < 3) return(rep(stats::median(power), length(power)))
-  stats::runmed(power, width, endrule = "median", algorithm = "Turlach")
+  running <- if (width < 3) {
+    rep(stats::median(power), length(power))
+  } else {
+    stats::runmed(power, width, endrule = "median", algorithm = "Turlach")
+  }
+  pmax(running, 1 / (6 * n))
 }
 
 # The main peaks: local maxima standing `min_ratio` times above the floor,
@@ -53,7 +60,6 @@ find_peaks <- function(spectrum, top = 10, min_ratio = 20, merge_bins = 3) {
   n <- length(p)
   if (n < 3) return(spectrum[0][, ratio := numeric()])
   floor_p <- spectrum_floor(p)
-  floor_p[floor_p <= 0] <- min(p[p > 0], 1e-300)
   left <- c(-Inf, p[-n])
   right <- c(p[-1], -Inf)
   cand <- which(p >= left & p > right & p > min_ratio * floor_p)

@@ -1,0 +1,85 @@
+# Results directories written the way the kernels write them, from samples
+# whose noise is known.
+
+write_json_run <- function(dir, prefix, meta) {
+  text <- jsonlite::toJSON(meta, auto_unbox = TRUE, null = "null", digits = NA, pretty = TRUE)
+  writeLines(text, file.path(dir, paste0(prefix, ".json")))
+}
+
+synthetic_machine <- list(hostname = "synth", arch = "x86_64", cpu_model = "test CPU",
+  cpus_online = 2, cores = 2, smt = 1, numa_nodes = 1, kernel_release = "6.1",
+  kernel_cmdline = "quiet", isolcpus = "", nohz_full = "", clocksource = "tsc",
+  virtual_machine = FALSE)
+
+common_meta <- function(kernel, tpn = 1) {
+  list(noisebench_version = "0.1.0", kernel = kernel, complete = TRUE, timer = "rdtsc",
+    ticks_per_ns = tpn, calibration = list(timer_read_ns = 20, timer_resolution_ns = 20),
+    machine = synthetic_machine, inject = NULL)
+}
+
+write_column <- function(path, ...) fwrite(data.table(...), path, sep = " ", col.names = FALSE)
+
+# ticks: one vector of sample times per thread.
+write_fwq <- function(dir, prefix, ticks, tpn = 1) {
+  threads <- lapply(seq_along(ticks) - 1, function(t) {
+    file <- sprintf("%s_%d_times.dat", prefix, t)
+    write_column(file.path(dir, file), ticks[[t + 1]])
+    list(thread = t, cpu = t, samples = length(ticks[[t + 1]]), files = list(file))
+  })
+  write_json_run(dir, prefix, c(common_meta("fwq", tpn), list(work = "multiiter",
+    threads = threads)))
+}
+
+# counts: one vector of work counts per thread, quanta of 1 / fs s.
+write_ftq <- function(dir, prefix, counts, fs, tpn = 1, inject = NULL) {
+  quantum <- 1e9 / fs * tpn
+  threads <- lapply(seq_along(counts) - 1, function(t) {
+    c_file <- sprintf("%s_%d_counts.dat", prefix, t)
+    t_file <- sprintf("%s_%d_times.dat", prefix, t)
+    write_column(file.path(dir, c_file), counts[[t + 1]])
+    write_column(file.path(dir, t_file), 1e6 + seq_along(counts[[t + 1]]) * quantum)
+    list(thread = t, cpu = t, samples = length(counts[[t + 1]]), files = list(c_file, t_file))
+  })
+  meta <- c(common_meta("ftq", tpn), list(work = "multiiter", frequency_hz = fs,
+    start_tick = 1e6, threads = threads))
+  meta$inject <- inject
+  write_json_run(dir, prefix, meta)
+}
+
+# ns: one vector of iteration times per rank; calibrated at 1000 us.
+write_psnap <- function(dir, prefix, ns, correlation = rep(0, length(ns))) {
+  ranks <- lapply(seq_along(ns) - 1, function(r) {
+    file <- sprintf("%s_%d_times.dat", prefix, r)
+    write_column(file.path(dir, file), ns[[r + 1]])
+    list(rank = r, host = "synth", cpu = r, file = file, samples = length(ns[[r + 1]]),
+      calibrated_us = 1000, mean_us = mean(ns[[r + 1]]) / 1e3, correlation = correlation[r + 1])
+  })
+  totals <- vapply(ns, sum, numeric(1)) / 1e9
+  calib <- 1000 * length(ns[[1]]) / 1e6
+  write_json_run(dir, prefix, c(common_meta("psnap"), list(work = "multiiter",
+    granularity_us = 1000, summary = list(ranks = length(ns), calibration_time_s = calib,
+      mean_run_time_s = mean(totals), sd_run_time_s = if (length(ns) > 1) sd(totals) else 0,
+      os_noise_percent = 100 * (mean(totals) - calib) / calib,
+      max_correlation = max(correlation[-1], 0)), ranks = ranks)))
+}
+
+# detours: one data.table(start_ns, length_ns) per rank.
+write_selfish <- function(dir, prefix, detours, period_s, min_ns = 10) {
+  ranks <- lapply(seq_along(detours) - 1, function(r) {
+    file <- sprintf("%s_%d_detours.dat", prefix, r)
+    d <- detours[[r + 1]]
+    fwrite(d, file.path(dir, file), sep = " ", col.names = FALSE)
+    list(rank = r, host = "synth", cpu = r, file = file, detours = nrow(d),
+      min_iteration_ns = min_ns, period_s = period_s,
+      cpu_overhead_percent = 100 * sum(d$length_ns - min_ns) / 1e9 / period_s)
+  })
+  write_json_run(dir, prefix, c(common_meta("selfish"), list(ranks = ranks)))
+}
+
+# FTQ counts with a hit every `every` quanta and noise of sd `sd` around 1000.
+impulse_counts <- function(n, every, depth = 500, phase = 0, sd = 2) {
+  x <- 1000 + stats::rnorm(n, sd = sd)
+  hit <- (seq_len(n) - 1 + phase) %% every == 0
+  x[hit] <- x[hit] - depth
+  round(x)
+}

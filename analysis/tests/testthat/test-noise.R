@@ -1,0 +1,72 @@
+test_that("scaled noise is (t - min) / min", {
+  expect_equal(scaled_noise(c(100, 110, 200)), c(0, 0.1, 1))
+})
+
+test_that("moments of a small sample are exact", {
+  m <- noise_moments(c(0, 0, 0, 1))
+  expect_equal(m$scaled_noise_mean, 0.25)
+  expect_equal(m$scaled_noise_sd, 0.5)
+  expect_equal(m$skewness, 0.09375 / 0.1875^1.5)
+  expect_equal(m$kurtosis, 0.08203125 / 0.1875^2)
+  expect_true(is.nan(noise_moments(rep(2, 10))$kurtosis))
+})
+
+test_that("moments of known distributions come out as theory says", {
+  set.seed(1)
+  normal <- noise_moments(stats::rnorm(1e6))
+  expect_equal(normal$kurtosis, 3, tolerance = 0.02)
+  expect_equal(normal$skewness, 0, tolerance = 0.01)
+  expo <- noise_moments(stats::rexp(1e6))
+  expect_equal(expo$skewness, 2, tolerance = 0.05)
+  expect_equal(expo$kurtosis, 9, tolerance = 0.1)
+  uni <- noise_moments(stats::runif(1e6))
+  expect_equal(uni$kurtosis, 1.8, tolerance = 0.01)
+  expect_equal(uni$scaled_noise_sd, sqrt(1 / 12), tolerance = 0.01)
+})
+
+test_that("the Sequoia verdict needs all three limits met", {
+  expect_true(is_diminutive(5e-7, 5e-4, 50))
+  expect_false(is_diminutive(2e-6, 5e-4, 50))
+  expect_false(is_diminutive(5e-7, 2e-3, 50))
+  expect_false(is_diminutive(5e-7, 5e-4, 150))
+  stats <- data.table(kernel = "fwq", scaled_noise_mean = c(1e-7, 5e-7),
+    scaled_noise_sd = c(1e-4, 2e-3), kurtosis = c(3, 3))
+  v <- node_verdict(stats)
+  expect_false(v$diminutive)
+  expect_equal(v$worst[["sd"]], 2e-3)
+  expect_true(node_verdict(stats[1])$diminutive)
+  expect_true(is.na(node_verdict(stats[0])$diminutive))
+})
+
+test_that("FWQ noise is the share of time not spent on the work", {
+  dir <- withr_tempdir()
+  # every 10th sample 10% longer: 1 in 101 of the time lost
+  ticks <- rep(1000, 10000)
+  ticks[seq(1, 10000, by = 10)] <- 1100
+  write_fwq(dir, "fwq", list(ticks, rep(1000, 10000)))
+  run <- read_run(file.path(dir, "fwq.json"))
+  s <- noise_summary(run, "fwq")
+  expect_equal(s$noise_percent, c(100 * 0.01 / 1.01, 0))
+  expect_equal(s$scaled_noise_mean, c(0.01, 0))
+  expect_equal(s$diminutive, c(FALSE, TRUE))
+  expect_equal(s$samples, c(10000, 10000))
+})
+
+test_that("FTQ noise is the work missing against the best quantum", {
+  dir <- withr_tempdir()
+  counts <- rep(1000, 2000)
+  counts[seq(1, 2000, by = 20)] <- 0
+  write_ftq(dir, "ftq", list(counts), 10000)
+  s <- noise_summary(read_run(file.path(dir, "ftq.json")), "ftq")
+  expect_equal(s$noise_percent, 5)
+})
+
+test_that("the heat map puts the noise in the time bin it happened in", {
+  dir <- withr_tempdir()
+  ticks <- rep(1000, 1000)
+  ticks[551:560] <- 2000
+  write_fwq(dir, "fwq", list(ticks))
+  over <- noise_over_time(read_run(file.path(dir, "fwq.json")), bins = 10)
+  expect_equal(over[noise_percent > 0]$bin, 5)
+  expect_equal(nrow(over), 10)
+})

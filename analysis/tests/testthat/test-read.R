@@ -1,0 +1,98 @@
+# Each bad input stops the analysis with one line naming the file (and the
+# line where there is one).
+expect_input_error <- function(expr, pattern) {
+  err <- tryCatch(expr, noisebench_input_error = function(e) e)
+  expect_s3_class(err, "noisebench_input_error")
+  expect_match(conditionMessage(err), pattern)
+  expect_false(grepl("\n", conditionMessage(err)))
+}
+
+good_fwq <- function() {
+  dir <- withr_tempdir(parent.frame())
+  write_fwq(dir, "fwq", list(c(100, 101, 150, 100), c(200, 201, 202, 203)))
+  dir
+}
+
+test_that("a good run is read with its threads, CPUs and hosts", {
+  dir <- good_fwq()
+  run <- read_run(file.path(dir, "fwq.json"))
+  expect_equal(run$kernel, "fwq")
+  expect_equal(run$samples[unit == 0]$ticks, c(100, 101, 150, 100))
+  expect_equal(unique(run$samples$cpu), c(0L, 1L))
+  expect_equal(unique(run$samples$host), "synth")
+})
+
+test_that("ticks beyond 2^31 are read as exact numbers", {
+  dir <- withr_tempdir()
+  ticks <- 27364143217944 + c(0, 259613, 519226)
+  write_ftq(dir, "ftq", list(c(10, 11, 12)), 10000)
+  write_column(file.path(dir, "ftq_0_times.dat"), ticks)
+  expect_equal(read_run(file.path(dir, "ftq.json"))$samples$tick, ticks)
+})
+
+test_that("a truncated file is named with its last line", {
+  dir <- good_fwq()
+  f <- file.path(dir, "fwq_0_times.dat")
+  writeBin(charToRaw("100\n101\n15"), f)
+  expect_input_error(read_run(file.path(dir, "fwq.json")), "fwq_0_times.dat:3: cut short")
+})
+
+test_that("a file shorter than its JSON says is truncated", {
+  dir <- good_fwq()
+  writeLines(c("100", "101"), file.path(dir, "fwq_1_times.dat"))
+  expect_input_error(read_run(file.path(dir, "fwq.json")),
+    "fwq_1_times.dat: 2 lines, the JSON says 4 \\(truncated\\?\\)")
+})
+
+test_that("an empty file is named", {
+  dir <- good_fwq()
+  file.create(file.path(dir, "fwq_0_times.dat"))
+  expect_input_error(read_run(file.path(dir, "fwq.json")), "fwq_0_times.dat: empty, the JSON says 4")
+})
+
+test_that("a word among the numbers is named with its line", {
+  dir <- good_fwq()
+  writeLines(c("100", "101", "abc", "100"), file.path(dir, "fwq_0_times.dat"))
+  expect_input_error(read_run(file.path(dir, "fwq.json")), "fwq_0_times.dat:3: 'abc' is not a number")
+})
+
+test_that("a line with fields missing is named", {
+  dir <- withr_tempdir()
+  write_selfish(dir, "selfish", list(data.table(start_ns = c(1, 2, 3), length_ns = c(5, 6, 7))), 1)
+  writeLines(c("1 5", "2", "3 7"), file.path(dir, "selfish_0_detours.dat"))
+  expect_input_error(read_run(file.path(dir, "selfish.json")),
+    "selfish_0_detours.dat:2: 1 fields, expected 2")
+})
+
+test_that("FTQ counts and times of different lengths do not pass", {
+  dir <- withr_tempdir()
+  write_ftq(dir, "ftq", list(rep(1000, 10)), 10000)
+  write_column(file.path(dir, "ftq_0_counts.dat"), rep(1000, 9))
+  expect_input_error(read_run(file.path(dir, "ftq.json")), "ftq_0_counts.dat: 9 lines, the JSON says 10")
+})
+
+test_that("a data file the JSON lists but is not there is named", {
+  dir <- good_fwq()
+  unlink(file.path(dir, "fwq_1_times.dat"))
+  expect_input_error(read_run(file.path(dir, "fwq.json")), "fwq_1_times.dat: missing")
+})
+
+test_that("a broken JSON file is named", {
+  dir <- good_fwq()
+  writeLines('{"kernel": "fwq", "threads": [', file.path(dir, "fwq.json"))
+  expect_input_error(read_results(dir), "fwq.json: not valid JSON")
+  file.create(file.path(dir, "fwq.json"))
+  expect_input_error(read_results(dir), "fwq.json: empty JSON file")
+})
+
+test_that("a directory without runs is an error", {
+  expect_input_error(read_results(withr_tempdir()), "no kernel runs")
+  expect_input_error(read_results(file.path(tempdir(), "no-such-dir")), "no such directory")
+})
+
+test_that("runs are named by their path under the results directory", {
+  dir <- good_fwq()
+  dir.create(file.path(dir, "sweep", "000001"), recursive = TRUE)
+  write_fwq(file.path(dir, "sweep", "000001"), "fwq", list(c(1, 2)))
+  expect_setequal(names(read_results(paste0(dir, "/"))$runs), c("fwq", "sweep/000001/fwq"))
+})

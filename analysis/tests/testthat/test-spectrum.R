@@ -1,0 +1,65 @@
+test_that("FFT lengths have only the factors 2, 3 and 5", {
+  expect_equal(fft_length(100000), 100000)
+  n <- fft_length(70001)
+  expect_lte(n, 70001)
+  for (p in c(2, 3, 5)) while (n %% p == 0) n <- n / p
+  expect_equal(n, 1)
+  expect_gt(fft_length(70001), 69000)
+})
+
+test_that("a sinusoid is found at its frequency with its variance", {
+  fs <- 10000
+  t <- seq_len(20000) / fs
+  spec <- ftq_spectrum(1000 + 50 * sin(2 * pi * 123 * t), fs)
+  peaks <- find_peaks(spec)
+  expect_equal(peaks$frequency_hz[1], 123, tolerance = 1e-3)
+  expect_equal(peaks$power[1], 50^2 / 2, tolerance = 0.01)
+  expect_equal(nrow(peaks), 1)
+})
+
+test_that("an impulse train is found at its rate and harmonics", {
+  set.seed(2)
+  spec <- ftq_spectrum(impulse_counts(20000, 20), 10000)
+  peaks <- find_peaks(spec, top = 20)
+  # a hit every 20 quanta of 100 us: 500 Hz and its multiples up to 5 kHz
+  expect_equal(sort(peaks$frequency_hz), seq(500, 5000, by = 500), tolerance = 1e-6)
+})
+
+test_that("a noise floor without lines has no peaks", {
+  set.seed(3)
+  expect_equal(nrow(find_peaks(ftq_spectrum(1000 + stats::rnorm(20000), 10000))), 0)
+})
+
+test_that("frequencies fold into the band of the sampling rate", {
+  expect_equal(alias_hz(4500, 7000), 2500)
+  expect_equal(alias_hz(500, 7000), 500)
+  expect_equal(alias_hz(6000, 7000), 1000)
+})
+
+test_that("the two-frequency test tells interference from benchmark artifacts", {
+  set.seed(4)
+  # external: every 2 ms of time (20 quanta at 10 kHz, 14 at 7 kHz);
+  # artifact: every 256 quanta whatever the rate (seed 003's TLB miss)
+  both <- function(n, every_external) {
+    x <- impulse_counts(n, every_external, depth = 300)
+    x[seq(7, n, by = 256)] <- x[seq(7, n, by = 256)] - 300
+    x
+  }
+  s10 <- ftq_spectrum(both(100000, 20), 10000)
+  s7 <- ftq_spectrum(both(70000, 14), 7000)
+  p10 <- classify_peaks(find_peaks(s10, top = 200), 10000, s7, 7000)
+  p7 <- classify_peaks(find_peaks(s7, top = 200), 7000, s10, 10000)
+  origin_at <- function(p, f) p[which.min(abs(frequency_hz - f))][abs(frequency_hz - f) < 0.5]$origin
+  expect_equal(origin_at(p10, 500), "external")
+  expect_equal(origin_at(p7, 500), "external")
+  expect_equal(origin_at(p10, 10000 / 256), "artifact")
+  expect_equal(origin_at(p7, 7000 / 256), "artifact")
+  # without a partner nothing can be told
+  expect_true(all(classify_peaks(find_peaks(s10), 10000)$origin == "unknown"))
+})
+
+test_that("only sampling rates that are not multiples make a pair", {
+  expect_true(frequencies_independent(10000, 7000))
+  expect_false(frequencies_independent(10000, 5000))
+  expect_false(frequencies_independent(7000, 21000))
+})

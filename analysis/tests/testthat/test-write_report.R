@@ -1,0 +1,94 @@
+# A results directory with every kernel, its noise known, through the whole
+# report.
+synthetic_results <- function(env = parent.frame()) {
+  dir <- withr_tempdir(env)
+  set.seed(5)
+  ticks <- rep(1000, 5000)
+  ticks[seq(1, 5000, by = 100)] <- 2000
+  write_fwq(dir, "fwq", list(ticks, rep(1000, 5000)))
+  inject <- list(period_us = 2000, duration_us = 100)
+  hits <- function(n, every) impulse_counts(n, every, sd = 0)
+  write_ftq(dir, "ftq_10khz", list(hits(20000, 20), hits(20000, 20)), 10000, inject = inject)
+  write_ftq(dir, "ftq_7khz", list(hits(14000, 14), hits(14000, 14)), 7000, inject = inject)
+  write_psnap(dir, "psnap", list(rep(1e6, 100) + stats::rexp(100, 1e-3),
+    rep(1e6, 100) + stats::rexp(100, 1e-3)), correlation = c(1, 0.1))
+  write_selfish(dir, "selfish", list(data.table(start_ns = 1e6 * 1:100, length_ns = 5000),
+    data.table(start_ns = 2e6 * 1:50, length_ns = 9000)), period_s = 0.2)
+  dir
+}
+
+test_that("the report holds the page, the figures and the tables", {
+  dir <- synthetic_results()
+  page <- write_report(dir)
+  out <- file.path(dir, "report")
+  expect_equal(page, file.path(out, "index.html"))
+  files <- list.files(out)
+  expect_true(all(c("index.html", "summary.csv", "peaks.csv", "psnap_runs.csv",
+    "psnap_cores.csv", "selfish.csv") %in% files))
+  pngs <- grep("\\.png$", files, value = TRUE)
+  for (figure in c("fwq-histogram", "fwq-series", "fwq-heatmap", "ftq_10khz-spectrum",
+    "ftq_7khz-spectrum", "psnap-psnap-histogram", "selfish-detour-histogram",
+    "selfish-detour-timeline")) {
+    expect_true(paste0(figure, ".png") %in% pngs, label = figure)
+  }
+  # every figure is a PNG of some size and is shown on the page
+  html <- paste(readLines(page), collapse = "\n")
+  for (p in pngs) {
+    expect_gt(file.size(file.path(out, p)), 5000)
+    expect_match(html, p, fixed = TRUE)
+  }
+  expect_match(html, "not diminutive", fixed = TRUE)
+  expect_match(html, "test CPU", fixed = TRUE)
+  expect_length(list.files(dir, "^\\.report"), 0)
+})
+
+test_that("summary.csv has a row per kernel and thread with the noise measured", {
+  dir <- synthetic_results()
+  write_report(dir)
+  s <- fread(file.path(dir, "report", "summary.csv"))
+  expect_true(all(c("kernel", "thread", "cpu", "samples", "scaled_noise_mean",
+    "scaled_noise_sd", "kurtosis", "skewness", "noise_percent", "diminutive") %in% names(s)))
+  expect_equal(nrow(s), 10)
+  fwq <- s[kernel == "fwq"]
+  expect_equal(fwq$scaled_noise_mean, c(0.01, 0))
+  expect_equal(fwq$diminutive, c(FALSE, TRUE))
+  # FTQ: a hit of 500 counts every 20 (14) quanta of 1000
+  expect_equal(s[run == "ftq_10khz"]$noise_percent, rep(2.5, 2))
+  expect_equal(s[run == "ftq_7khz"]$noise_percent, rep(100 / 28, 2))
+  expect_equal(s[kernel == "selfish"]$noise_percent, c(0.2495, 0.22475))
+})
+
+test_that("peaks.csv names the injected 500 Hz external", {
+  dir <- synthetic_results()
+  write_report(dir)
+  p <- fread(file.path(dir, "report", "peaks.csv"))
+  expect_equal(names(p)[1:3], c("frequency_hz", "power", "origin"))
+  at_500 <- p[abs(frequency_hz - 500) < 5]
+  expect_equal(sort(unique(at_500$run)), c("ftq_10khz", "ftq_7khz"))
+  expect_true(all(at_500$origin == "external"))
+})
+
+test_that("bad input writes no report and keeps the previous one", {
+  dir <- synthetic_results()
+  write_report(dir)
+  before <- readLines(file.path(dir, "report", "index.html"))
+  writeLines(c("1000", "oops"), file.path(dir, "fwq_1_times.dat"))
+  expect_error(write_report(dir), "fwq_1_times.dat:2: 'oops' is not a number")
+  expect_equal(readLines(file.path(dir, "report", "index.html")), before)
+  expect_length(list.files(dir, "^\\.report", all.files = TRUE), 0)
+  unlink(file.path(dir, "report"), recursive = TRUE)
+  expect_error(write_report(dir), "oops")
+  expect_false(dir.exists(file.path(dir, "report")))
+})
+
+test_that("a failure while writing leaves no half-written report", {
+  dir <- synthetic_results()
+  # a figure that cannot be drawn, after the tables have been written
+  bad <- function(...) stop("drawing failed")
+  old <- save_figure
+  assign("save_figure", bad, envir = globalenv())
+  on.exit(assign("save_figure", old, envir = globalenv()), add = TRUE)
+  expect_error(write_report(dir), "drawing failed")
+  expect_false(dir.exists(file.path(dir, "report")))
+  expect_length(list.files(dir, "^\\.report", all.files = TRUE), 0)
+})

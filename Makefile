@@ -8,7 +8,7 @@ JOBS       ?= $(shell nproc)
 PYTEST      = .venv/bin/python -m pytest -q -p no:cacheprovider
 
 .PHONY: all build setup run test test-unit test-release test-sanitize test-aarch64 \
-        asm bench clean
+        test-analysis asm bench clean
 
 all: build
 
@@ -21,6 +21,7 @@ asm: build
 	cmake --build $(BUILD) --target asm
 
 run: build
+	@scripts/setup.sh run
 	scripts/survey.sh $(BUILD)/bin
 
 # Timing tests need both cores: builds finish before any test starts, and the
@@ -32,7 +33,11 @@ test:
 	      -DNOISEBENCH_WERROR=ON >/dev/null
 	cmake --build $(ASAN_BUILD) -j $(JOBS)
 	$(MAKE) --no-print-directory test-aarch64
-	$(MAKE) --no-print-directory test-release test-sanitize
+	$(MAKE) --no-print-directory test-analysis test-release test-sanitize
+
+# The R analysis on synthetic runs with known answers (testthat).
+test-analysis:
+	Rscript analysis/tests/run.R
 
 test-release:
 	cd $(BUILD) && ctest --output-on-failure
@@ -52,8 +57,10 @@ test-aarch64:
 	@echo "aarch64: built $$(ls $(ARM_BUILD)/bin | tr '\n' ' ')"
 
 bench: build
+	@scripts/setup.sh run
 	benchmarks/loop_cost.py $(BUILD)/bin
 	benchmarks/selfish_overhead.py $(BUILD)/bin
+	Rscript benchmarks/analysis_speed.R
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD) $(ARM_BUILD)

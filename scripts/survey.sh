@@ -2,10 +2,12 @@
 # A short noise survey of this machine (`make run`): FWQ with every work kind
 # compiled in, FTQ at two sampling frequencies that are not multiples of each
 # other (10 kHz and 7 kHz, seed 003), P-SNAP and the selfish detour, on every
-# CPU this process may use (threads: no MPI needed). About a minute. Writes results/<host>-<date>/ and prints where.
+# CPU this process may use (threads: no MPI needed). About a minute. Writes
+# results/<host>-<date>/ and its report (analysis/report.R), and prints where.
 #   scripts/survey.sh BIN_DIR [OUT_DIR]
 set -euo pipefail
 bin=$(cd "${1:?usage: survey.sh BIN_DIR [OUT_DIR]}" && pwd)
+here=$(cd "$(dirname "$0")/.." && pwd)
 out=${2:-results/$(hostname -s)-$(date +%Y%m%d-%H%M%S)}
 mkdir -p "$out"
 cd "$out"
@@ -37,4 +39,5 @@ echo "== noise survey: $out"
 cat summary.txt
 echo "(FWQ: mean of (t - min)/min; FTQ: mean share of work missing against the best quantum;"
 echo " P-SNAP: os_noise_percent of a 1 ms spin; selfish: cpu_overhead_percent in detours)"
-echo "report: $out/summary.txt"
+cd - >/dev/null
+Rscript "$here/analysis/report.R" "$out"

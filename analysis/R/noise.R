@@ -13,15 +13,33 @@ scaled_noise <- function(x) {
 noise_moments <- function(x) {
   n <- length(x)
   mu <- sum(x) / n
+  # two vectors and dot products: every further temporary of a 10-million
+  # sample run costs more than the arithmetic
   d <- x - mu
-  m2 <- sum(d^2) / n
+  d2 <- d * d
+  m2 <- sum(d2) / n
+  m3 <- drop(crossprod(d2, d)) / n
+  m4 <- drop(crossprod(d2)) / n
   list(
     samples = n,
     scaled_noise_mean = mu,
     scaled_noise_sd = if (n > 1) sqrt(m2 * n / (n - 1)) else NA_real_,
-    kurtosis = if (m2 > 0) (sum(d^4) / n) / m2^2 else NaN,
-    skewness = if (m2 > 0) (sum(d^3) / n) / m2^1.5 else NaN
+    kurtosis = if (m2 > 0) m4 / m2^2 else NaN,
+    skewness = if (m2 > 0) m3 / m2^1.5 else NaN
   )
+}
+
+# The moments of the scaled noise, from the raw values without building it:
+# (x - best) / best for fixed work (FWQ, P-SNAP; best = min), and
+# (best - x) / best for FTQ counts (best = max). Kurtosis does not change
+# under either map; skewness changes sign under the second.
+scaled_moments <- function(x, kernel) {
+  m <- noise_moments(x)
+  best <- if (kernel == "ftq") max(x) else min(x)
+  m$scaled_noise_mean <- abs(m$scaled_noise_mean - best) / best
+  m$scaled_noise_sd <- m$scaled_noise_sd / best
+  if (kernel == "ftq") m$skewness <- -m$skewness
+  m
 }
 
 # Sequoia's limits: a thread, or a node over all its threads, shows
@@ -58,64 +76,69 @@ node_verdict <- function(stats) {
   )
 }
 
-# The per-sample noise of each kernel, on one scale (0 = no noise), with the
-# time each sample ended, in seconds from the start:
-#   fwq    (t - min) / min of the sample times
-#   ftq    (max - count) / max: the share of the best quantum's work missing
-#   psnap  (t - min) / min of the iteration times
-noise_samples <- function(run) {
-  s <- run$samples
-  tpn <- run$meta$ticks_per_ns
-  out <- switch(run$kernel,
-    fwq = s[, .(unit, cpu, host, value = ticks, end_s = ticks / tpn / 1e9)],
-    psnap = s[, .(unit, cpu, host, value = ns, end_s = ns / 1e9)],
-    ftq = s[, .(unit, cpu, host, value = count, end_s = (tick - run$meta$start_tick) / tpn / 1e9)],
-    stop("noise_samples: no per-sample noise for ", run$kernel)
-  )
-  if (run$kernel == "ftq") {
-    out[, noise := (max(value) - value) / max(value), by = unit]
-    setnames(out, "end_s", "time_s")
-  } else {
-    out[, `:=`(noise = scaled_noise(value), time_s = cumsum(end_s)), by = unit]
-    out[, end_s := NULL]
-  }
-  out[]
+# The values each kernel's noise is measured on: sample ticks (FWQ), work
+# counts (FTQ), iteration ns (P-SNAP).
+noise_values <- function(run, data) {
+  switch(run$kernel, fwq = data$ticks, ftq = data$count, psnap = data$ns)
 }
 
-# The share of the machine lost, in %: for fixed work (FWQ, P-SNAP) the time
-# not spent on the work, sum(t - min) / sum(t); for FTQ the work missing
-# against the best quantum.
-lost_percent <- function(kernel, noise) {
-  if (kernel == "ftq") 100 * mean(noise) else 100 * sum(noise) / sum(1 + noise)
+# When each sample ended, in s from the start: FWQ and P-SNAP samples follow
+# each other, FTQ quanta carry their end tick.
+end_times <- function(run, data) {
+  tpn <- run$meta$ticks_per_ns
+  switch(run$kernel,
+    fwq = cumsum(data$ticks) / tpn / 1e9,
+    psnap = cumsum(data$ns) / 1e9,
+    ftq = (data$tick - run$meta$start_tick) / tpn / 1e9
+  )
+}
+
+# The per-sample scaled noise of every thread, with its time (for figures):
+#   fwq, psnap  (t - min) / min
+#   ftq         (max - count) / max: the share of the best quantum's work missing
+noise_samples <- function(run) {
+  run_long(run, function(d) {
+    x <- noise_values(run, d)
+    best <- if (run$kernel == "ftq") max(x) else min(x)
+    data.table(value = x, noise = abs(x - best) / best, time_s = end_times(run, d))
+  })
+}
+
+# The share of the machine lost, in %, from the sums of n values over a
+# stretch: for fixed work (FWQ, P-SNAP) the time not spent on the work,
+# sum(t - min) / sum(t); for FTQ the work missing against the best quantum.
+lost_percent <- function(kernel, total, n, best) {
+  share <- if (kernel == "ftq") 1 - total / n / best else 1 - n * best / total
+  100 * pmax(share, 0) # never below 0 but for rounding
 }
 
 # One row per run and thread (or rank): the moments of its scaled noise and
 # the share of the machine it lost, as noise_percent (lost_percent; for
 # P-SNAP its own slowdown of the calibrated loop, 100 (mean - calib) / calib;
-# for selfish the time in detours, Netgauge's CPU overhead).
+# for selfish the time in detours beyond an ordinary iteration, Netgauge's
+# CPU overhead).
 noise_summary <- function(run, run_name) {
   meta <- run$meta
-  if (run$kernel == "selfish") {
-    rows <- rbindlist(lapply(meta$ranks, function(r) {
-      data.table(
-        unit = r$rank, cpu = r$cpu, samples = r$detours,
+  rows <- rbindlist(lapply(seq_along(run$threads), function(i) {
+    t <- run$threads[[i]]
+    if (run$kernel == "selfish") {
+      r <- meta$ranks[[i]]
+      return(data.table(unit = t$unit, cpu = t$cpu, samples = nrow(t$data),
         scaled_noise_mean = NA_real_, scaled_noise_sd = NA_real_, kurtosis = NA_real_,
-        skewness = NA_real_, noise_percent = r$cpu_overhead_percent
-      )
-    }))
-  } else {
-    ns <- noise_samples(run)
-    rows <- ns[, c(list(cpu = cpu[1]), noise_moments(noise),
-      list(noise_percent = lost_percent(run$kernel, noise))),
-    by = unit
-    ]
-    if (run$kernel == "psnap") {
-      rows[, noise_percent := vapply(meta$ranks, function(r) {
-        calib <- r$calibrated_us %||% meta$granularity_us
-        100 * (r$mean_us - calib) / calib
-      }, numeric(1))]
+        skewness = NA_real_, noise_percent = r$cpu_overhead_percent))
     }
-  }
+    x <- noise_values(run, t$data)
+    best <- if (run$kernel == "ftq") max(x) else min(x)
+    noise <- if (run$kernel == "psnap") {
+      r <- meta$ranks[[i]]
+      calib <- r$calibrated_us %||% meta$granularity_us
+      100 * (r$mean_us - calib) / calib
+    } else {
+      lost_percent(run$kernel, sum(x), length(x), best)
+    }
+    as.data.table(c(list(unit = t$unit, cpu = t$cpu), scaled_moments(x, run$kernel),
+      list(noise_percent = noise)))
+  }))
   rows[, `:=`(
     run = run_name, kernel = run$kernel,
     diminutive = if (run$kernel == "fwq") {
@@ -133,25 +156,51 @@ noise_summary <- function(run, run_name) {
   rows[]
 }
 
-# Noise per thread and time bin, for the heat map: lost_percent of each bin;
-# selfish: the share of the bin's time detours took beyond an ordinary
-# iteration (the CPU overhead), by the bin they started in.
+# Noise per thread and time bin, for the heat map: lost_percent of each of
+# `bins` equal stretches of the run; selfish: the share of the stretch's
+# time detours took beyond an ordinary iteration, by the bin they started
+# in. Samples are in time order, so each bin is a run of consecutive samples
+# and its sums come from differences of cumulative sums, taken in the
+# kernel's own units (ticks, ns) to spare the copies a conversion makes.
 noise_over_time <- function(run, bins = 100) {
-  if (run$kernel == "selfish") {
-    s <- run$samples
-    ranks <- run$meta$ranks
-    min_ns <- setNames(vapply(ranks, function(r) r$min_iteration_ns, numeric(1)),
-      vapply(ranks, function(r) r$rank, numeric(1)))
-    width <- max(vapply(ranks, function(r) r$period_s, numeric(1))) / bins
-    out <- s[, .(noise_percent = 100 * sum(length_ns - min_ns[as.character(unit)]) / 1e9 / width),
-      by = .(unit, cpu, bin = pmin(floor(start_ns / 1e9 / width), bins - 1))
-    ]
-  } else {
-    ns <- noise_samples(run)
-    width <- max(ns$time_s) / bins
-    out <- ns[, .(noise_percent = lost_percent(run$kernel, noise)),
-      by = .(unit, cpu, bin = pmin(floor(time_s / width), bins - 1))
-    ]
+  if (run$kernel == "selfish") return(detours_over_time(run, bins))
+  tpn <- run$meta$ticks_per_ns
+  start <- run$meta$start_tick
+  # per thread: its running clock (ns or ticks), and that clock's unit in s
+  clock <- function(d) {
+    switch(run$kernel,
+      fwq = list(at = cumsum(d$ticks), s = 1 / tpn / 1e9, offset = 0),
+      psnap = list(at = cumsum(d$ns), s = 1e-9, offset = 0),
+      ftq = list(at = d$tick, s = 1 / tpn / 1e9, offset = start)
+    )
   }
-  out[, time_s := (bin + 0.5) * width][]
+  clocks <- lapply(run$threads, function(t) clock(t$data))
+  end_s <- max(vapply(clocks, function(k) (k$at[length(k$at)] - k$offset) * k$s, numeric(1)))
+  width <- end_s / bins
+  rows <- lapply(seq_along(run$threads), function(i) {
+    t <- run$threads[[i]]
+    k <- clocks[[i]]
+    x <- noise_values(run, t$data)
+    best <- if (run$kernel == "ftq") max(x) else min(x)
+    last <- findInterval(k$offset + seq_len(bins) * width / k$s, k$at)
+    last[bins] <- length(x)
+    sums <- if (run$kernel == "ftq") cumsum(as.numeric(x)) else k$at
+    n <- diff(c(0, last))
+    total <- diff(c(0, sums)[c(0, last) + 1])
+    data.table(bin = seq_len(bins) - 1, noise_percent = lost_percent(run$kernel, total, n,
+      best), unit = t$unit, cpu = t$cpu)[n > 0]
+  })
+  rbindlist(rows)[, time_s := (bin + 0.5) * width][]
+}
+
+detours_over_time <- function(run, bins) {
+  ranks <- run$meta$ranks
+  width <- max(vapply(ranks, function(r) r$period_s, numeric(1))) / bins
+  rows <- lapply(seq_along(run$threads), function(i) {
+    t <- run$threads[[i]]
+    t$data[, .(noise_percent = 100 * sum(length_ns - ranks[[i]]$min_iteration_ns) / 1e9 / width),
+      by = .(bin = pmin(floor(start_ns / 1e9 / width), bins - 1))
+    ][, `:=`(unit = t$unit, cpu = t$cpu)]
+  })
+  rbindlist(rows)[, time_s := (bin + 0.5) * width][]
 }

@@ -57,7 +57,7 @@ read_numbers <- function(path, columns, expected_rows) {
   dt <- suppressWarnings(data.table::fread(
     path,
     header = FALSE, sep = " ", fill = TRUE, integer64 = "double",
-    colClasses = "double", blank.lines.skip = FALSE, showProgress = FALSE
+    blank.lines.skip = FALSE, showProgress = FALSE
   ))
   if (ncol(dt) != length(columns)) {
     bad <- which(rowSums(!is.na(dt)) != length(columns))[1]
@@ -72,6 +72,8 @@ read_numbers <- function(path, columns, expected_rows) {
       bad <- which(is.na(numbers))[1]
       stop_input(path, sprintf("'%s' is not a number", values[bad]), bad)
     }
+    # integer sums of millions of ticks overflow: all numbers are doubles
+    if (is.integer(values)) set(dt, j = col, value = as.numeric(values))
     if (anyNA(values)) {
       bad <- which(is.na(values))[1]
       stop_input(path, sprintf("%d fields, expected %d (%s)", sum(!is.na(unlist(dt[bad]))),
@@ -93,8 +95,10 @@ json_field <- function(x, name, path) {
   x[[name]]
 }
 
-# One run: its description and its samples as one long table, with the
-# thread (FWQ/FTQ) or rank (P-SNAP, selfish) as `unit` and its CPU and host.
+# One run: its description, and for each thread (FWQ/FTQ) or rank (P-SNAP,
+# selfish) a list of its number (unit), CPU, host and samples (a data.table
+# of numeric columns). Units stay apart: binding millions of rows into one
+# table would cost more than reading them.
 read_run <- function(json_path) {
   meta <- read_json_file(json_path)
   kernel <- json_field(meta, "kernel", json_path)
@@ -106,29 +110,35 @@ read_run <- function(json_path) {
   units <- json_field(meta, if (kernel %in% c("fwq", "ftq")) "threads" else "ranks", json_path)
   if (length(units) == 0) stop_input(json_path, "no threads or ranks in the run description")
   host <- meta$machine$hostname %||% NA_character_
-  parts <- lapply(units, function(u) {
+  threads <- lapply(units, function(u) {
     files <- file.path(dir, unlist(u$files %||% u$file))
     if (length(files) == 0) {
       stop_input(json_path, "samples went to stdout (-s): no data files to analyse")
     }
-    dt <- reader(files, u, json_path)
-    dt[, `:=`(
+    list(
       unit = as.integer(u$thread %||% u$rank), cpu = as.integer(u$cpu),
-      host = u$host %||% host
-    )]
+      host = u$host %||% host, data = reader(files, u, json_path)
+    )
   })
   list(
     path = json_path, name = sub("\\.json$", "", json_path), kernel = kernel, meta = meta,
-    units = units, samples = rbindlist(parts)
+    threads = threads
   )
+}
+
+# The samples of all threads of a run in one table, with unit, cpu and host
+# columns (for figures; the statistics work thread by thread).
+run_long <- function(run, f = identity) {
+  rbindlist(lapply(run$threads, function(t) {
+    f(t$data)[, `:=`(unit = t$unit, cpu = t$cpu, host = t$host)]
+  }))
 }
 
 `%||%` <- function(a, b) if (is.null(a)) b else a
 
 read_fwq <- function(files, unit, json_path) {
   n <- json_field(unit, "samples", json_path)
-  dt <- read_numbers(files[1], "ticks", n)
-  dt[, sample := seq_len(.N)]
+  read_numbers(files[1], "ticks", n)
 }
 
 read_ftq <- function(files, unit, json_path) {
@@ -140,12 +150,11 @@ read_ftq <- function(files, unit, json_path) {
   }
   counts <- read_numbers(counts_file, "count", n)
   times <- read_numbers(times_file, "tick", n)
-  counts[, `:=`(tick = times$tick, quantum = seq_len(.N))]
+  counts[, tick := times$tick]
 }
 
 read_psnap <- function(files, unit, json_path) {
-  dt <- read_numbers(files[1], "ns", json_field(unit, "samples", json_path))
-  dt[, iteration := seq_len(.N)]
+  read_numbers(files[1], "ns", json_field(unit, "samples", json_path))
 }
 
 read_selfish <- function(files, unit, json_path) {

@@ -5,8 +5,9 @@ selfish_table <- function(runs) {
   selfish <- Filter(function(r) r$kernel == "selfish", runs)
   rbindlist(lapply(names(selfish), function(name) {
     run <- selfish[[name]]
-    rbindlist(lapply(run$meta$ranks, function(r) {
-      d <- run$samples[unit == r$rank]
+    rbindlist(lapply(seq_along(run$threads), function(i) {
+      r <- run$meta$ranks[[i]]
+      d <- run$threads[[i]]$data
       period <- r$period_s
       data.table(
         run = name, rank = r$rank, host = r$host, cpu = r$cpu,
@@ -27,7 +28,8 @@ selfish_table <- function(runs) {
 selfish_detours <- function(runs) {
   selfish <- Filter(function(r) r$kernel == "selfish", runs)
   rbindlist(lapply(names(selfish), function(name) {
-    selfish[[name]]$samples[, .(run = name, unit, cpu, host, start_s = start_ns / 1e9,
-      length_us = length_ns / 1e3)]
+    run_long(selfish[[name]], function(d) {
+      d[, .(run = name, start_s = start_ns / 1e9, length_us = length_ns / 1e3)]
+    })
   }))
 }

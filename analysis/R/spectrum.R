@@ -27,14 +27,18 @@ fft_length <- function(x) {
 # One-sided periodogram of the counts, mean removed. power is the variance
 # of the counts carried by each frequency (a sinusoid of amplitude A gives
 # A^2 / 2 at its frequency), in counts^2; frequency_hz from the quantum.
-ftq_spectrum <- function(counts, sampling_hz) {
-  n <- fft_length(length(counts))
-  x <- counts[seq_len(n)]
-  x <- x - mean(x)
+# Runs longer than `segment` quanta are cut into segments of that length
+# whose periodograms are averaged (Bartlett): 2^17 quanta resolve 0.08 Hz
+# at 10 kHz, and one FFT over millions of quanta would only add variance.
+ftq_spectrum <- function(counts, sampling_hz, segment = 2^17) {
+  n <- if (length(counts) > segment) segment else fft_length(length(counts))
+  k <- length(counts) %/% n
+  x <- matrix(counts[seq_len(n * k)], nrow = n)
+  x <- sweep(x, 2, colMeans(x))
   half <- seq_len(floor(n / 2))
-  power <- Mod(stats::fft(x)[half + 1])^2 / n^2 * 2
+  power <- rowMeans(Mod(stats::mvfft(x)[half + 1, , drop = FALSE])^2) / n^2 * 2
   if (n %% 2 == 0) power[length(power)] <- power[length(power)] / 2
-  data.table(frequency_hz = half * sampling_hz / n, power = power)
+  data.table(frequency_hz = as.numeric(half) * sampling_hz / n, power = power)
 }
 
 # The spectrum's noise floor at each frequency: a running median over
@@ -54,7 +58,9 @@ spectrum_floor <- function(power, width = 201) {
 }
 
 # The main peaks: local maxima standing `min_ratio` times above the floor,
-# one per `merge_bins` neighbourhood, the `top` strongest.
+# one per `merge_bins` neighbourhood, the `top` strongest. A peak's power is
+# that of its bin and `merge_bins` bins either side: a line between two bins
+# leaks into its neighbours, and the sum is what it carries.
 find_peaks <- function(spectrum, top = 10, min_ratio = 20, merge_bins = 3) {
   p <- spectrum$power
   n <- length(p)
@@ -70,7 +76,8 @@ find_peaks <- function(spectrum, top = 10, min_ratio = 20, merge_bins = 3) {
     if (length(kept) == top) break
   }
   out <- spectrum[kept]
-  out[, ratio := p[kept] / floor_p[kept]]
+  line <- vapply(kept, function(i) sum(p[max(1, i - merge_bins):min(n, i + merge_bins)]), 0)
+  out[, `:=`(power = line, ratio = p[kept] / floor_p[kept])]
   out[]
 }
 
@@ -123,9 +130,9 @@ ftq_peak_table <- function(runs) {
   key <- function(r) paste(r$meta$work, format_inject(r$meta$inject))
   spectra <- lapply(ftq, function(r) {
     fs <- r$meta$frequency_hz
-    lapply(split(r$samples, by = "unit", keep.by = TRUE), function(s) {
-      ftq_spectrum(s$count, fs)[, `:=`(unit = s$unit[1], cpu = s$cpu[1])]
-    })
+    setNames(lapply(r$threads, function(t) {
+      ftq_spectrum(t$data$count, fs)[, `:=`(unit = t$unit, cpu = t$cpu)]
+    }), vapply(r$threads, function(t) as.character(t$unit), character(1)))
   })
   peaks <- list()
   for (a in names(ftq)) {

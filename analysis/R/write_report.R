@@ -30,7 +30,7 @@ run_figures <- function(dir, name, run, peaks) {
   add <- function(plot, file, caption, height = 5) {
     figs[[caption]] <<- save_figure(plot, dir, file, height = height)
   }
-  n_units <- length(run$units)
+  n_units <- length(run$threads)
   if (run$kernel %in% c("fwq", "ftq", "psnap")) {
     ns <- noise_samples(run)
     if (run$kernel != "ftq") {
@@ -60,7 +60,7 @@ run_figures <- function(dir, name, run, peaks) {
       paste(name, "iteration times, all ranks")), paste0(name, "-psnap-histogram"),
       paste(name, ": P-SNAP iteration times over all ranks"))
   }
-  if (run$kernel == "selfish" && nrow(run$samples) > 0) {
+  if (run$kernel == "selfish" && sum(vapply(run$threads, function(t) nrow(t$data), 0)) > 0) {
     detours <- selfish_detours(setNames(list(run), name))
     add(plot_detour_histogram(detours, paste(name, "detour lengths")),
       paste0(name, "-detour-histogram"), paste(name, ": selfish detour lengths"))

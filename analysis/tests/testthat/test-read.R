@@ -17,9 +17,11 @@ test_that("a good run is read with its threads, CPUs and hosts", {
   dir <- good_fwq()
   run <- read_run(file.path(dir, "fwq.json"))
   expect_equal(run$kernel, "fwq")
-  expect_equal(run$samples[unit == 0]$ticks, c(100, 101, 150, 100))
-  expect_equal(unique(run$samples$cpu), c(0L, 1L))
-  expect_equal(unique(run$samples$host), "synth")
+  expect_equal(run$threads[[1]]$data$ticks, c(100, 101, 150, 100))
+  expect_equal(vapply(run$threads, function(t) t$cpu, 0L), c(0L, 1L))
+  expect_equal(run$threads[[2]]$host, "synth")
+  long <- run_long(run)
+  expect_equal(long[unit == 1]$ticks, c(200, 201, 202, 203))
 })
 
 test_that("ticks beyond 2^31 are read as exact numbers", {
@@ -27,7 +29,7 @@ test_that("ticks beyond 2^31 are read as exact numbers", {
   ticks <- 27364143217944 + c(0, 259613, 519226)
   write_ftq(dir, "ftq", list(c(10, 11, 12)), 10000)
   write_column(file.path(dir, "ftq_0_times.dat"), ticks)
-  expect_equal(read_run(file.path(dir, "ftq.json"))$samples$tick, ticks)
+  expect_equal(read_run(file.path(dir, "ftq.json"))$threads[[1]]$data$tick, ticks)
 })
 
 test_that("a truncated file is named with its last line", {

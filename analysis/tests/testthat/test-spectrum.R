@@ -25,6 +25,17 @@ test_that("an impulse train is found at its rate and harmonics", {
   expect_equal(sort(peaks$frequency_hz), seq(500, 5000, by = 500), tolerance = 1e-6)
 })
 
+test_that("long runs average segment spectra and keep the line's variance", {
+  fs <- 10000
+  t <- seq_len(2^19) / fs
+  spec <- ftq_spectrum(1000 + 20 * sin(2 * pi * 250 * t), fs)
+  expect_equal(nrow(spec), 2^16)
+  peaks <- find_peaks(spec)
+  expect_equal(peaks$frequency_hz[1], 250, tolerance = 1e-3)
+  # 250 Hz lies between two bins: the line's power is summed over its bins
+  expect_equal(peaks$power[1], 20^2 / 2, tolerance = 0.05)
+})
+
 test_that("a noise floor without lines has no peaks", {
   set.seed(3)
   expect_equal(nrow(find_peaks(ftq_spectrum(1000 + stats::rnorm(20000), 10000))), 0)

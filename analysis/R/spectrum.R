@@ -84,31 +84,41 @@ find_peaks <- function(spectrum, top = 10, min_ratio = 20, merge_bins = 3) {
 # Where a frequency shows in a run sampled at fs: folded into [0, fs / 2].
 alias_hz <- function(f, fs) abs(f - fs * round(f / fs))
 
-# Whether the spectrum has a line (min_ratio above its floor) within tol_hz
-# of f.
-has_line <- function(spectrum, floor_p, f, tol_hz, min_ratio) {
-  near <- abs(spectrum$frequency_hz - f) <= tol_hz
-  any(spectrum$power[near] > min_ratio * floor_p[near])
+# The power of the strongest line within tol_hz of f (summed over its bins,
+# as find_peaks does), or 0 when nothing there stands min_ratio above the
+# floor.
+line_power <- function(spectrum, floor_p, f, tol_hz, min_ratio, merge_bins = 3) {
+  near <- which(abs(spectrum$frequency_hz - f) <= tol_hz)
+  if (length(near) == 0) return(0)
+  p <- spectrum$power
+  i <- near[which.max(p[near])]
+  if (p[i] <= min_ratio * floor_p[i]) return(0)
+  sum(p[max(1, i - merge_bins):min(length(p), i + merge_bins)])
 }
 
 # Classifies the peaks of a run sampled at fs_a against the spectrum of the
 # same thread sampled at fs_b: "external" when the partner has a line at the
 # same Hz (folded into its band), "artifact" when it has one where a fixed
 # number of samples would put it (f * fs_b / fs_a), "unknown" when it has
-# both, neither, or there is no partner.
-classify_peaks <- function(peaks, fs_a, partner = NULL, fs_b = NA, min_ratio = 10,
-                           rel_tol = 0.005) {
+# both, neither, or there is no partner. A partner's line counts when it
+# carries at least `min_share` of the peak's power, both relative to the
+# mean count squared (quanta of other lengths hold other counts): a faint
+# line that happens to lie there is not the same source.
+classify_peaks <- function(peaks, fs_a, partner = NULL, fs_b = NA, mean_a = 1, mean_b = 1,
+                           min_ratio = 10, min_share = 0.1, rel_tol = 0.005) {
   peaks <- copy(peaks)
   if (is.null(partner) || nrow(peaks) == 0) {
     return(peaks[, `:=`(origin = rep("unknown", .N), partner_hz = rep(NA_real_, .N))][])
   }
   floor_b <- spectrum_floor(partner$power)
   bin_b <- fs_b / (2 * nrow(partner))
-  origin <- vapply(peaks$frequency_hz, function(f) {
+  origin <- vapply(seq_len(nrow(peaks)), function(k) {
+    f <- peaks$frequency_hz[k]
+    wanted <- min_share * peaks$power[k] / mean_a^2 * mean_b^2
     tol <- max(3 * bin_b, rel_tol * f)
-    same <- has_line(partner, floor_b, alias_hz(f, fs_b), tol, min_ratio)
-    moved <- has_line(partner, floor_b, alias_hz(f * fs_b / fs_a, fs_b), tol * fs_b / fs_a,
-      min_ratio)
+    same <- line_power(partner, floor_b, alias_hz(f, fs_b), tol, min_ratio) >= wanted
+    moved <- line_power(partner, floor_b, alias_hz(f * fs_b / fs_a, fs_b), tol * fs_b / fs_a,
+      min_ratio) >= wanted
     if (same && !moved) "external" else if (moved && !same) "artifact" else "unknown"
   }, character(1))
   peaks[, `:=`(origin = origin, partner_hz = fs_b)][]
@@ -131,7 +141,8 @@ ftq_peak_table <- function(runs) {
   spectra <- lapply(ftq, function(r) {
     fs <- r$meta$frequency_hz
     setNames(lapply(r$threads, function(t) {
-      ftq_spectrum(t$data$count, fs)[, `:=`(unit = t$unit, cpu = t$cpu)]
+      ftq_spectrum(t$data$count, fs)[, `:=`(unit = t$unit, cpu = t$cpu,
+        mean_count = mean(t$data$count))]
     }), vapply(r$threads, function(t) as.character(t$unit), character(1)))
   })
   peaks <- list()
@@ -147,7 +158,8 @@ ftq_peak_table <- function(runs) {
       found <- find_peaks(spec[, .(frequency_hz, power)])
       partner <- if (!is.na(b)) spectra[[b]][[u]] else NULL
       fs_b <- if (!is.null(partner)) ftq[[b]]$meta$frequency_hz else NA
-      found <- classify_peaks(found, fs_a, partner, fs_b)
+      found <- classify_peaks(found, fs_a, partner, fs_b, spec$mean_count[1],
+        partner$mean_count[1])
       found[, `:=`(run = a, thread = spec$unit[1], cpu = spec$cpu[1], sampling_hz = fs_a,
         partner_run = b)]
       peaks[[length(peaks) + 1]] <- found

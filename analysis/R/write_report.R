@@ -21,6 +21,8 @@ machine_description <- function(data) {
 
 write_tables <- function(dir, tables) {
   for (name in names(tables)) {
+    # a table of a kernel that did not run is left out, not written empty
+    if (ncol(tables[[name]]) == 0) next
     fwrite(tables[[name]], file.path(dir, paste0(name, ".csv")))
   }
 }

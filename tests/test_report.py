@@ -63,7 +63,7 @@ def test_injected_noise_is_5_points_above_quiet(ftq_pairs):
             continue
         added = lowest[("noisy", freq, thread)] - quiet
         # 100 us in 2 ms is 5% of the work, plus the handler's return
-        assert 4 < added < 7, (freq, thread, added, lowest)
+        assert 3.5 < added < 7, (freq, thread, added, lowest)
 
 
 def test_page_and_figures_are_written(ftq_pairs):

@@ -128,11 +128,15 @@ def test_every_work_kind_runs(run, tmp_path, work):
 
 
 def test_daxpy_cost_follows_its_length(run, tmp_path):
+    # the cheapest of three calibrations: a burst of the machine's noise only
+    # makes one dearer
     costs = {}
     for n in (1024, 4096):
-        res = run("fwq", "--work", "daxpy", "--daxpy-len", n, "-n", 200, "-w", 4, "-o", f"d{n}")
-        assert res.returncode == 0, res.stderr
-        costs[n] = json.loads((tmp_path / f"d{n}.json").read_text())["ticks_per_work_loop"]
+        for _ in range(3):
+            res = run("fwq", "--work", "daxpy", "--daxpy-len", n, "-n", 200, "-w", 4, "-o", "d")
+            assert res.returncode == 0, res.stderr
+            cost = json.loads((tmp_path / "d.json").read_text())["ticks_per_work_loop"]
+            costs[n] = min(costs.get(n, cost), cost)
     assert 2.5 < costs[4096] / costs[1024] < 5.5
 
 

@@ -54,9 +54,11 @@ def test_fwq_finds_2_percent(run, tmp_path):
         seconds = n["times"].sum() / tpn / 1e9
         periods = trow["injections"] + trow["injections_missed"]
         assert periods == pytest.approx(1000 * seconds, rel=0.03)
-        # 20 us detours, 1000 a second: 2% of the time, in samples 16-30 us long
+        # 20 us detours, 1000 a second: 2% of the time (less the injections a
+        # machine stall swallowed), in samples 16-30 us long
         injected = fwq_detour_noise(n["times"], tpn, 16, 30) - fwq_detour_noise(q["times"], tpn, 16, 30)
-        assert 0.01 < injected < 0.03, injected
+        served = trow["injections"] * 20e-6 / seconds
+        assert 0.5 * served < injected < 1.5 * served, (injected, served)
         # the machine only adds to what the kernel reports
         assert float(row["scaled_noise_mean"]) > 0.016, row
         # hit samples are longer by the injected 20 us, not by anything else

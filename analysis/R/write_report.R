@@ -33,23 +33,18 @@ run_figures <- function(dir, name, run, peaks) {
     figs[[caption]] <<- save_figure(plot, dir, file, height = height)
   }
   n_units <- length(run$threads)
-  if (run$kernel %in% c("fwq", "ftq", "psnap")) {
+  if (run$kernel %in% c("fwq", "psnap")) {
     ns <- noise_samples(run)
-    if (run$kernel != "ftq") {
-      # scaled noise below one timer read over the best sample is not resolved
-      res <- run$meta$calibration$timer_resolution_ns * run$meta$ticks_per_ns %||% 1
-      best <- ns[, .(best = min(value)), by = unit]$best
-      resolution <- if (run$kernel == "psnap") {
-        run$meta$calibration$timer_resolution_ns / max(best)
-      } else {
-        res / max(best)
-      }
-      add(plot_noise_histogram(ns, resolution, paste(name, "scaled noise per thread")),
-        paste0(name, "-histogram"), paste(name, ": histogram of the scaled noise"))
-      add(plot_noise_series(ns, resolution, paste(name, "scaled noise over time")),
-        paste0(name, "-series"), paste(name, ": scaled noise over time"),
-        height = 1.5 + 1.5 * n_units)
-    }
+    # scaled noise below one timer read over the best sample is not resolved;
+    # FWQ samples are in ticks, P-SNAP iterations in ns
+    resolution_ns <- run$meta$calibration$timer_resolution_ns
+    unit_per_ns <- if (run$kernel == "fwq") run$meta$ticks_per_ns else 1
+    resolution <- resolution_ns * unit_per_ns / max(ns[, min(value), by = unit]$V1)
+    add(plot_noise_histogram(ns, resolution, paste(name, "scaled noise per thread")),
+      paste0(name, "-histogram"), paste(name, ": histogram of the scaled noise"))
+    add(plot_noise_series(ns, resolution, paste(name, "scaled noise over time")),
+      paste0(name, "-series"), paste(name, ": scaled noise over time"),
+      height = 1.5 + 1.5 * n_units)
   }
   if (run$kernel == "ftq") {
     spectra <- peaks$spectra[run == name]

@@ -64,19 +64,27 @@ reduce_max <- function(d, x, y, bins = 2000) {
   setnames(d, c("x", "y"), c(x, y))[]
 }
 
-plot_noise_series <- function(ns, resolution, title) {
-  per_bin <- ceiling(max(ns[, .N, by = unit]$N) / 2000)
-  d <- reduce_max(ns, "time_s", "noise")
-  d[, `:=`(noise = pmax(noise, resolution), label = unit_label(unit, cpu))]
-  ggplot2::ggplot(d, ggplot2::aes(time_s, noise)) +
-    ggplot2::geom_point(size = 0.4, colour = "steelblue4") +
+# y over time, one panel per thread, at most `bins` points per thread (the
+# caption says how many values each point stands for).
+plot_max_over_time <- function(d, x, y, bins, title, y_label, what, lowest = 0, size = 0.4) {
+  per_point <- ceiling(max(d[, .N, by = unit]$N) / bins)
+  d <- reduce_max(d, x, y, bins)
+  set(d, j = y, value = pmax(d[[y]], lowest))
+  d[, label := unit_label(unit, cpu)]
+  ggplot2::ggplot(d, ggplot2::aes(.data[[x]], .data[[y]])) +
+    ggplot2::geom_point(size = size, alpha = 0.6, colour = "steelblue4") +
     ggplot2::scale_y_log10() +
     ggplot2::facet_wrap(~label, ncol = 1) +
-    ggplot2::labs(title = title, x = "time from the start (s)", y = "scaled noise",
-      caption = if (per_bin > 1) {
-        sprintf("each point: the largest of %d consecutive samples", per_bin)
+    ggplot2::labs(title = title, x = "time from the start (s)", y = y_label,
+      caption = if (per_point > 1) {
+        sprintf("each point: the largest of %d consecutive %s", per_point, what)
       }) +
     theme_noise()
+}
+
+plot_noise_series <- function(ns, resolution, title) {
+  plot_max_over_time(ns, "time_s", "noise", 2000, title, "scaled noise", "samples",
+    lowest = resolution)
 }
 
 plot_spectrum <- function(spectra, peaks, title) {
@@ -131,15 +139,6 @@ plot_detour_histogram <- function(detours, title) {
 }
 
 plot_detour_timeline <- function(detours, title) {
-  per_bin <- ceiling(max(detours[, .N, by = unit]$N) / 20000)
-  d <- reduce_max(detours, "start_s", "length_us", 20000)[, label := unit_label(unit, cpu)]
-  ggplot2::ggplot(d, ggplot2::aes(start_s, length_us)) +
-    ggplot2::geom_point(size = 0.3, alpha = 0.5, colour = "steelblue4") +
-    ggplot2::scale_y_log10() +
-    ggplot2::facet_wrap(~label, ncol = 1) +
-    ggplot2::labs(title = title, x = "time from the start (s)", y = "detour length (us)",
-      caption = if (per_bin > 1) {
-        sprintf("each point: the longest of %d consecutive detours", per_bin)
-      }) +
-    theme_noise()
+  plot_max_over_time(detours, "start_s", "length_us", 20000, title, "detour length (us)",
+    "detours", size = 0.3)
 }

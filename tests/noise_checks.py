@@ -100,12 +100,14 @@ def dip_gaps_ns(counts, times, ticks_per_ns, depth=0.5):
 
 
 
-def periodic_detours(starts_ns, lengths_ns, period_ns, low_ns, high_ns, tolerance_ns=5e3):
+def periodic_detours(starts_ns, lengths_ns, period_ns, low_ns, high_ns, tolerance_ns=20e3):
     """Detours of length in [low_ns, high_ns) with another such detour one
     period (+- tolerance_ns) before or after them: the injected ones. The
     machine's own detours of that length come at random, or (its timer tick)
     every 4 ms; folding at a fixed phase would not do, as the injection
-    timer's clock and the tick-derived ns drift apart by microseconds a run."""
+    timer's clock and the tick-derived ns drift apart by microseconds a run.
+    The tolerance is one timer tick (15-20 us here): a tick just before an
+    injection merges with it into one detour that starts at the tick."""
     keep = (lengths_ns >= low_ns) & (lengths_ns < high_ns)
     starts = np.asarray(starts_ns[keep], dtype=float)
     lengths = np.asarray(lengths_ns[keep], dtype=float)

@@ -42,8 +42,12 @@ def test_selfish_records_injected_detours(launch, tmp_path, how):
         periods = r["injections"] + r["injections_missed"]
         assert periods / r["period_s"] == pytest.approx(1000, rel=0.05)
         # each injection served is found (those a machine stall swallowed are
-        # counted as missed, and are not there to find)
-        assert len(injected) == pytest.approx(r["injections"], rel=0.05)
+        # counted as missed, and are not there to find), except where the
+        # machine's own long detour (preemption, a host's steal) swallows it:
+        # one merged into it and at most one neighbour left without a partner
+        machine = np.sum(d[:, 1] >= 200e3)
+        served = r["injections"]
+        assert served - 2 * machine - 0.02 * served <= len(injected) <= 1.05 * served
         assert np.median(injected) / 1e3 == pytest.approx(50, rel=0.15)
         # the machine alone makes few of them
         assert len(periodic_detours(q[:, 0], q[:, 1], 1e6, 20e3, 200e3)) / seconds < 50

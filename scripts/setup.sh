@@ -14,7 +14,7 @@ cd "$(dirname "$0")/.."
 
 profile=${1:-build}
 packages=(build-essential cmake binutils python3 python3-venv openmpi-bin libopenmpi-dev)
-r_packages=(r-base-core r-cran-data.table r-cran-jsonlite r-cran-ggplot2)
+r_packages=(r-base-core r-cran-data.table r-cran-jsonlite r-cran-ggplot2 r-cran-fftw)
 case "$profile" in
   build) ;;
   run) packages+=("${r_packages[@]}") ;;

@@ -88,7 +88,8 @@ plot_noise_series <- function(ns, resolution, title) {
 }
 
 plot_spectrum <- function(spectra, peaks, title) {
-  d <- reduce_max(spectra, "frequency_hz", "power")[, label := unit_label(unit, cpu)]
+  # a bin of exactly no power (noiseless counts) has no place on a log axis
+  d <- reduce_max(spectra, "frequency_hz", "power")[power > 0][, label := unit_label(unit, cpu)]
   p <- ggplot2::ggplot(d, ggplot2::aes(frequency_hz, power)) +
     ggplot2::geom_line(linewidth = 0.3, colour = "grey30") +
     ggplot2::scale_y_log10() +

@@ -12,16 +12,18 @@ scaled_noise <- function(x) {
 # kurtosis 3, not 0). A constant sample has no kurtosis or skewness: NaN.
 noise_moments <- function(x) {
   n <- length(x)
-  mu <- sum(x) / n
+  total <- sum(x)
+  mu <- total / n
   # two vectors and dot products: every further temporary of a 10-million
   # sample run costs more than the arithmetic
   d <- x - mu
   d2 <- d * d
-  m2 <- sum(d2) / n
+  m2 <- drop(crossprod(d)) / n
   m3 <- drop(crossprod(d2, d)) / n
   m4 <- drop(crossprod(d2)) / n
   list(
     samples = n,
+    total = total,
     scaled_noise_mean = mu,
     scaled_noise_sd = if (n > 1) sqrt(m2 * n / (n - 1)) else NA_real_,
     kurtosis = if (m2 > 0) m4 / m2^2 else NaN,
@@ -33,9 +35,8 @@ noise_moments <- function(x) {
 # (x - best) / best for fixed work (FWQ, P-SNAP; best = min), and
 # (best - x) / best for FTQ counts (best = max). Kurtosis does not change
 # under either map; skewness changes sign under the second.
-scaled_moments <- function(x, kernel) {
+scaled_moments <- function(x, kernel, best = if (kernel == "ftq") max(x) else min(x)) {
   m <- noise_moments(x)
-  best <- if (kernel == "ftq") max(x) else min(x)
   m$scaled_noise_mean <- abs(m$scaled_noise_mean - best) / best
   m$scaled_noise_sd <- m$scaled_noise_sd / best
   if (kernel == "ftq") m$skewness <- -m$skewness
@@ -129,15 +130,17 @@ noise_summary <- function(run, run_name) {
     }
     x <- noise_values(run, t$data)
     best <- if (run$kernel == "ftq") max(x) else min(x)
+    # one pass over millions of samples for every sum they need
+    m <- scaled_moments(x, run$kernel, best)
     noise <- if (run$kernel == "psnap") {
       r <- meta$ranks[[i]]
       calib <- r$calibrated_us %||% meta$granularity_us
       100 * (r$mean_us - calib) / calib
     } else {
-      lost_percent(run$kernel, sum(x), length(x), best)
+      lost_percent(run$kernel, m$total, length(x), best)
     }
-    as.data.table(c(list(unit = t$unit, cpu = t$cpu), scaled_moments(x, run$kernel),
-      list(noise_percent = noise)))
+    m$total <- NULL
+    as.data.table(c(list(unit = t$unit, cpu = t$cpu), m, list(noise_percent = noise)))
   }))
   rows[, `:=`(
     run = run_name, kernel = run$kernel,
@@ -186,7 +189,8 @@ noise_over_time <- function(run, bins = 100) {
     last[bins] <- length(x)
     sums <- if (run$kernel == "ftq") cumsum(as.numeric(x)) else k$at
     n <- diff(c(0, last))
-    total <- diff(c(0, sums)[c(0, last) + 1])
+    # (c(0, sums) would copy millions of sums for the sake of 100)
+    total <- diff(c(0, sums[pmax(last, 1)] * (last > 0)))
     data.table(bin = seq_len(bins) - 1, noise_percent = lost_percent(run$kernel, total, n,
       best), unit = t$unit, cpu = t$cpu)[n > 0]
   })

@@ -54,9 +54,12 @@ read_numbers <- function(path, columns, expected_rows) {
   seek(con, size - 1)
   last <- readBin(con, "raw", 1)
   close(con)
+  # read as doubles: integer sums of millions of ticks would overflow, and
+  # converting afterwards costs a copy ("bumped to string" warnings are the
+  # non-numeric fields found below)
   dt <- suppressWarnings(data.table::fread(
     path,
-    header = FALSE, sep = " ", fill = TRUE, integer64 = "double",
+    header = FALSE, sep = " ", fill = TRUE, colClasses = "double",
     blank.lines.skip = FALSE, showProgress = FALSE
   ))
   if (ncol(dt) != length(columns)) {
@@ -72,8 +75,6 @@ read_numbers <- function(path, columns, expected_rows) {
       bad <- which(is.na(numbers))[1]
       stop_input(path, sprintf("'%s' is not a number", values[bad]), bad)
     }
-    # integer sums of millions of ticks overflow: all numbers are doubles
-    if (is.integer(values)) set(dt, j = col, value = as.numeric(values))
     if (anyNA(values)) {
       bad <- which(is.na(values))[1]
       stop_input(path, sprintf("%d fields, expected %d (%s)", sum(!is.na(unlist(dt[bad]))),
@@ -150,7 +151,8 @@ read_ftq <- function(files, unit, json_path) {
   }
   counts <- read_numbers(counts_file, "count", n)
   times <- read_numbers(times_file, "tick", n)
-  counts[, tick := times$tick]
+  # the two columns as they were read: := would copy the ticks
+  setDT(list(count = counts$count, tick = times$tick))
 }
 
 read_psnap <- function(files, unit, json_path) {

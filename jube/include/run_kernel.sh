@@ -1,18 +1,21 @@
 #!/bin/sh
 # Runs one kernel command and leaves how it ended in job_status, for the
 # result table: "status=ok", "status=failed exit=N" or "status=killed" (the
-# kernel keeps what it measured; Slurm's time limit and scancel send TERM).
-# A killed Slurm job also touches JUBE's error file (NB_ERROR_FILE), which the
-# job script itself can no longer reach.
+# kernel keeps what it measured; Slurm's time limit and scancel send TERM),
+# and when it started and ended (s since the epoch), for the harness's own
+# overhead. A killed Slurm job also touches JUBE's error file
+# (NB_ERROR_FILE), which the job script itself no longer reaches.
 #   run_kernel.sh COMMAND [ARGS...]
-trap 'echo "status=killed signal=TERM" > job_status
+started=$(date +%s.%N)
+trap 'echo "status=killed signal=TERM started=$started ended=$(date +%s.%N)" > job_status
       [ -n "${NB_ERROR_FILE:-}" ] && touch "$NB_ERROR_FILE"
       exit 143' TERM INT
 "$@"
 rc=$?
 if [ "$rc" -eq 0 ]; then
-  echo "status=ok" > job_status
+  outcome="status=ok"
 else
-  echo "status=failed exit=$rc" > job_status
+  outcome="status=failed exit=$rc"
 fi
+echo "$outcome started=$started ended=$(date +%s.%N)" > job_status
 exit "$rc"

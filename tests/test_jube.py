@@ -1,0 +1,162 @@
+"""The JUBE benchmarks, run by the real JUBE: here without a scheduler, and
+as Slurm jobs on the project's localhost cluster, failures included.
+
+Each test runs a copy of jube/ whose sweep is made small by editing
+include/parameters.xml (what a user does); the copy sits beside links to the
+rest of the checkout, so its build step and report find the project. JUBE
+drives the release build: the sanitizer suite checks the kernels."""
+import csv
+import io
+import os
+import re
+import shutil
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+from conftest import ROOT
+
+pytestmark = pytest.mark.skipif(bool(os.environ.get("NB_SANITIZE")),
+                                reason="JUBE drives the release build")
+
+
+def project_copy(tmp_path, **params):
+    """tmp_path/jube: a copy of jube/ with these parameters set (a list is
+    a sweep), beside links to the rest of the checkout."""
+    for entry in ROOT.iterdir():
+        if entry.name not in ("jube", ".git"):
+            (tmp_path / entry.name).symlink_to(entry)
+    shutil.copytree(ROOT / "jube", tmp_path / "jube", ignore=shutil.ignore_patterns("runs"))
+    for name, value in params.items():
+        set_parameter(tmp_path / "jube", name, value)
+    return tmp_path / "jube"
+
+
+def set_parameter(jube_dir, name, value):
+    value = ",".join(map(str, value)) if isinstance(value, (list, tuple)) else str(value)
+    for path in [*jube_dir.glob("include/*.xml"), *jube_dir.glob("platforms/*/system.xml")]:
+        text = path.read_text()
+        pattern = re.compile(rf'<parameter name="{name}"[^>]*>.*?</parameter>', re.S)
+        if pattern.search(text):
+            path.write_text(pattern.sub(f'<parameter name="{name}">{value}</parameter>', text))
+            return
+    raise AssertionError(f"no parameter {name} in {jube_dir}")
+
+
+def jube(*args, env=None, cwd=None, timeout=600):
+    result = subprocess.run(["jube", *map(str, args)], capture_output=True, text=True,
+                            timeout=timeout, env=dict(os.environ, **(env or {})), cwd=cwd)
+    assert result.returncode == 0, result.stdout + result.stderr
+    return result.stdout
+
+
+def unfinished(out):
+    """Workpackages open or waiting, from JUBE's step table
+    (| step | all | open | wait | error | done |)."""
+    rows = re.findall(r"^\s*\|\s*\w+\s*\|\s*(\d+)\s*\|\s*(\d+)\s*\|\s*(\d+)\s*\|", out, re.M)
+    assert rows, out
+    return sum(int(open_) + int(wait) for _, open_, wait in rows)
+
+
+def run_to_end(jube_dir, kernel, env, *tags, timeout=600):
+    """jube run, then jube continue until no workpackage is open or waits
+    (done or error); the run's handle."""
+    out = jube("run", jube_dir / f"{kernel}.xml", *(["-t", *tags] if tags else []), env=env)
+    handle = jube_dir / "runs" / kernel
+    deadline = time.monotonic() + timeout
+    while unfinished(out):
+        assert time.monotonic() < deadline, out
+        time.sleep(3)
+        out = jube("continue", handle, "-i", "last", env=env)
+    return handle
+
+
+def result_rows(handle, table, env=None):
+    """The rows of one csv table of `jube result`."""
+    out = jube("result", handle, "-i", "last", env=env)
+    block = out.split(f"{table}:\n", 1)[1] if f"{table}:\n" in out else out
+    lines = [line for line in block.splitlines() if "," in line]
+    header = next(i for i, line in enumerate(lines) if line.startswith("job_id,"))
+    rows = []
+    for line in lines[header + 1:]:
+        if line.startswith("job_id,"):
+            break
+        rows.append(line)
+    return list(csv.DictReader(io.StringIO("\n".join([lines[header], *rows]))))
+
+
+def workpackage_dirs(handle, kernel):
+    return sorted((handle / "000000").glob(f"*_{kernel}/work"))
+
+
+def test_local_ftq_sweep_reports_each_workpackage(tmp_path):
+    jube_dir = project_copy(tmp_path, cores=[1, 2], frequency_hz=[10000, 7000], ftq_seconds=1)
+    handle = run_to_end(jube_dir, "ftq", env={})
+    rows = result_rows(handle, "ftq_csv")
+    assert sorted((int(r["frequency_hz"]), int(r["cores"])) for r in rows) == [
+        (7000, 1), (7000, 2), (10000, 1), (10000, 2)]
+    for r in rows:
+        assert r["job_id"] == "local" and r["status"] == "ok"
+        # the table's figures are the run's: as many samples as its files hold
+        assert int(r["samples"]) == int(r["frequency_hz"]) * int(r["cores"])
+        assert 0 <= float(r["scaled_noise_mean_max"]) < 0.5
+        assert float(r["mean_loops_avg"]) > 0
+    lines = {}
+    for work in workpackage_dirs(handle, "ftq"):
+        files = list(work.glob("ftq_*_counts.dat"))
+        lines[work] = sum(len(f.read_text().splitlines()) for f in files)
+    assert sorted(lines.values()) == sorted(int(r["samples"]) for r in rows)
+    # the build step compiled this checkout, and the report covers the run
+    assert (handle / "000000" / "000000_build" / "work" / "out" / "bin" / "ftq").exists()
+    assert (handle / "000000" / "report" / "index.html").exists()
+
+
+SMALL = dict(cores=[1, 2], work=["multiiter", "daxpy"], fwq_samples=4000,
+             frequency_hz=[10000, 7000], ftq_seconds=1, psnap_reps=500, selfish_seconds=1)
+COLUMNS = {"fwq": "scaled_noise_mean_max", "ftq": "scaled_noise_mean_max",
+           "psnap": "os_noise_percent", "selfish": "cpu_overhead_percent"}
+
+
+def test_slurm_runs_every_workpackage_as_a_job(tmp_path, slurm, bin_dir):
+    jube_dir = project_copy(tmp_path, **SMALL)
+    env = dict(slurm, NOISEBENCH_BIN_DIR=str(bin_dir))
+    job_ids = []
+    for kernel, column in COLUMNS.items():
+        handle = run_to_end(jube_dir, kernel, env, "slurm")
+        rows = result_rows(handle, f"{kernel}_csv", env)
+        assert len(rows) == (4 if kernel in ("fwq", "ftq") else 2), rows
+        for r in rows:
+            assert r["status"] == "ok", r
+            assert float(r[column]) >= 0
+            job_ids.append(int(r["job_id"]))
+        if kernel == "psnap":
+            assert sorted(int(r["tasks"]) for r in rows) == [1, 2]
+        # each job ran its kernel under srun, in its own workpackage
+        for work in workpackage_dirs(handle, kernel):
+            assert "srun" in (work / "submit.job").read_text()
+            assert (work / f"{kernel}.json").exists()
+    assert len(set(job_ids)) == len(job_ids) == 12
+
+
+def test_failed_and_killed_jobs_show_as_such(tmp_path, slurm, bin_dir):
+    # a kernel given bad input, and one the job's time limit (1 minute) kills
+    jube_dir = project_copy(tmp_path, cores=1, inject=["bogus", ""], selfish_seconds=600,
+                            site_timelimit=1)
+    env = dict(slurm, NOISEBENCH_BIN_DIR=str(bin_dir))
+    handle = run_to_end(jube_dir, "selfish", env, "slurm", timeout=300)
+    rows = {r["status"]: r for r in result_rows(handle, "selfish_csv", env)}
+    assert set(rows) == {"failed", "killed"}, rows
+    assert int(rows["failed"]["job_id"]) > 0 and rows["killed"]["job_id"] != "local"
+    # nothing measured is passed off as a figure
+    assert rows["failed"]["cpu_overhead_percent"] == ""
+    status = jube("status", handle, "-i", "last", env=env)
+    assert "ERROR" in status.upper()
+    # the killed kernel kept what it measured
+    killed = [w for w in workpackage_dirs(handle, "selfish")
+              if "killed" in (w / "job_status").read_text()]
+    assert len(killed) == 1
+    assert (killed[0] / "selfish.json").exists()
+    assert "TIME LIMIT" in (killed[0] / "job.err").read_text()
+    assert rows["killed"]["cancelled"] == "TIME LIMIT"
+    assert rows["failed"]["exit_code"] == "2"

@@ -57,10 +57,11 @@ test-aarch64:
 	@echo "aarch64: built $$(ls $(ARM_BUILD)/bin | tr '\n' ' ')"
 
 bench: build
-	@scripts/setup.sh run
+	@scripts/setup.sh test
 	benchmarks/loop_cost.py $(BUILD)/bin
 	benchmarks/selfish_overhead.py $(BUILD)/bin
 	Rscript benchmarks/analysis_speed.R
+	benchmarks/jube_overhead.py $(BUILD)/bin
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD) $(ARM_BUILD)

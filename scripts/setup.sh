@@ -14,11 +14,11 @@ cd "$(dirname "$0")/.."
 
 profile=${1:-build}
 packages=(build-essential cmake binutils python3 python3-venv openmpi-bin libopenmpi-dev)
-r_packages=(r-base-core r-cran-data.table r-cran-jsonlite r-cran-ggplot2 r-cran-fftw)
+run_packages=(jube r-base-core r-cran-data.table r-cran-jsonlite r-cran-ggplot2 r-cran-fftw)
 case "$profile" in
   build) ;;
-  run) packages+=("${r_packages[@]}") ;;
-  test) packages+=("${r_packages[@]}" r-cran-testthat gcc-aarch64-linux-gnu libc6-dev-arm64-cross slurmctld slurmd slurm-client munge slurmdbd mariadb-server) ;;
+  run) packages+=("${run_packages[@]}") ;;
+  test) packages+=("${run_packages[@]}" r-cran-testthat gcc-aarch64-linux-gnu libc6-dev-arm64-cross slurmctld slurmd slurm-client munge slurmdbd mariadb-server) ;;
   *) echo "setup.sh: unknown profile '$profile' (build, run or test)" >&2; exit 2 ;;
 esac
 

@@ -1,0 +1,82 @@
+"""Running the JUBE benchmarks from Python (tests and benchmarks): a copy of
+jube/ with its sweep edited in include/parameters.xml, as a user would, run
+by the real JUBE until every workpackage ended, and its csv tables read."""
+import csv
+import io
+import os
+import re
+import shutil
+import subprocess
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def project_copy(tmp_path, **params):
+    """tmp_path/jube: a copy of jube/ with these parameters set (a list is
+    a sweep), beside links to the rest of the checkout."""
+    for entry in ROOT.iterdir():
+        if entry.name not in ("jube", ".git"):
+            (tmp_path / entry.name).symlink_to(entry)
+    shutil.copytree(ROOT / "jube", tmp_path / "jube", ignore=shutil.ignore_patterns("runs"))
+    for name, value in params.items():
+        set_parameter(tmp_path / "jube", name, value)
+    return tmp_path / "jube"
+
+
+def set_parameter(jube_dir, name, value):
+    value = ",".join(map(str, value)) if isinstance(value, (list, tuple)) else str(value)
+    for path in [*jube_dir.glob("include/*.xml"), *jube_dir.glob("platforms/*/system.xml")]:
+        text = path.read_text()
+        pattern = re.compile(rf'<parameter name="{name}"[^>]*>.*?</parameter>', re.S)
+        if pattern.search(text):
+            path.write_text(pattern.sub(f'<parameter name="{name}">{value}</parameter>', text))
+            return
+    raise AssertionError(f"no parameter {name} in {jube_dir}")
+
+
+def jube(*args, env=None, cwd=None, timeout=600):
+    result = subprocess.run(["jube", *map(str, args)], capture_output=True, text=True,
+                            timeout=timeout, env=dict(os.environ, **(env or {})), cwd=cwd)
+    assert result.returncode == 0, result.stdout + result.stderr
+    return result.stdout
+
+
+def unfinished(out):
+    """Workpackages open or waiting, from JUBE's step table
+    (| step | all | open | wait | error | done |)."""
+    rows = re.findall(r"^\s*\|\s*\w+\s*\|\s*(\d+)\s*\|\s*(\d+)\s*\|\s*(\d+)\s*\|", out, re.M)
+    assert rows, out
+    return sum(int(open_) + int(wait) for _, open_, wait in rows)
+
+
+def run_to_end(jube_dir, kernel, env, *tags, timeout=600, poll_s=3):
+    """jube run, then jube continue until no workpackage is open or waits
+    (done or error); the run's handle."""
+    out = jube("run", jube_dir / f"{kernel}.xml", *(["-t", *tags] if tags else []), env=env)
+    handle = jube_dir / "runs" / kernel
+    deadline = time.monotonic() + timeout
+    while unfinished(out):
+        assert time.monotonic() < deadline, out
+        time.sleep(poll_s)
+        out = jube("continue", handle, "-i", "last", env=env)
+    return handle
+
+
+def result_rows(handle, table, env=None):
+    """The rows of one csv table of `jube result`."""
+    out = jube("result", handle, "-i", "last", env=env)
+    block = out.split(f"{table}:\n", 1)[1] if f"{table}:\n" in out else out
+    lines = [line for line in block.splitlines() if "," in line]
+    header = next(i for i, line in enumerate(lines) if line.startswith("job_id,"))
+    rows = []
+    for line in lines[header + 1:]:
+        if line.startswith("job_id,"):
+            break
+        rows.append(line)
+    return list(csv.DictReader(io.StringIO("\n".join([lines[header], *rows]))))
+
+
+def workpackage_dirs(handle, kernel):
+    return sorted((handle / "000000").glob(f"*_{kernel}/work"))

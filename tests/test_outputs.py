@@ -32,6 +32,14 @@ def test_fwq_files_and_summary_match(run, tmp_path):
         assert float(row["std_ticks"]) == pytest.approx(times.std(ddof=1), abs=0.006)
         scaled = (times.mean() - times.min()) / times.min()
         assert float(row["scaled_noise_mean"]) == pytest.approx(scaled, abs=2e-6)
+        assert float(row["scaled_noise_sd"]) == pytest.approx(
+            times.std(ddof=1) / times.min(), rel=1e-5)
+        d = times - times.mean()
+        m2 = (d ** 2).mean()
+        assert float(row["kurtosis"]) == pytest.approx((d ** 4).mean() / m2 ** 2, rel=1e-5)
+        assert float(row["skewness"]) == pytest.approx((d ** 3).mean() / m2 ** 1.5, rel=1e-5)
+        assert meta["threads"][t]["stats"]["kurtosis"] == pytest.approx(float(row["kurtosis"]),
+                                                                         rel=1e-5)
         assert float(row["mean_ns"]) == pytest.approx(
             times.mean() / meta["ticks_per_ns"], rel=1e-3)
         assert meta["threads"][t]["stats"]["unit"] == "ticks"

@@ -247,6 +247,11 @@ static void print_summary(struct nb_run *r, int t, const struct nb_stats *s)
 	       r->k->name, r->work->name, t, r->threads[t].cpu, s->n, u, s->min, u, s->mean, u,
 	       s->max, u, s->std, u, s->median, u, s->ci95_low, s->ci95_high,
 	       r->k->scaled_noise_mean(s));
+	/* Sequoia's other two figures: the sd of the scaled noise (the values'
+	 * sd over the best one: min for FWQ, max for FTQ) and its kurtosis,
+	 * which no shift or scale changes */
+	printf(" scaled_noise_sd=%.6g kurtosis=%.6g skewness=%.6g",
+	       s->std / (r->k->id == NB_KERNEL_FWQ ? s->min : s->max), s->kurtosis, s->skewness);
 	if (r->k->id == NB_KERNEL_FWQ)
 		printf(" mean_ns=%.1f", nb_ticks_to_ns(&r->cal, s->mean));
 	else

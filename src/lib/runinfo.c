@@ -88,6 +88,8 @@ void nb_json_stats(struct nb_json *j, const struct nb_stats *s, const char *unit
 	nb_json_double(j, "std", s->std);
 	nb_json_double(j, "ci95_low", s->ci95_low);
 	nb_json_double(j, "ci95_high", s->ci95_high);
+	nb_json_double(j, "kurtosis", s->kurtosis);
+	nb_json_double(j, "skewness", s->skewness);
 	nb_json_double(j, "scaled_noise_mean", scaled);
 	nb_json_end(j, '}');
 }

@@ -105,6 +105,7 @@ void nb_stats_compute(uint64_t *v, size_t n, struct nb_stats *s)
 	if (n == 0) {
 		s->min = s->max = s->mean = s->median = s->mode = NAN;
 		s->variance = s->std = s->ci95_low = s->ci95_high = NAN;
+		s->kurtosis = s->skewness = NAN;
 		return;
 	}
 	nb_sort_u64(v, n);
@@ -125,7 +126,7 @@ void nb_stats_compute(uint64_t *v, size_t n, struct nb_stats *s)
 
 	/* Two passes around the minimum keep the sums small and exact enough
 	 * for tick counts near 2^64. */
-	long double sum = 0, sq = 0;
+	long double sum = 0, sq = 0, cube = 0, quad = 0;
 
 	for (size_t i = 0; i < n; i++)
 		sum += (long double)(v[i] - v[0]);
@@ -135,10 +136,16 @@ void nb_stats_compute(uint64_t *v, size_t n, struct nb_stats *s)
 		long double d = (long double)(v[i] - v[0]) - mean_off;
 
 		sq += d * d;
+		cube += d * d * d;
+		quad += d * d * d * d;
 	}
 	s->mean = (double)((long double)v[0] + mean_off);
 	s->variance = n > 1 ? (double)(sq / (n - 1)) : 0.0;
 	s->std = sqrt(s->variance);
+	long double m2 = sq / n;
+
+	s->kurtosis = m2 > 0 ? (double)(quad / n / (m2 * m2)) : NAN;
+	s->skewness = m2 > 0 ? (double)(cube / n / powl(m2, 1.5L)) : NAN;
 	double half = n > 1 ? nb_t95(n - 1) * s->std / sqrt((double)n) : 0.0;
 
 	s->ci95_low = s->mean - half;

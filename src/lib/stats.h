@@ -10,6 +10,9 @@ struct nb_stats {
 	double min, max, mean, median, mode;
 	double variance, std;      /* sample variance (n - 1) and its root */
 	double ci95_low, ci95_high; /* 95% confidence interval of the mean */
+	/* moment kurtosis m4 / m2^2 (3 for a normal sample; Sequoia's limit is
+	 * 100) and skewness m3 / m2^1.5; NAN for a constant sample */
+	double kurtosis, skewness;
 };
 
 /* Sorts v in place (the samples are written out before this is called). */

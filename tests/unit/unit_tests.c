@@ -65,6 +65,14 @@ static void test_stats_edge_cases(void)
 	CHECK(s.n == 0 && isnan(s.mean));
 	nb_stats_compute(&one, 1, &s);
 	CHECK(s.mean == 42 && s.std == 0 && s.ci95_low == 42 && s.mode == 42);
+	CHECK(isnan(s.kurtosis) && isnan(s.skewness)); /* a constant has no tail */
+
+	/* 0 0 0 1: m2 = 3/16, m3 = 3/32, m4 = 21/256 */
+	uint64_t tail[] = { 7, 7, 8, 7 };
+
+	nb_stats_compute(tail, 4, &s);
+	NEAR(s.kurtosis, (21.0 / 256) / (9.0 / 256), 1e-12);
+	NEAR(s.skewness, (3.0 / 32) / pow(3.0 / 16, 1.5), 1e-12);
 	NEAR(nb_t95(1), 12.706, 1e-9);
 	NEAR(nb_t95(100000), 1.96, 1e-9);
 }

@@ -1,0 +1,58 @@
+"""OS-noise checks for the acceptance of a system: FWQ, FTQ, P-SNAP and the
+selfish detour on 1, 2, 4, ... and every core of a node of each partition.
+
+    reframe -C reframe/config/generic.py -c reframe/checks -r
+    reframe ... -S inject=1000:500 -r      # a known noise: the checks must fail
+
+The figures are held to the partition's bounds (its system's config file),
+else to the kernel's defaults: Sequoia's "diminutive noise" for FWQ."""
+import os
+import platform
+import sys
+
+import reframe as rfm
+from reframe.core.builtins import parameter, run_after
+
+sys.path.append(os.path.join(os.path.dirname(__file__), '..', 'lib'))
+from noisebench_base import fwq_base, ftq_base, psnap_base, selfish_base  # noqa: E402
+
+TAGS = {'acceptance', 'noise', 'benchmark'}
+
+
+@rfm.simple_test
+class fwq_noise_check(fwq_base):
+    #: Work loop: multiiter (32 inc, 31 dec), asm (x86-64 registers only), daxpy
+    work = parameter(['multiiter', 'asm', 'daxpy'])
+    descr = 'FWQ scaled noise against the Sequoia criteria'
+    tags = TAGS
+
+    @run_after('setup')
+    def skip_asm_elsewhere(self):
+        # the kernels are built here, and have an ASM loop on x86-64 only
+        self.skip_if(self.work == 'asm' and platform.machine() != 'x86_64',
+                     'the asm work loop is x86-64 only')
+
+    def kernel_args(self):
+        if self.work == 'daxpy':
+            self.work_bits = 9  # about as long a sample as the other kinds
+        return super().kernel_args()
+
+
+@rfm.simple_test
+class ftq_noise_check(ftq_base):
+    #: Sampling frequency (Hz): two that are not multiples of each other
+    frequency_hz = parameter([10000, 7000])
+    descr = 'FTQ noise fraction and strongest spectral line'
+    tags = TAGS
+
+
+@rfm.simple_test
+class psnap_noise_check(psnap_base):
+    descr = 'P-SNAP OS noise and correlation with rank 0'
+    tags = TAGS
+
+
+@rfm.simple_test
+class selfish_noise_check(selfish_base):
+    descr = 'Selfish detour CPU overhead'
+    tags = TAGS

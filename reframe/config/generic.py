@@ -1,0 +1,115 @@
+"""ReFrame configuration for noisebench's checks on any machine.
+
+    reframe -C reframe/config/generic.py -c reframe/checks -r
+
+The system files in reframe/config/systems/ come first: a host that one of
+them names (its `hostnames`) runs as that system, with that site's
+partitions and bounds. Any other host is `anynode`: partition `local` (this
+machine, no scheduler; always there) and `slurm` (a Slurm job each check;
+there when a Slurm controller answers). `--system anynode:local` or
+`--system anynode:slurm` picks one. A new system is one file: docs/reframe.md.
+"""
+import glob
+import os
+import shutil
+import subprocess
+
+import reframe.utility as util
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+# The generic partitions know nothing of the node: their bounds are those of
+# an ordinary shared machine (a laptop, a VM), loose enough for its daemons
+# and its hypervisor (a 2-vCPU VM measured up to 0.1 scaled noise in bursts),
+# tight enough that a noise taking half of each core fails. A system's own file sets real bounds, or leaves Sequoia's defaults.
+COMMODITY_BOUNDS = {
+    'fwq': {'max_scaled_noise_mean': (0.25, None, 0.0, ''),
+            'max_scaled_noise_sd': (2.0, None, 0.0, ''),
+            'max_kurtosis': (1e6, None, 0.0, '')},
+    # two DAXPY threads on SMT siblings slow each other down by ~20%
+    'fwq_daxpy': {'max_scaled_noise_mean': (0.5, None, 0.0, ''),
+                  'max_scaled_noise_sd': (2.0, None, 0.0, ''),
+                  'max_kurtosis': (1e6, None, 0.0, '')},
+    'ftq': {'noise_fraction': (0.25, None, 0.0, '')},
+    'psnap': {'os_noise_percent': (10.0, None, 0.0, '%')},
+    'selfish': {'cpu_overhead_percent': (10.0, None, 0.0, '%')},
+}
+
+
+def system_files():
+    systems, environments = [], []
+    for path in sorted(glob.glob(os.path.join(HERE, 'systems', '*.py'))):
+        module = util.import_module_from_file(path)
+        systems += module.site_configuration.get('systems', [])
+        environments += module.site_configuration.get('environments', [])
+    return systems, environments
+
+
+def slurm_answers():
+    if not shutil.which('sinfo'):
+        return False
+    try:
+        return subprocess.run(['sinfo', '-h'], capture_output=True, timeout=15).returncode == 0
+    except subprocess.TimeoutExpired:
+        return False
+
+
+_systems, _environments = system_files()
+
+SLURM_PARTITION = {
+    'name': 'slurm',
+    'descr': "Slurm's default partition, srun with PMIx",
+    'scheduler': 'slurm',
+    'launcher': 'srun',
+    'environs': ['builtin'],
+    'max_jobs': 1,
+    'env_vars': [['SLURM_MPI_TYPE', 'pmix'],
+                 ['OMPI_ALLOW_RUN_AS_ROOT', '1'],
+                 ['OMPI_ALLOW_RUN_AS_ROOT_CONFIRM', '1']],
+    'extras': {'noisebench_references': COMMODITY_BOUNDS},
+}
+
+site_configuration = {
+    'systems': _systems + [
+        {
+            'name': 'anynode',
+            'descr': 'Any machine: here, or through its Slurm',
+            'hostnames': ['.*'],
+            'modules_system': 'nomod',
+            'partitions': [
+                {
+                    'name': 'local',
+                    'descr': 'This machine, no scheduler (one check at a time)',
+                    'scheduler': 'local',
+                    'launcher': 'local',
+                    'environs': ['builtin'],
+                    # one check at a time: a noise check needs the cores to itself
+                    'max_jobs': 1,
+                    'extras': {'noisebench_references': COMMODITY_BOUNDS},
+                },
+            ] + ([SLURM_PARTITION] if slurm_answers() else []),
+        },
+    ],
+    'environments': _environments + [
+        {'name': 'builtin', 'cc': 'cc', 'target_systems': ['anynode']},
+    ],
+    'logging': [
+        {
+            'handlers_perflog': [
+                {
+                    'type': 'filelog',
+                    'prefix': '%(check_system)s/%(check_partition)s',
+                    'level': 'info',
+                    'format': ('%(check_job_completion_time)s|%(check_result)s|'
+                               '%(check_name)s|%(check_system)s:%(check_partition)s|'
+                               'jobid=%(check_jobid)s|%(check_perfvalues)s'),
+                    'format_perfvars': ('%(check_perf_var)s=%(check_perf_value)s '
+                                        '%(check_perf_unit)s '
+                                        '(ref %(check_perf_ref)s, '
+                                        'upper %(check_perf_upper_thres)s)|'),
+                    'append': True,
+                }
+            ]
+        }
+    ],
+}

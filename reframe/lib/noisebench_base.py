@@ -1,0 +1,263 @@
+"""Base classes of the noisebench ReFrame checks, after hpctestlib: a build
+fixture, a run base that knows how to start a kernel on a partition and how
+to hold it to its references, and one base per kernel. The leaves in
+reframe/checks/ only pick parameters and tags."""
+import os
+
+import reframe as rfm
+import reframe.core.runtime as rt
+import reframe.utility.sanity as sn
+from reframe.core.builtins import (fixture, parameter, performance_function, run_after,
+                                   run_before, sanity_function, variable)
+
+REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), '..', '..'))
+
+# Sequoia RFP's "diminutive noise": the default FWQ bounds of an acceptance
+# run (value, lower, upper, unit): the figure must stay below the value.
+SEQUOIA_REFERENCES = {
+    'max_scaled_noise_mean': (1e-6, None, 0.0, ''),
+    'max_scaled_noise_sd': (1e-3, None, 0.0, ''),
+    'max_kurtosis': (100.0, None, 0.0, ''),
+}
+
+
+def core_counts():
+    """(partition, cores) pairs: 1, 2, 4, ... and every core of a node of
+    each partition (its configured processor, else this host's CPUs)."""
+    for part in rt.runtime().system.partitions:
+        ncores = part.processor.num_cpus or os.cpu_count()
+        count = 1
+        while count < ncores:
+            yield (part.fullname, count)
+            count *= 2
+        yield (part.fullname, ncores)
+
+
+class noisebench_build(rfm.CompileOnlyRegressionTest):
+    """Compiles this checkout with CMake once a partition, or takes the
+    kernels of an installed noisebench (e.g. Spack's) from bin_dir."""
+
+    #: The bin/ directory of an installed noisebench; empty: build REPO
+    bin_dir = variable(str, value=os.environ.get('NOISEBENCH_BIN_DIR', ''))
+    build_system = 'CustomBuild'
+    sourcesdir = None
+    build_locally = True
+
+    @run_before('compile')
+    def set_build_commands(self):
+        if self.bin_dir:
+            self.build_system.commands = [f'test -x {self.bin_dir}/fwq']
+        else:
+            self.build_system.commands = [
+                f'cmake -S {REPO} -B build -DCMAKE_BUILD_TYPE=Release > cmake.log',
+                'cmake --build build -j >> cmake.log',
+            ]
+
+    @property
+    def kernels(self):
+        return self.bin_dir or os.path.join(self.stagedir, 'build', 'bin')
+
+    @sanity_function
+    def validate_build(self):
+        return sn.path_exists(os.path.join(self.kernels, 'fwq'))
+
+
+class noise_run_base(rfm.RunOnlyRegressionTest):
+    """One kernel on `cores` CPUs of one node: as threads where the partition
+    launches locally, as MPI ranks (kernels that have them) under srun."""
+
+    #: (partition, cores): threads or ranks, up to every core of a node
+    layout = parameter(core_counts(), fmt=lambda x: x[1])
+    #: Busy-wait D us every P us on every thread ("P:D"): a known noise
+    #: that an acceptance check must catch; empty: none
+    inject = variable(str, value='')
+    #: Whether the kernel has an MPI build (P-SNAP, selfish)
+    has_mpi = variable(bool, value=False)
+    #: The kernel's name (its binary's)
+    kernel = variable(str)
+    noisebench = fixture(noisebench_build, scope='environment')
+    valid_prog_environs = ['builtin']
+    time_limit = '10m'
+    exclusive_access = True
+
+    @run_after('init')
+    def restrict_partition(self):
+        self.valid_systems = [self.layout[0]]
+
+    @property
+    def cores(self):
+        return self.layout[1]
+
+    @run_before('run')
+    def set_command(self):
+        mpi = self.has_mpi and self.current_partition.launcher_type.registered_name != 'local'
+        binary = f'{self.kernel}_mpi' if mpi else self.kernel
+        self.executable = os.path.join(self.noisebench.kernels, binary)
+        if mpi:
+            self.num_tasks = self.num_tasks_per_node = self.cores
+            self.num_cpus_per_task = 1
+            opts = []
+        else:
+            self.num_tasks = self.num_tasks_per_node = 1
+            self.num_cpus_per_task = self.cores
+            opts = ['-t', str(self.cores)]
+        if self.inject:
+            opts += ['--inject', self.inject]
+        self.executable_opts = opts + self.kernel_args() + ['-o', self.kernel]
+
+    @sanity_function
+    def validate_run(self):
+        # the kernel's last line says the run completed and was written
+        return sn.assert_found(rf'(?m)^run kernel={self.kernel} complete=true', self.stdout)
+
+    @run_before('performance')
+    def set_references(self):
+        """The partition's bounds (extras 'noisebench_references' of the
+        system's config file, for '<kernel>_<work>' or '<kernel>'), else the
+        kernel's default ones."""
+        bounds = self.current_partition.extras.get('noisebench_references', {})
+        work = getattr(self, 'work', None)
+        chosen = bounds.get(f'{self.kernel}_{work}', bounds.get(self.kernel))
+        refs = chosen if chosen is not None else self.default_references()
+        self.reference = {'*': {name: tuple(ref) for name, ref in refs.items()}}
+
+    def kernel_args(self):
+        """The kernel's own options."""
+        return []
+
+    def default_references(self):
+        return {}
+
+    def summary_values(self, key, prefix=r'^summary '):
+        return sn.extractall(rf'(?m){prefix}.*\b{key}=(\S+)', self.stdout, 1, float)
+
+
+class fwq_base(noise_run_base):
+    """FWQ: 2^work_bits loops of a work kind (`work`: multiiter, asm, daxpy,
+    a parameter of the leaf), timed `samples` times a thread; Sequoia's three
+    figures over the threads."""
+
+    #: 2^work_bits work loops a sample (about 70-100 us for 12 on ~3 GHz)
+    work_bits = variable(int, value=12)
+    #: Samples a thread
+    samples = variable(int, value=20000)
+    kernel = 'fwq'
+
+    def kernel_args(self):
+        return ['--work', self.work, '-w', str(self.work_bits), '-n', str(self.samples)]
+
+    def default_references(self):
+        return SEQUOIA_REFERENCES
+
+    @performance_function('')
+    def max_scaled_noise_mean(self):
+        return sn.max(self.summary_values('scaled_noise_mean'))
+
+    @performance_function('')
+    def max_scaled_noise_sd(self):
+        return sn.max(self.summary_values('scaled_noise_sd'))
+
+    @performance_function('')
+    def max_kurtosis(self):
+        return sn.max(self.summary_values('kurtosis'))
+
+
+@sn.deferrable
+def largest_line(stagedir, prefix, threads, frequency_hz):
+    """(Hz, % of the mean count) of the strongest line of the FTQ counts'
+    spectrum over the threads: the amplitude of a sinusoid standing for it."""
+    import numpy as np
+
+    best = (0.0, 0.0)
+    for t in range(threads):
+        counts = np.loadtxt(os.path.join(stagedir, f'{prefix}_{t}_counts.dat'))
+        power = np.abs(np.fft.rfft(counts - counts.mean())) ** 2
+        power[0] = 0
+        k = int(np.argmax(power))
+        amplitude = 2 * np.sqrt(power[k]) / len(counts)
+        share = 100 * amplitude / counts.mean()
+        if share > best[1]:
+            best = (k * frequency_hz / len(counts), share)
+    return best
+
+
+class ftq_base(noise_run_base):
+    """FTQ: work loops counted in each quantum at `frequency_hz` (a parameter
+    of the leaf); the share of the best quantum's work missing, and the
+    spectrum's strongest line."""
+
+    #: Seconds of quanta a thread
+    seconds = variable(float, value=2.0)
+    kernel = 'ftq'
+
+    def kernel_args(self):
+        return ['--freq', str(self.frequency_hz), '-n', str(int(self.frequency_hz * self.seconds))]
+
+    @performance_function('')
+    def noise_fraction(self):
+        return sn.max(self.summary_values('scaled_noise_mean'))
+
+    @performance_function('Hz')
+    def largest_peak_hz(self):
+        return largest_line(self.stagedir, self.kernel, self.cores, self.frequency_hz)[0]
+
+    @performance_function('%')
+    def largest_peak_percent(self):
+        return largest_line(self.stagedir, self.kernel, self.cores, self.frequency_hz)[1]
+
+
+class psnap_base(noise_run_base):
+    """P-SNAP: a loop calibrated to `granularity_us`, `reps` times on every
+    thread or rank; PRACE's OS noise % and the correlation with rank 0."""
+
+    #: Calibrated iteration length (us)
+    granularity_us = variable(int, value=1000)
+    #: Iterations
+    reps = variable(int, value=2000)
+    kernel = 'psnap'
+    has_mpi = True
+
+    def kernel_args(self):
+        return ['-n', str(self.reps), '-g', str(self.granularity_us)]
+
+    @performance_function('%')
+    def os_noise_percent(self):
+        return sn.extractsingle(r'(?m)^psnap summary .*\bos_noise_percent=(\S+)', self.stdout, 1,
+                                float)
+
+    @run_before('performance')
+    def drop_correlation_of_one(self):
+        # one rank has nothing to correlate with: no figure rather than NaN
+        if self.cores == 1:
+            self.perf_variables.pop('max_correlation', None)
+
+    @performance_function('')
+    def max_correlation(self):
+        # the largest |correlation| of a rank's iteration times with rank 0's
+        return sn.extractsingle(r'(?m)^psnap summary .*\bmax_correlation=(\S+)', self.stdout, 1,
+                                float)
+
+
+class selfish_base(noise_run_base):
+    """Selfish detour: every iteration of a tight loop longer than 9x the
+    shortest, for `seconds`; Netgauge's CPU overhead and detours a second."""
+
+    #: Seconds of measurement
+    seconds = variable(int, value=3)
+    #: Detours a rank can record
+    detours = variable(int, value=1000000)
+    kernel = 'selfish'
+    has_mpi = True
+
+    def kernel_args(self):
+        return ['--seconds', str(self.seconds), '--detours', str(self.detours)]
+
+    @performance_function('%')
+    def cpu_overhead_percent(self):
+        return sn.extractsingle(r'(?m)^selfish summary .*\bcpu_overhead_percent=(\S+)',
+                                self.stdout, 1, float)
+
+    @performance_function('1/s')
+    def detours_per_s(self):
+        return sn.extractsingle(r'(?m)^selfish summary .*\bdetours_per_s=(\S+)', self.stdout, 1,
+                                float)

@@ -70,9 +70,11 @@ def mpi_env(extra=None):
 @pytest.fixture(scope="session")
 def slurm():
     """A real Slurm cluster on localhost, started by the project's script and
-    stopped after the session; yields the environment clients need."""
+    stopped after the session; yields the environment clients need. With
+    accounting (slurmdbd, MariaDB): ReFrame's Slurm scheduler asks sacct."""
     script = ROOT / "tests" / "slurm" / "cluster.sh"
-    subprocess.run([script, "start"], check=True, capture_output=True, text=True, timeout=300)
+    subprocess.run([script, "start", "--with-db"], check=True, capture_output=True, text=True,
+                   timeout=300)
     env = {"SLURM_CONF": str(ROOT / ".cache" / "slurm" / "slurm.conf")}
     try:
         yield env

@@ -62,6 +62,7 @@ bench: build
 	benchmarks/selfish_overhead.py $(BUILD)/bin
 	Rscript benchmarks/analysis_speed.R
 	benchmarks/jube_overhead.py $(BUILD)/bin
+	benchmarks/reframe_overhead.py
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD) $(ARM_BUILD)

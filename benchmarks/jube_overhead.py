@@ -21,7 +21,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
-from jube_runs import ROOT, project_copy, run_to_end, workpackage_dirs  # noqa: E402
+from jube_runs import ROOT, project_copy, run_to_end, union_length, workpackage_dirs  # noqa: E402,E501
 
 BIN = Path(sys.argv[1] if len(sys.argv) > 1 else "build/bin").resolve()
 CLUSTER = ROOT / "tests" / "slurm" / "cluster.sh"
@@ -35,15 +35,6 @@ def kernel_intervals(handle):
         ended = float(re.search(r"ended=([\d.]+)", status).group(1))
         spans.append((started, ended))
     return sorted(spans)
-
-
-def union_length(spans):
-    total, end = 0.0, float("-inf")
-    for a, b in spans:
-        if b > end:
-            total += b - max(a, end)
-            end = b
-    return total
 
 
 def main():

@@ -80,3 +80,13 @@ def result_rows(handle, table, env=None):
 
 def workpackage_dirs(handle, kernel):
     return sorted((handle / "000000").glob(f"*_{kernel}/work"))
+
+
+def union_length(spans):
+    """Seconds during which at least one of the sorted (start, end) spans ran."""
+    total, end = 0.0, float("-inf")
+    for a, b in spans:
+        if b > end:
+            total += b - max(a, end)
+            end = b
+    return total

@@ -104,6 +104,9 @@ class noise_run_base(rfm.RunOnlyRegressionTest):
         if self.inject:
             opts += ['--inject', self.inject]
         self.executable_opts = opts + self.kernel_args() + ['-o', self.kernel]
+        # when the kernel ran (s since the epoch), for ReFrame's own overhead
+        self.prerun_cmds = ['date +%s.%N > kernel_started']
+        self.postrun_cmds = ['date +%s.%N > kernel_ended']
 
     @sanity_function
     def validate_run(self):

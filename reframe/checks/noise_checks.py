@@ -2,7 +2,7 @@
 selfish detour on 1, 2, 4, ... and every core of a node of each partition.
 
     reframe -C reframe/config/generic.py -c reframe/checks -r
-    reframe ... -S inject=1000:500 -r      # a known noise: the checks must fail
+    reframe ... -S inject=1000:700 -r      # a known noise: the checks must fail
 
 The figures are held to the partition's bounds (its system's config file),
 else to the kernel's defaults: Sequoia's "diminutive noise" for FWQ."""

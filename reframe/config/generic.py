@@ -21,13 +21,14 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 # The generic partitions know nothing of the node: their bounds are those of
 # an ordinary shared machine (a laptop, a VM), loose enough for its daemons
 # and its hypervisor (a 2-vCPU VM measured up to 0.1 scaled noise in bursts),
-# tight enough that a noise taking half of each core fails. A system's own file sets real bounds, or leaves Sequoia's defaults.
+# tight enough that a noise taking 70% of each core fails every check. A system's own file sets real bounds, or leaves Sequoia's defaults.
 COMMODITY_BOUNDS = {
     'fwq': {'max_scaled_noise_mean': (0.25, None, 0.0, ''),
             'max_scaled_noise_sd': (2.0, None, 0.0, ''),
             'max_kurtosis': (1e6, None, 0.0, '')},
-    # two DAXPY threads on SMT siblings slow each other down by ~20%
-    'fwq_daxpy': {'max_scaled_noise_mean': (0.5, None, 0.0, ''),
+    # two DAXPY threads on a VM's vCPUs slow each other down by 20-60%
+    # (SMT siblings on the host: contention, not the OS, but FWQ sees it)
+    'fwq_daxpy': {'max_scaled_noise_mean': (1.0, None, 0.0, ''),
                   'max_scaled_noise_sd': (2.0, None, 0.0, ''),
                   'max_kurtosis': (1e6, None, 0.0, '')},
     'ftq': {'noise_fraction': (0.25, None, 0.0, '')},

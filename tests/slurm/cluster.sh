@@ -15,7 +15,15 @@ repo=$(cd "$(dirname "$0")/../.." && pwd)
 dir=${NB_SLURM_DIR:-$repo/.cache/slurm}
 conf=$dir/slurm.conf
 node=$(hostname -s)
-cluster=noisebench
+# Job ids start again at 1 with a new state directory, while the accounting
+# database (one for the machine) keeps every cluster's past jobs: a cluster
+# name of its own for each state directory keeps sacct from answering for an
+# old job of the same id.
+cluster_name() {
+  [ -s "$dir/cluster_name" ] ||
+    { mkdir -p "$dir"; echo "noisebench$(od -An -N4 -tx4 /dev/urandom | tr -d ' ')" > "$dir/cluster_name"; }
+  cat "$dir/cluster_name"
+}
 
 die() { echo "cluster.sh: $*" >&2; exit 1; }
 
@@ -45,10 +53,15 @@ write_conf() {
   local with_db=$1 cpus mem
   cpus=$(nproc)
   mem=$(awk '/MemTotal/ {print int($2 / 1024 * 0.9)}' /proc/meminfo)
+  # state saved under another cluster name (before names were per state
+  # directory) would stop slurmctld
+  if [ -f "$dir/ctld/clustername" ] && [ "$(cat "$dir/ctld/clustername")" != "$(cluster_name)" ]; then
+    rm -rf "$dir/ctld"
+  fi
   mkdir -p "$dir/ctld" "$dir/d"
   rm -f "$dir/cgroup.conf"
   cat > "$conf" <<CONF
-ClusterName=$cluster
+ClusterName=$(cluster_name)
 SlurmctldHost=$node(127.0.0.1)
 SlurmUser=root
 SlurmdUser=root
@@ -125,7 +138,7 @@ CONF
     SLURM_CONF=$conf slurmdbd </dev/null >>"$dir/daemons.out" 2>&1
     wait_for 30 slurmdbd bash -c "SLURM_CONF=$conf sacctmgr -n list cluster"
   fi
-  SLURM_CONF=$conf sacctmgr -i add cluster "$cluster" >/dev/null 2>&1 || true
+  SLURM_CONF=$conf sacctmgr -i add cluster "$(cluster_name)" >/dev/null 2>&1 || true
 }
 
 running() { [ -f "$dir/$1.pid" ] && kill -0 "$(cat "$dir/$1.pid")" 2>/dev/null; }

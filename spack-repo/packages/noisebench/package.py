@@ -27,7 +27,7 @@ class Noisebench(CMakePackage):
     license("Apache-2.0 OR MIT")
 
     version("main", branch="main")
-    version("0.1.0", sha256="@SHA256@")
+    version("0.1.0", sha256="5b6d65dd39909f713d782b650c1b9241c4ffb40f8eef26224466cffbb5cecf33")
 
     variant(
         "work",

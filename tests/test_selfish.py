@@ -49,7 +49,8 @@ def test_selfish_records_injected_detours(launch, tmp_path, how):
         served = r["injections"]
         assert served - 2 * machine - 0.02 * served <= len(injected) <= 1.05 * served
         assert np.median(injected) / 1e3 == pytest.approx(50, rel=0.15)
-        # the machine alone makes few of them
-        assert len(periodic_detours(q[:, 0], q[:, 1], 1e6, 20e3, 200e3)) / seconds < 50
+        # the machine alone makes few of them: a tenth as many, give or take
+        # a burst of its own
+        assert len(periodic_detours(q[:, 0], q[:, 1], 1e6, 20e3, 200e3)) < 0.25 * len(injected)
         assert r["period_s"] == pytest.approx(seconds, rel=0.05)
     assert float(summary(noisy.stdout)["cpu_overhead_percent"]) > 4.5

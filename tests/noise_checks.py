@@ -101,8 +101,9 @@ def dip_gaps_ns(counts, times, ticks_per_ns, depth=0.5):
 
 
 def periodic_detours(starts_ns, lengths_ns, period_ns, low_ns, high_ns, tolerance_ns=20e3):
-    """Detours of length in [low_ns, high_ns) with another such detour one
-    period (+- tolerance_ns) before or after them: the injected ones. The
+    """(starts, lengths) of the detours of length in [low_ns, high_ns) with
+    another such detour one period (+- tolerance_ns) before or after them:
+    the injected ones, in time order. The
     machine's own detours of that length come at random, or (its timer tick)
     every 4 ms; folding at a fixed phase would not do, as the injection
     timer's clock and the tick-derived ns drift apart by microseconds a run.
@@ -120,5 +121,15 @@ def periodic_detours(starts_ns, lengths_ns, period_ns, low_ns, high_ns, toleranc
         return np.abs(starts[j] - (starts + offset)) <= tolerance_ns
 
     if len(starts) == 0:
-        return lengths
-    return lengths[has_partner(period_ns) | has_partner(-period_ns)]
+        return starts, lengths
+    kept = has_partner(period_ns) | has_partner(-period_ns)
+    return starts[kept], lengths[kept]
+
+
+def distinct_periods(starts_ns, period_ns):
+    """How many periods the sorted detour starts fall in: detours less than
+    half a period apart (an injection split by a tick, or the machine's own
+    detour beside it) count once."""
+    if len(starts_ns) == 0:
+        return 0
+    return 1 + int(np.sum(np.diff(starts_ns) > period_ns / 2))

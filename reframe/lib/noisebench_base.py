@@ -131,8 +131,14 @@ class noise_run_base(rfm.RunOnlyRegressionTest):
     def default_references(self):
         return {}
 
-    def summary_values(self, key, prefix=r'^summary '):
-        return sn.extractall(rf'(?m){prefix}.*\b{key}=(\S+)', self.stdout, 1, float)
+    def summary_values(self, key):
+        """KEY of every thread's summary line (FWQ, FTQ)."""
+        return sn.extractall(rf'(?m)^summary .*\b{key}=(\S+)', self.stdout, 1, float)
+
+    def run_summary(self, key):
+        """KEY of the kernel's one summary line over all ranks (P-SNAP, selfish)."""
+        return sn.extractsingle(rf'(?m)^{self.kernel} summary .*\b{key}=(\S+)', self.stdout, 1,
+                                float)
 
 
 class fwq_base(noise_run_base):
@@ -225,8 +231,7 @@ class psnap_base(noise_run_base):
 
     @performance_function('%')
     def os_noise_percent(self):
-        return sn.extractsingle(r'(?m)^psnap summary .*\bos_noise_percent=(\S+)', self.stdout, 1,
-                                float)
+        return self.run_summary('os_noise_percent')
 
     @run_before('performance')
     def drop_correlation_of_one(self):
@@ -237,8 +242,7 @@ class psnap_base(noise_run_base):
     @performance_function('')
     def max_correlation(self):
         # the largest |correlation| of a rank's iteration times with rank 0's
-        return sn.extractsingle(r'(?m)^psnap summary .*\bmax_correlation=(\S+)', self.stdout, 1,
-                                float)
+        return self.run_summary('max_correlation')
 
 
 class selfish_base(noise_run_base):
@@ -257,10 +261,8 @@ class selfish_base(noise_run_base):
 
     @performance_function('%')
     def cpu_overhead_percent(self):
-        return sn.extractsingle(r'(?m)^selfish summary .*\bcpu_overhead_percent=(\S+)',
-                                self.stdout, 1, float)
+        return self.run_summary('cpu_overhead_percent')
 
     @performance_function('1/s')
     def detours_per_s(self):
-        return sn.extractsingle(r'(?m)^selfish summary .*\bdetours_per_s=(\S+)', self.stdout, 1,
-                                float)
+        return self.run_summary('detours_per_s')

@@ -7,9 +7,13 @@
 # (NB_ERROR_FILE), which the job script itself no longer reaches.
 #   run_kernel.sh COMMAND [ARGS...]
 started=$(date +%s.%N)
-trap 'echo "status=killed signal=TERM started=$started ended=$(date +%s.%N)" > job_status
-      [ -n "${NB_ERROR_FILE:-}" ] && touch "$NB_ERROR_FILE"
-      exit 143' TERM INT
+killed() {
+  echo "status=killed signal=$1 started=$started ended=$(date +%s.%N)" > job_status
+  [ -n "${NB_ERROR_FILE:-}" ] && touch "$NB_ERROR_FILE"
+  exit "$2"
+}
+trap 'killed TERM 143' TERM
+trap 'killed INT 130' INT
 "$@"
 rc=$?
 if [ "$rc" -eq 0 ]; then

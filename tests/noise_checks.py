@@ -101,35 +101,46 @@ def dip_gaps_ns(counts, times, ticks_per_ns, depth=0.5):
 
 
 def periodic_detours(starts_ns, lengths_ns, period_ns, low_ns, high_ns, tolerance_ns=20e3):
-    """(starts, lengths) of the detours of length in [low_ns, high_ns) with
-    another such detour one period (+- tolerance_ns) before or after them:
-    the injected ones, in time order. The
-    machine's own detours of that length come at random, or (its timer tick)
-    every 4 ms; folding at a fixed phase would not do, as the injection
-    timer's clock and the tick-derived ns drift apart by microseconds a run.
-    The tolerance is one timer tick (15-20 us here): a tick just before an
-    injection merges with it into one detour that starts at the tick."""
+    """(starts, lengths) of the detours of length in [low_ns, high_ns) whose
+    start or end lies one period (+- tolerance_ns) from another such detour's
+    start or end: the injected ones, in time order. The machine's own detours
+    of that length come at random, or (its timer tick) every 4 ms; folding at
+    a fixed phase would not do, as the injection timer's clock and the
+    tick-derived ns drift apart by microseconds a run.
+
+    Either edge, as the machine's noise merges into an injection on one side:
+    an interrupt or a stall just before the timer is due starts the detour
+    early (by up to 150 us here) but not its end, which the handler fixes at
+    due + duration; a tick just after the handler returns moves the end but
+    not the start. The tolerance is one timer tick (15-20 us here)."""
     keep = (lengths_ns >= low_ns) & (lengths_ns < high_ns)
     starts = np.asarray(starts_ns[keep], dtype=float)
     lengths = np.asarray(lengths_ns[keep], dtype=float)
     order = np.argsort(starts)
     starts, lengths = starts[order], lengths[order]
-
-    def has_partner(offset):
-        j = np.searchsorted(starts, starts + offset - tolerance_ns)
-        j = np.minimum(j, len(starts) - 1)
-        return np.abs(starts[j] - (starts + offset)) <= tolerance_ns
-
     if len(starts) == 0:
         return starts, lengths
-    kept = has_partner(period_ns) | has_partner(-period_ns)
+
+    def has_partner(edges, offset):
+        j = np.searchsorted(edges, edges + offset - tolerance_ns)
+        j = np.minimum(j, len(edges) - 1)
+        return np.abs(edges[j] - (edges + offset)) <= tolerance_ns
+
+    kept = np.zeros(len(starts), dtype=bool)
+    for edges in (starts, starts + lengths):
+        kept |= has_partner(edges, period_ns) | has_partner(edges, -period_ns)
     return starts[kept], lengths[kept]
 
 
-def distinct_periods(starts_ns, period_ns):
-    """How many periods the sorted detour starts fall in: detours less than
-    half a period apart (an injection split by a tick, or the machine's own
-    detour beside it) count once."""
-    if len(starts_ns) == 0:
+def distinct_periods(ends_ns, period_ns):
+    """How many periods the detour ends fall in, the periods placed on the
+    run's own phase (the circular mean of the ends modulo the period, which
+    the injected detours dominate). By the end, not the start: an injection
+    that a machine detour ran into starts early, by up to a third of a
+    period here, and counting starts less than half a period apart once
+    merged such a period with its neighbour's."""
+    if len(ends_ns) == 0:
         return 0
-    return 1 + int(np.sum(np.diff(starts_ns) > period_ns / 2))
+    angle = 2 * np.pi * (np.asarray(ends_ns, dtype=float) % period_ns) / period_ns
+    phase = np.angle(np.mean(np.exp(1j * angle))) / (2 * np.pi) * period_ns
+    return len(np.unique(np.round((ends_ns - phase) / period_ns)))

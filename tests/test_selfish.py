@@ -39,20 +39,21 @@ def test_selfish_records_injected_detours(launch, tmp_path, how):
         # detours of about the injected length, 1 ms after or before another:
         # 1000 a second, median 50 us
         starts, injected = periodic_detours(d[:, 0], d[:, 1], 1e6, 20e3, 200e3)
-        found = distinct_periods(starts, 1e6)
+        found = distinct_periods(starts + injected, 1e6)
         periods = r["injections"] + r["injections_missed"]
         assert periods / r["period_s"] == pytest.approx(1000, rel=0.05)
         # each injection served is found (those a machine stall swallowed are
         # counted as missed, and are not there to find), except where the
         # machine's own long detour (preemption, a host's steal) swallows it:
-        # one merged into it and at most one neighbour left without a partner
+        # one per such detour (its neighbours still have partners, as
+        # detours are matched by either edge); the bound allows two, and 1%
         machine = np.sum(d[:, 1] >= 200e3)
         served = r["injections"]
-        assert served - 2 * machine - 0.02 * served <= found <= 1.02 * served
+        assert served - 2 * machine - 0.01 * served <= found <= 1.02 * served
         assert np.median(injected) / 1e3 == pytest.approx(50, rel=0.15)
         # the machine alone makes few of them: a tenth as many, give or take
         # a burst of its own
-        quiet_starts, _ = periodic_detours(q[:, 0], q[:, 1], 1e6, 20e3, 200e3)
-        assert distinct_periods(quiet_starts, 1e6) < 0.25 * found
+        quiet_starts, quiet_lengths = periodic_detours(q[:, 0], q[:, 1], 1e6, 20e3, 200e3)
+        assert distinct_periods(quiet_starts + quiet_lengths, 1e6) < 0.25 * found
         assert r["period_s"] == pytest.approx(seconds, rel=0.05)
     assert float(summary(noisy.stdout)["cpu_overhead_percent"]) > 4.5

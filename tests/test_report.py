@@ -1,7 +1,9 @@
 """The R report on real runs: injected noise is named at its frequency and
 size, and bad input leaves no report behind."""
 import csv
+import os
 import re
+import statistics
 import subprocess
 
 import pytest
@@ -19,20 +21,37 @@ def read_csv(path):
 
 
 REPEATS = 3
+CPUS = sorted(os.sched_getaffinity(0))
+
+
+def on_cpu(cpu):
+    return lambda: os.sched_setaffinity(0, {cpu})
 
 
 @pytest.fixture(scope="module")
 def ftq_pairs(bin_dir, tmp_path_factory):
-    """FTQ at 10 kHz and 7 kHz (seed 003's two independent rates), without
-    and with 100 us of noise every 2 ms, on every CPU, each run REPEATS
-    times, alternating; and their report."""
+    """FTQ at 10 kHz and 7 kHz (seed 003's two independent rates), one run
+    without and one with 100 us of noise every 2 ms side by side, each on a
+    CPU of its own and then with the CPUs swapped, REPEATS times; and their
+    report. Side by side, as this VM's own noise changes from one second to
+    the next by more than the 5 points injected (3-9% in runs of a quiet
+    kernel one after the other)."""
     out = tmp_path_factory.mktemp("ftq-pairs")
+    pairs = [(CPUS[0], CPUS[-1]), (CPUS[-1], CPUS[0])]
     for rep in range(REPEATS):
-        for name, extra in (("quiet", []), ("noisy", ["--inject", "2000:100"])):
-            for freq in (10000, 7000):
-                cmd = [str(bin_dir / "ftq"), "-t", "0", "--freq", str(freq), "-n",
-                       str(3 * freq // 2), "-o", f"{name}_{freq // 1000}khz_{rep}", *extra]
-                subprocess.run(cmd, cwd=out, check=True, capture_output=True, timeout=120)
+        for freq in (10000, 7000):
+            for side, cpus in zip("ab", pairs):
+                procs = []
+                for (name, extra), cpu in zip((("quiet", []), ("noisy", ["--inject", "2000:100"])),
+                                              cpus):
+                    cmd = [str(bin_dir / "ftq"), "-t", "1", "--freq", str(freq), "-n",
+                           str(3 * freq // 2), "-o", f"{name}_{freq // 1000}khz_{rep}{side}",
+                           *extra]
+                    procs.append(subprocess.Popen(cmd, cwd=out, stdout=subprocess.DEVNULL,
+                                                  preexec_fn=on_cpu(cpu)))
+                    if len(CPUS) == 1:  # one CPU: one after the other
+                        assert procs[-1].wait(timeout=120) == 0
+                assert all(p.wait(timeout=120) == 0 for p in procs)
     done = report(out)
     assert done.returncode == 0, done.stderr
     return out
@@ -41,37 +60,30 @@ def ftq_pairs(bin_dir, tmp_path_factory):
 def test_injected_500hz_is_named_external(ftq_pairs):
     peaks = read_csv(ftq_pairs / "report" / "peaks.csv")
     noisy = {p["run"] for p in peaks if p["run"].startswith("noisy_")}
-    assert len(noisy) == 2 * REPEATS
+    assert len(noisy) == 2 * 2 * REPEATS
     for run in noisy:
-        for thread in {p["thread"] for p in peaks if p["run"] == run}:
-            at_500 = [p for p in peaks if p["run"] == run and p["thread"] == thread
-                      and abs(float(p["frequency_hz"]) - 500) <= 5]
-            assert at_500, (run, thread)
-            assert at_500[0]["origin"] == "external", at_500
+        at_500 = [p for p in peaks if p["run"] == run and abs(float(p["frequency_hz"]) - 500) <= 5]
+        assert at_500, run
+        assert at_500[0]["origin"] == "external", at_500
 
 
 def test_injected_noise_is_5_points_above_quiet(ftq_pairs):
-    rows = read_csv(ftq_pairs / "report" / "summary.csv")
-    # the machine's own noise only adds to a run, by several points in a
-    # burst on this VM: compare the quietest of the repeats of each kind
-    lowest = {}
-    for r in rows:
-        kind, freq, _ = r["run"].split("_")
-        key = (kind, freq, r["thread"])
-        lowest[key] = min(lowest.get(key, 100.0), float(r["noise_percent"]))
-    for (kind, freq, thread), quiet in lowest.items():
-        if kind != "quiet":
-            continue
-        added = lowest[("noisy", freq, thread)] - quiet
-        # 100 us in 2 ms is 5% of the work, plus the handler's return; less
-        # the injections a machine stall swallowed and the machine's noise
-        # that fell inside an injection (counted once): 3.5-6.5 seen, 3.47 once
-        assert 2.5 < added < 7.5, (freq, thread, added, lowest)
+    rows = {r["run"]: float(r["noise_percent"])
+            for r in read_csv(ftq_pairs / "report" / "summary.csv")}
+    for freq in ("10khz", "7khz"):
+        # what the injection added to the run beside it: 100 us in 2 ms is 5%
+        # of the work, plus the signal's delivery (tens of us in this VM's
+        # bursts), less the injections a machine stall swallowed; the median
+        # of the pairs, as a burst can hit one run of a pair and not the other
+        added = [rows[run] - rows[run.replace("noisy", "quiet")]
+                 for run in rows if run.startswith(f"noisy_{freq}")]
+        assert len(added) == 2 * REPEATS
+        assert 2.5 < statistics.median(added) < 8.5, (freq, sorted(added))
 
 
 def test_page_and_figures_are_written(ftq_pairs):
     page = (ftq_pairs / "report" / "index.html").read_text()
-    for figure in ("noisy_10khz_0-spectrum.png", "quiet_7khz_2-heatmap.png"):
+    for figure in ("noisy_10khz_0a-spectrum.png", "quiet_7khz_2b-heatmap.png"):
         assert (ftq_pairs / "report" / figure).stat().st_size > 5000
         assert figure in page
 

@@ -32,7 +32,7 @@ def parse(stdout):
 
 
 def injected_share(times_ns, period_ns, low_us, high_us):
-    """Share of the iterations, and of the run's time, in iterations
+    """Share of the run's time, and of the iterations, in iterations
     lengthened by low..high us that have another such one a period (+- an
     iteration) before or after them: the injected detours. The machine's own
     come at random; taking every iteration in the window, less what a run

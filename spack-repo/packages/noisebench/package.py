@@ -14,7 +14,7 @@ except ImportError:  # Spack 0.x: spack.package provides them
 
 class Noisebench(CMakePackage):
     """OS-noise microbenchmarks: FWQ and FTQ from the Sequoia/ASC suite (work
-    kinds MULTIIITER, ASM, DAXPY; pthreads and OpenMP), P-SNAP and Netgauge's
+    kinds MULTIITER, ASM, DAXPY; pthreads and OpenMP), P-SNAP and Netgauge's
     selfish detour (threads, or MPI ranks), each writing its samples and a JSON
     description of the run, with noise-info to calibrate the timer."""
 

@@ -67,9 +67,8 @@ def test_failed_and_killed_jobs_show_as_such(tmp_path, slurm, bin_dir):
     # a kernel given bad input, and one the job's time limit (1 minute) kills:
     # room for 10 million detours, as a full buffer ends a run (this VM makes
     # 10-60 thousand a second, so 3 minutes at least; a million ended one in
-    # 50 s, before its time limit). Both end
-    # in error: a job that ends well waits for the other at the step's
-    # shared report (see docs/jube.md)
+    # 50 s, before its time limit). Both end in error: a job that ends well
+    # waits for the other at the step's shared report (see docs/jube.md)
     jube_dir = project_copy(tmp_path, cores=1, inject=["bogus", ""], selfish_seconds=600,
                             selfish_detours=10000000, site_timelimit=1)
     env = dict(slurm, NOISEBENCH_BIN_DIR=str(bin_dir))

@@ -99,13 +99,22 @@ def ftq_missing(counts, window=20):
     return 1.0 - float(np.sum(counts[:n][kept]) / np.sum(quiet[kept]))
 
 
-def dip_gaps_ns(counts, times, ticks_per_ns, depth=0.5):
-    """Times between successive dips: quanta that lost more than depth of the
-    median, a run of such quanta counting once, at its first quantum."""
-    low = counts < depth * np.median(counts)
-    first = low & ~np.concatenate(([False], low[:-1]))
-    return np.diff(times[first]) / ticks_per_ns
+def dip_gaps_ns(counts, times, ticks_per_ns, depth=0.75):
+    """Times between successive dips: quanta that lost more than depth of a
+    quantum's length, a run of such quanta counting once, at its first end.
 
+    A quantum's loss is its length less the time its count takes at the
+    median rate, not its count's shortfall: the kernel reads the clock after
+    each unit of work, so a detour that starts before a quantum's end makes it
+    end late (the next one is short, to keep the grid). Half its work may then
+    be done, and all of the detour lost, in one quantum."""
+    ends = np.asarray(times, dtype=float) / ticks_per_ns
+    quantum = np.median(np.diff(ends))
+    lengths = np.diff(ends, prepend=ends[0] - quantum)
+    loss = lengths - counts * (quantum / np.median(counts))
+    low = loss > depth * quantum
+    first = low & ~np.concatenate(([False], low[:-1]))
+    return np.diff(ends[first])
 
 
 def periodic_detours(starts_ns, lengths_ns, period_ns, low_ns, high_ns, tolerance_ns=20e3):

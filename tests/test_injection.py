@@ -35,9 +35,10 @@ def test_ftq_finds_5_percent_every_2ms(run, tmp_path, bin_dir, kernel):
         periodic = ftq_periodic_loss(n["counts"], 20)
         background = ftq_periodic_loss(q["counts"], 20)
         assert 0.045 < periodic < 0.06 and background < 0.025, (periodic, background)
-        # the dips are 2 ms apart
+        # the dips are 2 ms apart: most gaps, as the machine's own deep dips
+        # (stalls) split some and hide a few of ours
         gaps = dip_gaps_ns(n["counts"], n["times"], tpn)
-        assert len(gaps) > 0.8 * row["injections"]
+        assert np.sum(np.abs(gaps - 2e6) < 2e4) > 0.7 * row["injections"]
         assert np.median(gaps) == pytest.approx(2e6, rel=0.01)
         quiet_gaps = dip_gaps_ns(q["counts"], q["times"], tpn)
         assert np.sum(np.abs(quiet_gaps - 2e6) < 2e4) < 0.1 * row["injections"]

@@ -115,7 +115,8 @@ lost_percent <- function(kernel, total, n, best) {
 
 # One row per run and thread (or rank): the moments of its scaled noise and
 # the share of the machine it lost, as noise_percent (lost_percent; for
-# P-SNAP its own slowdown of the calibrated loop, 100 (mean - calib) / calib;
+# P-SNAP its own slowdown of the calibrated loop, 100 (mean - ideal) / ideal,
+# ideal its fastest iteration before or during the run;
 # for selfish the time in detours beyond an ordinary iteration, Netgauge's
 # CPU overhead).
 noise_summary <- function(run, run_name) {
@@ -134,7 +135,7 @@ noise_summary <- function(run, run_name) {
     m <- scaled_moments(x, run$kernel, best)
     noise <- if (run$kernel == "psnap") {
       r <- meta$ranks[[i]]
-      calib <- r$calibrated_us %||% meta$granularity_us
+      calib <- r$ideal_us %||% r$calibrated_us %||% meta$granularity_us
       100 * (r$mean_us - calib) / calib
     } else {
       lost_percent(run$kernel, m$total, length(x), best)

@@ -25,3 +25,11 @@ test_that("P-SNAP noise in the summary is its slowdown of the calibrated loop", 
   expect_equal(s$noise_percent, 0.1)
   expect_equal(s$scaled_noise_mean, 0.001)
 })
+
+test_that("P-SNAP noise is measured against the run's fastest iteration when the run was faster", {
+  dir <- withr_tempdir()
+  # calibrated in a slow stretch at 1010 us; the run does 1000 us, one in ten 1100
+  write_psnap(dir, "p", list(rep(c(rep(1e6, 9), 1.1e6), 10)), calibrated_us = 1010)
+  s <- noise_summary(read_run(file.path(dir, "p.json")), "p")
+  expect_equal(s$noise_percent, 1)
+})

@@ -33,9 +33,8 @@ def ftq_pairs(bin_dir, tmp_path_factory):
     """FTQ at 10 kHz and 7 kHz (seed 003's two independent rates), one run
     without and one with 100 us of noise every 2 ms side by side, each on a
     CPU of its own and then with the CPUs swapped, REPEATS times; and their
-    report. Side by side, as this VM's own noise changes from one second to
-    the next by more than the 5 points injected (3-9% in runs of a quiet
-    kernel one after the other)."""
+    report. Side by side to halve the time; swapped so that each CPU's own
+    noise shows in both kinds of run."""
     out = tmp_path_factory.mktemp("ftq-pairs")
     pairs = [(CPUS[0], CPUS[-1]), (CPUS[-1], CPUS[0])]
     for rep in range(REPEATS):
@@ -57,6 +56,12 @@ def ftq_pairs(bin_dir, tmp_path_factory):
     return out
 
 
+def share_at(peaks, run, hz):
+    """The share_percent of the run's line at hz, 0 without one."""
+    at = [p for p in peaks if p["run"] == run and abs(float(p["frequency_hz"]) - hz) <= 5]
+    return float(at[0]["share_percent"]) if at else 0.0
+
+
 def test_injected_500hz_is_named_external(ftq_pairs):
     peaks = read_csv(ftq_pairs / "report" / "peaks.csv")
     noisy = {p["run"] for p in peaks if p["run"].startswith("noisy_")}
@@ -67,18 +72,21 @@ def test_injected_500hz_is_named_external(ftq_pairs):
         assert at_500[0]["origin"] == "external", at_500
 
 
-def test_injected_noise_is_5_points_above_quiet(ftq_pairs):
+def test_injected_noise_is_5_percent(ftq_pairs):
+    peaks = read_csv(ftq_pairs / "report" / "peaks.csv")
     rows = {r["run"]: float(r["noise_percent"])
             for r in read_csv(ftq_pairs / "report" / "summary.csv")}
-    for freq in ("10khz", "7khz"):
-        # what the injection added to the run beside it: 100 us in 2 ms is 5%
-        # of the work, plus the signal's delivery (tens of us in this VM's
-        # bursts), less the injections a machine stall swallowed; the median
-        # of the pairs, as a burst can hit one run of a pair and not the other
-        added = [rows[run] - rows[run.replace("noisy", "quiet")]
-                 for run in rows if run.startswith(f"noisy_{freq}")]
-        assert len(added) == 2 * REPEATS
-        assert 2.5 < statistics.median(added) < 8.5, (freq, sorted(added))
+    noisy = [run for run in rows if run.startswith("noisy_")]
+    assert len(noisy) == 2 * 2 * REPEATS
+    for run in noisy:
+        # 100 us in 2 ms: the 500 Hz line weighs 5% (and the signal's delivery)...
+        assert 3.5 < share_at(peaks, run, 500) < 6.5, run
+        # ...and the summary, against the best quantum, sees at least that:
+        # the machine only adds to it (its own noise moves by 5 points and more
+        # from one second to the next here, so no upper bound holds)
+        assert rows[run] > 4.5, (run, rows[run])
+        quiet = run.replace("noisy", "quiet")
+        assert share_at(peaks, quiet, 500) < 2, quiet
 
 
 def test_page_and_figures_are_written(ftq_pairs):

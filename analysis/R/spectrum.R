@@ -149,7 +149,7 @@ ftq_peak_table <- function(runs) {
     fs <- r$meta$frequency_hz
     setNames(lapply(r$threads, function(t) {
       ftq_spectrum(t$data$count, fs)[, `:=`(unit = t$unit, cpu = t$cpu,
-        mean_count = mean(t$data$count))]
+        mean_count = mean(t$data$count), median_count = stats::median(t$data$count))]
     }), vapply(r$threads, function(t) as.character(t$unit), character(1)))
   })
   peaks <- list()
@@ -167,8 +167,11 @@ ftq_peak_table <- function(runs) {
       fs_b <- if (!is.null(partner)) ftq[[b]]$meta$frequency_hz else NA
       found <- classify_peaks(found, fs_a, partner, fs_b, spec$mean_count[1],
         partner$mean_count[1])
-      found[, `:=`(run = a, thread = spec$unit[1], cpu = spec$cpu[1], sampling_hz = fs_a,
-        partner_run = b)]
+      # A short detour taking a share s of every period takes an impulse
+      # train out of the counts, whose lines have the amplitude 2 s times the
+      # undisturbed count (the median quantum's) and the power half its square.
+      found[, `:=`(share_percent = 100 * sqrt(power / 2) / spec$median_count[1], run = a,
+        thread = spec$unit[1], cpu = spec$cpu[1], sampling_hz = fs_a, partner_run = b)]
       peaks[[length(peaks) + 1]] <- found
     }
   }

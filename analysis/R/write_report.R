@@ -81,10 +81,11 @@ write_report <- function(results_dir) {
   tables <- list(
     summary = summary,
     peaks = if (nrow(peaks$peaks)) {
-      peaks$peaks[, .(frequency_hz, power, origin, run, thread, cpu, sampling_hz, partner_run,
-        above_floor = ratio)]
+      peaks$peaks[, .(frequency_hz, power, share_percent, origin, run, thread, cpu, sampling_hz,
+        partner_run, above_floor = ratio)]
     } else {
-      data.table(frequency_hz = numeric(), power = numeric(), origin = character())
+      data.table(frequency_hz = numeric(), power = numeric(), share_percent = numeric(),
+        origin = character())
     },
     psnap_runs = psnap_table,
     psnap_cores = psnap_by_cores(psnap_table),
@@ -130,7 +131,9 @@ report_html <- function(data, tables, verdict, figures) {
       scaled_noise_mean, scaled_noise_sd, kurtosis, skewness, noise_percent, diminutive)]),
     "<h2>FTQ peaks</h2>",
     "<p>The strongest lines of each FTQ spectrum (power: the variance of the counts at that",
-    "frequency, in counts squared; above_floor: times the running median of the spectrum).",
+    "frequency, in counts squared; above_floor: times the running median of the spectrum;",
+    "share_percent: the share of the time a short detour repeating at that frequency takes,",
+    "were the line one; its harmonics show the same share, so count the lowest line only).",
     "origin: <b>external</b> when a run at an independent sampling frequency (partner_run) shows",
     "the same Hz, <b>artifact</b> of the benchmark when it shows the line moved with the sampling",
     "rate (a fixed number of quanta apart), <b>unknown</b> otherwise or without a partner.",

@@ -25,6 +25,15 @@ test_that("an impulse train is found at its rate and harmonics", {
   expect_equal(sort(peaks$frequency_hz), seq(500, 5000, by = 500), tolerance = 1e-6)
 })
 
+test_that("a line's share is the time a detour repeating at its rate takes", {
+  set.seed(2)
+  dir <- withr_tempdir()
+  # half a quantum lost every 20: 2.5% of the time
+  write_ftq(dir, "f", list(impulse_counts(20000, 20, depth = 500)), 10000)
+  peaks <- ftq_peak_table(read_results(dir)$runs)$peaks
+  expect_equal(peaks[abs(frequency_hz - 500) < 1]$share_percent, 2.5, tolerance = 0.02)
+})
+
 test_that("long runs average segment spectra and keep the line's variance", {
   fs <- 10000
   t <- seq_len(2^19) / fs

@@ -62,10 +62,14 @@ test_that("peaks.csv names the injected 500 Hz external", {
   dir <- synthetic_results()
   write_report(dir)
   p <- fread(file.path(dir, "report", "peaks.csv"))
-  expect_equal(names(p)[1:3], c("frequency_hz", "power", "origin"))
+  expect_equal(names(p)[1:4], c("frequency_hz", "power", "share_percent", "origin"))
   at_500 <- p[abs(frequency_hz - 500) < 5]
   expect_equal(sort(unique(at_500$run)), c("ftq_10khz", "ftq_7khz"))
   expect_true(all(at_500$origin == "external"))
+  # half a quantum every 20 (14) quanta; at 7 kHz the line falls between two
+  # bins and leaks 5% of its power past the 3 summed either side
+  expect_equal(at_500[run == "ftq_10khz"]$share_percent, rep(2.5, 2), tolerance = 0.02)
+  expect_equal(at_500[run == "ftq_7khz"]$share_percent, rep(100 / 28, 2), tolerance = 0.04)
 })
 
 test_that("bad input writes no report and keeps the previous one", {

@@ -33,8 +33,9 @@ def ftq_pairs(bin_dir, tmp_path_factory):
     """FTQ at 10 kHz and 7 kHz (seed 003's two independent rates), one run
     without and one with 100 us of noise every 2 ms side by side, each on a
     CPU of its own and then with the CPUs swapped, REPEATS times; and their
-    report. Side by side to halve the time; swapped so that each CPU's own
-    noise shows in both kinds of run."""
+    report. Side by side, as this VM's own noise changes from one second to
+    the next by more than the 5 points injected; swapped, as each CPU has
+    noise of its own."""
     out = tmp_path_factory.mktemp("ftq-pairs")
     pairs = [(CPUS[0], CPUS[-1]), (CPUS[-1], CPUS[0])]
     for rep in range(REPEATS):
@@ -82,11 +83,18 @@ def test_injected_noise_is_5_percent(ftq_pairs):
         # 100 us in 2 ms: the 500 Hz line weighs 5% (and the signal's delivery)...
         assert 3.5 < share_at(peaks, run, 500) < 6.5, run
         # ...and the summary, against the best quantum, sees at least that:
-        # the machine only adds to it (its own noise moves by 5 points and more
-        # from one second to the next here, so no upper bound holds)
+        # the machine only adds to it
         assert rows[run] > 4.5, (run, rows[run])
         quiet = run.replace("noisy", "quiet")
         assert share_at(peaks, quiet, 500) < 2, quiet
+    for freq in ("10khz", "7khz"):
+        # the summary: about 5 points above the run beside it, plus what the
+        # signal's delivery costs (1-3.5 points in this VM's bursts); the
+        # median of the pairs, as the machine's own noise moves by up to 10
+        # points between the two runs of a pair
+        added = [rows[run] - rows[run.replace("noisy", "quiet")]
+                 for run in noisy if run.startswith(f"noisy_{freq}")]
+        assert 2.5 < statistics.median(added) < 10, (freq, sorted(added))
 
 
 def test_page_and_figures_are_written(ftq_pairs):

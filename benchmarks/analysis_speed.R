@@ -59,4 +59,6 @@ analysed <- seconds({
 })
 report("FTQ: read, check, moments, heat map", base, analysed)
 # the spectra alone: FFTs of 2^17 quanta, next to the same fread
-report("FTQ: spectra and peaks of the run read", base, seconds(ftq_peak_table(list(ftq = run))))
+spectra <- seconds(ftq_peak_table(list(ftq = run)))
+report("FTQ: spectra and peaks of the run read", base, spectra)
+report("FTQ: all of the above", base, analysed + spectra)

@@ -10,33 +10,80 @@ scaled_noise <- function(x) {
 # Mean, standard deviation (n - 1, as Octave's std), and the moment
 # kurtosis and skewness (m4 / m2^2, m3 / m2^1.5: a normal sample has
 # kurtosis 3, not 0). A constant sample has no kurtosis or skewness: NaN.
-noise_moments <- function(x) {
+# With freq, x holds distinct values and freq how often each occurs.
+noise_moments <- function(x, freq = NULL) {
+  if (!is.null(freq)) {
+    n <- sum(freq)
+    total <- sum(x * freq)
+    d <- x - total / n
+    return(moments_list(n, total, sum(freq * d^2) / n, sum(freq * d^3) / n,
+      sum(freq * d^4) / n))
+  }
   n <- length(x)
   total <- sum(x)
-  mu <- total / n
   # two vectors and dot products: every further temporary of a 10-million
   # sample run costs more than the arithmetic
-  d <- x - mu
+  d <- x - total / n
   d2 <- d * d
-  m2 <- drop(crossprod(d)) / n
-  m3 <- drop(crossprod(d2, d)) / n
-  m4 <- drop(crossprod(d2)) / n
+  moments_list(n, total, drop(crossprod(d)) / n, drop(crossprod(d2, d)) / n,
+    drop(crossprod(d2)) / n)
+}
+
+moments_list <- function(n, total, m2, m3, m4) {
   list(
     samples = n,
     total = total,
-    scaled_noise_mean = mu,
+    scaled_noise_mean = total / n,
     scaled_noise_sd = if (n > 1) sqrt(m2 * n / (n - 1)) else NA_real_,
     kurtosis = if (m2 > 0) m4 / m2^2 else NaN,
     skewness = if (m2 > 0) m3 / m2^1.5 else NaN
   )
 }
 
+# The distinct values of whole numbers from 0 to `limit`, and how often each
+# occurs; NULL for other samples. FTQ counts take a few thousand values over
+# millions of quanta: sums over the table cost less than one temporary of
+# the samples.
+value_table <- function(x, limit = 1e7) {
+  if (length(x) == 0) return(NULL)
+  lo <- min(x)
+  hi <- max(x)
+  if (lo < 0 || hi > limit) return(NULL)
+  freq <- tabulate(as.integer(x), hi)
+  freq <- c(length(x) - sum(freq), freq)
+  value <- seq(0, hi)
+  # as.integer truncates: a fraction anywhere makes the table's sum smaller
+  if (sum(value * freq) != sum(x)) return(NULL)
+  keep <- freq > 0
+  list(value = value[keep], freq = freq[keep])
+}
+
+# The best sample: the most work done in a quantum (FTQ), the shortest time
+# for the work (FWQ, P-SNAP).
+best_value <- function(x, kernel, table = NULL) {
+  if (!is.null(table)) {
+    return(if (kernel == "ftq") table$value[length(table$value)] else table$value[1])
+  }
+  if (kernel == "ftq") max(x) else min(x)
+}
+
+# The median, from the value_table where there is one: faster than sorting
+# millions of samples.
+median_of <- function(x, table = value_table(x)) {
+  if (is.null(table)) return(stats::median(x))
+  cumulative <- cumsum(table$freq)
+  half <- (cumulative[length(cumulative)] + 1) / 2
+  (table$value[which.max(cumulative >= floor(half))] +
+    table$value[which.max(cumulative >= ceiling(half))]) / 2
+}
+
 # The moments of the scaled noise, from the raw values without building it:
 # (x - best) / best for fixed work (FWQ, P-SNAP; best = min), and
 # (best - x) / best for FTQ counts (best = max). Kurtosis does not change
 # under either map; skewness changes sign under the second.
-scaled_moments <- function(x, kernel, best = if (kernel == "ftq") max(x) else min(x)) {
-  m <- noise_moments(x)
+scaled_moments <- function(x, kernel, best = best_value(x, kernel, table),
+                           table = value_table(x)) {
+  m <- if (is.null(table)) noise_moments(x) else noise_moments(table$value, table$freq)
   m$scaled_noise_mean <- abs(m$scaled_noise_mean - best) / best
   m$scaled_noise_sd <- m$scaled_noise_sd / best
   if (kernel == "ftq") m$skewness <- -m$skewness
@@ -130,9 +177,9 @@ noise_summary <- function(run, run_name) {
         skewness = NA_real_, noise_percent = r$cpu_overhead_percent))
     }
     x <- noise_values(run, t$data)
-    best <- if (run$kernel == "ftq") max(x) else min(x)
+    best <- best_value(x, run$kernel, t$table)
     # one pass over millions of samples for every sum they need
-    m <- scaled_moments(x, run$kernel, best)
+    m <- scaled_moments(x, run$kernel, best, t$table)
     noise <- if (run$kernel == "psnap") {
       r <- meta$ranks[[i]]
       calib <- r$ideal_us %||% r$calibrated_us %||% meta$granularity_us
@@ -185,7 +232,7 @@ noise_over_time <- function(run, bins = 100) {
     t <- run$threads[[i]]
     k <- clocks[[i]]
     x <- noise_values(run, t$data)
-    best <- if (run$kernel == "ftq") max(x) else min(x)
+    best <- best_value(x, run$kernel, t$table)
     last <- findInterval(k$offset + seq_len(bins) * width / k$s, k$at)
     last[bins] <- length(x)
     sums <- if (run$kernel == "ftq") cumsum(as.numeric(x)) else k$at

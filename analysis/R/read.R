@@ -97,8 +97,8 @@ json_field <- function(x, name, path) {
 }
 
 # One run: its description, and for each thread (FWQ/FTQ) or rank (P-SNAP,
-# selfish) a list of its number (unit), CPU, host and samples (a data.table
-# of numeric columns). Units stay apart: binding millions of rows into one
+# selfish) a list of its number (unit), CPU, host, samples (a data.table
+# of numeric columns) and their value_table. Units stay apart: binding millions of rows into one
 # table would cost more than reading them.
 read_run <- function(json_path) {
   meta <- read_json_file(json_path)
@@ -116,9 +116,13 @@ read_run <- function(json_path) {
     if (length(files) == 0) {
       stop_input(json_path, "samples went to stdout (-s): no data files to analyse")
     }
+    data <- reader(files, u, json_path)
     list(
       unit = as.integer(u$thread %||% u$rank), cpu = as.integer(u$cpu),
-      host = u$host %||% host, data = reader(files, u, json_path)
+      host = u$host %||% host, data = data,
+      # the distribution of the samples, read once for the statistics that
+      # need only that (NULL for detours, or samples that do not tabulate)
+      table = if (kernel != "selfish") value_table(noise_values(list(kernel = kernel), data))
     )
   })
   list(

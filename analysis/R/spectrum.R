@@ -39,8 +39,8 @@ ftq_spectrum <- function(counts, sampling_hz, segment = 2^17) {
   half <- seq_len(floor(n / 2))
   sums <- numeric(length(half))
   for (j in seq_len(k)) {
-    x <- counts[(j - 1) * n + seq_len(n)]
-    z <- fftw::FFT(x - mean(x), plan = plan)[half + 1]
+    # the mean only moves bin 0, which is left out
+    z <- fftw::FFT(counts[(j - 1) * n + seq_len(n)], plan = plan)[half + 1]
     sums <- sums + (Re(z)^2 + Im(z)^2)
   }
   power <- sums / k / n^2 * 2
@@ -148,8 +148,9 @@ ftq_peak_table <- function(runs) {
   spectra <- lapply(ftq, function(r) {
     fs <- r$meta$frequency_hz
     setNames(lapply(r$threads, function(t) {
-      ftq_spectrum(t$data$count, fs)[, `:=`(unit = t$unit, cpu = t$cpu,
-        mean_count = mean(t$data$count), median_count = stats::median(t$data$count))]
+      x <- t$data$count
+      ftq_spectrum(x, fs)[, `:=`(unit = t$unit, cpu = t$cpu, mean_count = sum(x) / length(x),
+        median_count = median_of(x, t$table %||% value_table(x)))]
     }), vapply(r$threads, function(t) as.character(t$unit), character(1)))
   })
   peaks <- list()

@@ -24,6 +24,22 @@ test_that("moments of known distributions come out as theory says", {
   expect_equal(uni$scaled_noise_sd, sqrt(1 / 12), tolerance = 0.01)
 })
 
+test_that("whole counts are summed over their table, with the same moments and median", {
+  set.seed(4)
+  counts <- c(0, 0, round(1000 + stats::rexp(9999, 1 / 50)))
+  table <- value_table(counts)
+  expect_equal(sum(table$freq), length(counts))
+  expect_equal(table$freq[table$value == 0], 2)
+  expect_equal(noise_moments(table$value, table$freq), noise_moments(counts))
+  expect_equal(median_of(counts), stats::median(counts))
+  expect_equal(median_of(counts[-1]), stats::median(counts[-1]))
+  # fractions, negative values and wide ranges are not tabulated
+  expect_null(value_table(c(counts, 0.5)))
+  expect_null(value_table(c(counts, -1)))
+  expect_null(value_table(c(counts, 2e7)))
+  expect_equal(median_of(c(1.5, 2.5, 10)), 2.5)
+})
+
 test_that("the Sequoia verdict needs all three limits met", {
   expect_true(is_diminutive(5e-7, 5e-4, 50))
   expect_false(is_diminutive(2e-6, 5e-4, 50))

@@ -97,9 +97,9 @@ json_field <- function(x, name, path) {
 }
 
 # One run: its description, and for each thread (FWQ/FTQ) or rank (P-SNAP,
-# selfish) a list of its number (unit), CPU, host, samples (a data.table
-# of numeric columns) and their value_table. Units stay apart: binding millions of rows into one
-# table would cost more than reading them.
+# selfish) a list of its number (unit), CPU, host, samples (a data.table of
+# numeric columns) and their value_table. Units stay apart: binding millions
+# of rows into one table would cost more than reading them.
 read_run <- function(json_path) {
   meta <- read_json_file(json_path)
   kernel <- json_field(meta, "kernel", json_path)

@@ -51,7 +51,7 @@ def test_psnap_finds_injected_noise(launch, tmp_path, how):
     noisy = launch(how, "psnap", "-n", 3000, "--inject", "10000:500", "-o", "noisy")
     assert quiet.returncode == 0, quiet.stderr
     assert noisy.returncode == 0, noisy.stderr
-    qhist, qrows, qsum = parse(quiet.stdout)
+    qhist, _, qsum = parse(quiet.stdout)
     hist, rows, summary = parse(noisy.stdout)
     assert int(summary["ranks"]) == NCPUS == len(rows) == len(hist)
     assert quiet.stdout.startswith("count = ") and ", time = " in quiet.stdout
@@ -71,9 +71,13 @@ def test_psnap_finds_injected_noise(launch, tmp_path, how):
         # ...and they make 5% of noise; the machine's own do not line up so
         assert 0.04 < share < 0.06, share
         assert injected_share(qtimes, 10e6, 400, 700)[1] < 0.04
+        # the rank's reported noise holds at least what was injected: its ideal
+        # iteration is no longer than any, so the injected excess is in it
+        row = next(r for r in rows if int(r["rank"]) == rank)
+        assert float(row["noise_percent"]) >= 100 * share - 0.01, (row, share)
     # the reported noise: the machine can only add to the injected 5 points
+    # (not compared with the quiet run's: this VM's own noise moves by more)
     assert float(summary["os_noise_percent"]) > 4.5
-    assert float(summary["os_noise_percent"]) > float(qsum["os_noise_percent"])
     for h in qhist.values():
         assert -1 <= h["corr"] <= 1
     assert qhist[0]["corr"] == 1.0

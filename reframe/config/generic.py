@@ -33,7 +33,10 @@ COMMODITY_BOUNDS = {
             'max_scaled_noise_sd': (20.0, None, 0.0, ''),
             'max_kurtosis': (1e6, None, 0.0, '')},
     'ftq': {'noise_fraction': (0.25, None, 0.0, '')},
-    'psnap': {'os_noise_percent': (10.0, None, 0.0, '%')},
+    # measured against the fastest iteration, the run's too, P-SNAP counts the
+    # VM's changes of speed: up to 11% here in bursts. 70% of each core
+    # stolen reads over 200%.
+    'psnap': {'os_noise_percent': (25.0, None, 0.0, '%')},
     'selfish': {'cpu_overhead_percent': (10.0, None, 0.0, '%')},
 }
 

@@ -147,7 +147,7 @@ end_times <- function(run, data) {
 noise_samples <- function(run) {
   run_long(run, function(d) {
     x <- noise_values(run, d)
-    best <- if (run$kernel == "ftq") max(x) else min(x)
+    best <- best_value(x, run$kernel)
     data.table(value = x, noise = abs(x - best) / best, time_s = end_times(run, d))
   })
 }

@@ -58,10 +58,17 @@ def ftq_pairs(bin_dir, tmp_path_factory):
     return out
 
 
+def line_at(peaks, run, hz):
+    """The run's strongest line within 5 Hz of hz (peaks.csv lists a run's
+    lines strongest first), or None."""
+    return next((p for p in peaks if p["run"] == run
+                 and abs(float(p["frequency_hz"]) - hz) <= 5), None)
+
+
 def share_at(peaks, run, hz):
     """The share_percent of the run's line at hz, 0 without one."""
-    at = [p for p in peaks if p["run"] == run and abs(float(p["frequency_hz"]) - hz) <= 5]
-    return float(at[0]["share_percent"]) if at else 0.0
+    line = line_at(peaks, run, hz)
+    return float(line["share_percent"]) if line else 0.0
 
 
 def test_injected_500hz_is_named_external(ftq_pairs):
@@ -69,9 +76,9 @@ def test_injected_500hz_is_named_external(ftq_pairs):
     noisy = {p["run"] for p in peaks if p["run"].startswith("noisy_")}
     assert len(noisy) == 2 * 2 * REPEATS
     for run in noisy:
-        at_500 = [p for p in peaks if p["run"] == run and abs(float(p["frequency_hz"]) - 500) <= 5]
+        at_500 = line_at(peaks, run, 500)
         assert at_500, run
-        assert at_500[0]["origin"] == "external", at_500
+        assert at_500["origin"] == "external", at_500
 
 
 def test_injected_noise_is_5_percent(ftq_pairs):

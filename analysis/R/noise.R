@@ -51,7 +51,9 @@ value_table <- function(x, limit = 1e7) {
   if (lo < 0 || hi > limit) return(NULL)
   freq <- tabulate(as.integer(x), hi)
   freq <- c(length(x) - sum(freq), freq)
-  value <- seq(0, hi)
+  # doubles: value * freq overflows an integer (180 thousand ticks, 20
+  # thousand times)
+  value <- as.numeric(seq(0, hi))
   # as.integer truncates: a fraction anywhere makes the table's sum smaller
   if (sum(value * freq) != sum(x)) return(NULL)
   keep <- freq > 0

@@ -38,6 +38,10 @@ test_that("whole counts are summed over their table, with the same moments and m
   expect_null(value_table(c(counts, -1)))
   expect_null(value_table(c(counts, 2e7)))
   expect_equal(median_of(c(1.5, 2.5, 10)), 2.5)
+  # FWQ ticks: their sums pass the integers' range
+  ticks <- c(rep(181324, 20000), 181400)
+  expect_equal(noise_moments(value_table(ticks)$value, value_table(ticks)$freq),
+    noise_moments(ticks))
 })
 
 test_that("the Sequoia verdict needs all three limits met", {

@@ -45,6 +45,25 @@ test_that("long runs average segment spectra and keep the line's variance", {
   expect_equal(peaks$power[1], 20^2 / 2, tolerance = 0.05)
 })
 
+test_that("segments transformed in pairs give each segment's periodogram, averaged", {
+  set.seed(5)
+  n <- 1024
+  # the mean of each segment's one-sided periodogram, bin 0 left out
+  bartlett <- function(x, k) {
+    p <- rowMeans(vapply(seq_len(k), function(j) {
+      Mod(stats::fft(x[(j - 1) * n + seq_len(n)]))^2
+    }, numeric(n)))[seq_len(n / 2) + 1] / n^2 * 2
+    p[n / 2] <- p[n / 2] / 2
+    p
+  }
+  # an even and an odd number of segments (the last one alone), and quanta
+  # left over that no segment takes
+  for (k in c(4, 5)) {
+    x <- 1000 + stats::rnorm(k * n + 17, sd = 30) + 40 * sin(seq_len(k * n + 17) / 7)
+    expect_equal(ftq_spectrum(x, 10000, segment = n)$power, bartlett(x, k), tolerance = 1e-10)
+  }
+})
+
 test_that("a noise floor without lines has no peaks", {
   set.seed(3)
   expect_equal(nrow(find_peaks(ftq_spectrum(1000 + stats::rnorm(20000), 10000))), 0)

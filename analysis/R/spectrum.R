@@ -155,14 +155,21 @@ ftq_peak_table <- function(runs) {
   ftq <- Filter(function(r) r$kernel == "ftq", runs)
   if (length(ftq) == 0) return(list(peaks = data.table(), spectra = data.table()))
   key <- function(r) paste(r$meta$work, format_inject(r$meta$inject))
-  spectra <- lapply(ftq, function(r) {
-    fs <- r$meta$frequency_hz
-    setNames(lapply(r$threads, function(t) {
-      x <- t$data$count
-      ftq_spectrum(x, fs)[, `:=`(unit = t$unit, cpu = t$cpu, mean_count = sum(x) / length(x),
-        median_count = median_of(x, t$table %||% value_table(x)))]
-    }), vapply(r$threads, function(t) as.character(t$unit), character(1)))
+  # each thread's spectrum on a core of its own
+  jobs <- unlist(lapply(names(ftq), function(a) {
+    lapply(ftq[[a]]$threads, function(t) list(run = a, thread = t))
+  }), recursive = FALSE)
+  computed <- lapply_cores(jobs, function(job) {
+    t <- job$thread
+    x <- t$data$count
+    ftq_spectrum(x, ftq[[job$run]]$meta$frequency_hz)[, `:=`(unit = t$unit, cpu = t$cpu,
+      mean_count = sum(x) / length(x), median_count = median_of(x, t$table %||% value_table(x)))]
   })
+  spectra <- lapply(names(ftq), function(a) {
+    mine <- computed[vapply(jobs, function(job) job$run == a, logical(1))]
+    setNames(mine, vapply(mine, function(s) as.character(s$unit[1]), character(1)))
+  })
+  names(spectra) <- names(ftq)
   peaks <- list()
   for (a in names(ftq)) {
     fs_a <- ftq[[a]]$meta$frequency_hz

@@ -213,34 +213,39 @@ noise_summary <- function(run, run_name) {
 # `bins` equal stretches of the run; selfish: the share of the stretch's
 # time detours took beyond an ordinary iteration, by the bin they started
 # in. Samples are in time order, so each bin is a run of consecutive samples
-# and its sums come from differences of cumulative sums, taken in the
-# kernel's own units (ticks, ns) to spare the copies a conversion makes.
+# and its sums are differences of running sums, taken in the kernel's own
+# units (ticks, ns) to spare the copies a conversion makes.
 noise_over_time <- function(run, bins = 100) {
   if (run$kernel == "selfish") return(detours_over_time(run, bins))
   tpn <- run$meta$ticks_per_ns
-  start <- run$meta$start_tick
-  # per thread: its running clock (ns or ticks), and that clock's unit in s
-  clock <- function(d) {
-    switch(run$kernel,
-      fwq = list(at = cumsum(d$ticks), s = 1 / tpn / 1e9, offset = 0),
-      psnap = list(at = cumsum(d$ns), s = 1e-9, offset = 0),
-      ftq = list(at = d$tick, s = 1 / tpn / 1e9, offset = start)
-    )
+  # per thread: the running sum of its values; FWQ and P-SNAP samples follow
+  # each other, so it is also the thread's clock (in ticks, ns)
+  sums <- lapply(run$threads, function(t) running_sum(noise_values(run, t$data)))
+  # the clock's unit in s, and where a thread's clock ended
+  unit_s <- switch(run$kernel, fwq = 1 / tpn / 1e9, psnap = 1e-9, ftq = 1 / tpn / 1e9)
+  ended <- function(i) {
+    if (run$kernel == "ftq") {
+      tick <- run$threads[[i]]$data$tick
+      tick[length(tick)] - run$meta$start_tick
+    } else {
+      sums[[i]]$ends[length(sums[[i]]$ends)]
+    }
   }
-  clocks <- lapply(run$threads, function(t) clock(t$data))
-  end_s <- max(vapply(clocks, function(k) (k$at[length(k$at)] - k$offset) * k$s, numeric(1)))
-  width <- end_s / bins
+  width <- max(vapply(seq_along(sums), ended, numeric(1))) * unit_s / bins
   rows <- lapply(seq_along(run$threads), function(i) {
     t <- run$threads[[i]]
-    k <- clocks[[i]]
-    x <- noise_values(run, t$data)
+    x <- sums[[i]]$x
     best <- best_value(x, run$kernel, t$table)
-    last <- findInterval(k$offset + seq_len(bins) * width / k$s, k$at)
+    edges <- seq_len(bins) * width / unit_s
+    # the samples that ended within each bin's end
+    last <- if (run$kernel == "ftq") {
+      findInterval(run$meta$start_tick + edges, t$data$tick)
+    } else {
+      running_sum_count(sums[[i]], edges)
+    }
     last[bins] <- length(x)
-    sums <- if (run$kernel == "ftq") cumsum(as.numeric(x)) else k$at
     n <- diff(c(0, last))
-    # (c(0, sums) would copy millions of sums for the sake of 100)
-    total <- diff(c(0, sums[pmax(last, 1)] * (last > 0)))
+    total <- diff(c(0, running_sum_at(sums[[i]], last)))
     data.table(bin = seq_len(bins) - 1, noise_percent = lost_percent(run$kernel, total, n,
       best), unit = t$unit, cpu = t$cpu)[n > 0]
   })

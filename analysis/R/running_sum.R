@@ -30,6 +30,7 @@ running_sum_count <- function(rs, v) {
     from <- j * rs$block + 1
     if (from > n) return(n)
     to <- min(from + rs$block - 1, n)
-    from - 1 + findInterval(value, rs$ends[j + 1] + cumsum(rs$x[from:to]))
+    # (as doubles: a block of integers may sum past the largest integer)
+    from - 1 + findInterval(value, rs$ends[j + 1] + cumsum(as.numeric(rs$x[from:to])))
   }, numeric(1))
 }

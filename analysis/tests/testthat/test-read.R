@@ -32,6 +32,21 @@ test_that("ticks beyond 2^31 are read as exact numbers", {
   expect_equal(read_run(file.path(dir, "ftq.json"))$threads[[1]]$data$tick, ticks)
 })
 
+test_that("FTQ counts are read as they are, whole, fractional or past 2^31", {
+  dir <- withr_tempdir()
+  for (counts in list(c(10, 11, 12), c(10, 11.5, 12), c(10, 3e9, 12))) {
+    write_ftq(dir, "ftq", list(counts), 10000)
+    # as the kernel writes them (fwrite would write 3e+09)
+    writeLines(format(counts, scientific = FALSE, trim = TRUE, drop0trailing = TRUE),
+      file.path(dir, "ftq_0_counts.dat"))
+    expect_identical(as.numeric(read_run(file.path(dir, "ftq.json"))$threads[[1]]$data$count),
+      counts)
+  }
+  # small whole counts take half the memory
+  write_ftq(dir, "ftq", list(c(10, 11, 12)), 10000)
+  expect_type(read_run(file.path(dir, "ftq.json"))$threads[[1]]$data$count, "integer")
+})
+
 test_that("a truncated file is named with its last line", {
   dir <- good_fwq()
   f <- file.path(dir, "fwq_0_times.dat")

@@ -5,7 +5,8 @@ load_analysis <- function(dir) {
     library(data.table)
     library(ggplot2)
   })
-  setDTthreads(0)
+  # every core unless the user said how many (data.table's own default is half)
+  if (!nzchar(Sys.getenv("R_DATATABLE_NUM_THREADS"))) setDTthreads(0)
   for (f in setdiff(list.files(dir, "\\.R$", full.names = TRUE), file.path(dir, "load.R"))) {
     source(f)
   }

@@ -40,9 +40,9 @@ read_json_file <- function(path) {
 # Reads a whitespace-separated file of `columns` numeric columns and checks
 # it holds `expected_rows` complete lines of numbers. Columns are doubles:
 # integer sums of millions of ticks would overflow, and converting afterwards
-# costs a copy. `classes = "integer"` is for small whole numbers (FTQ counts),
-# where half the memory is a quarter of the time a run takes to read; a
-# value that is not one makes the column double.
+# costs a copy. `classes = "integer"` is for small whole numbers (FTQ
+# counts): half the memory, and a fresh process pays for each page it fills;
+# a value that is not one makes the column double.
 read_numbers <- function(path, columns, expected_rows, classes = "double") {
   if (!file.exists(path)) {
     stop_input(path, "missing (the run's JSON lists it)")

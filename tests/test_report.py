@@ -99,8 +99,15 @@ def test_injected_noise_is_5_percent(ftq_pairs):
         # ...and the summary, against the best quantum, sees at least that:
         # the machine only adds to it
         assert rows[run] > 4.5, (run, rows[run])
+        # the run beside it has a fainter line at 500 Hz: the injections
+        # reach the other CPU of this VM too (0.6-2.2% seen, up to 0.6 of the
+        # injected run's line)
         quiet = run.replace("noisy", "quiet")
-        assert share_at(peaks, quiet, 500) < 2, quiet
+        assert share_at(peaks, quiet, 500) < share_at(peaks, run, 500), (quiet, run)
+    noisy_shares = [share_at(peaks, run, 500) for run in noisy]
+    quiet_shares = [share_at(peaks, run.replace("noisy", "quiet"), 500) for run in noisy]
+    assert statistics.median(quiet_shares) < 0.5 * statistics.median(noisy_shares), \
+        (sorted(quiet_shares), sorted(noisy_shares))
     # the summary: about 5 points above the run beside it, plus what the
     # signal's delivery costs (1-3.5 points in this VM's bursts); the median
     # of the pairs at both rates, as the machine's own noise moves by up to

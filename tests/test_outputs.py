@@ -1,6 +1,7 @@
 """What a run leaves: Sequoia-format data files, the JSON, honest summaries."""
 import json
 import os
+import statistics
 import subprocess
 
 import numpy as np
@@ -136,17 +137,20 @@ def test_every_work_kind_runs(run, tmp_path, work):
 
 
 def test_daxpy_cost_follows_its_length(run, tmp_path):
-    # the cheapest of three calibrations: a burst of the machine's noise only
-    # makes one dearer. Both lengths keep x and y in L1 (4 and 16 KiB): at
-    # 4096 doubles (64 KiB) they spill and the cost grows faster than linear
-    costs = {}
-    for n in (256, 1024):
-        for _ in range(3):
-            res = run("fwq", "--work", "daxpy", "--daxpy-len", n, "-n", 200, "-w", 4, "-o", "d")
-            assert res.returncode == 0, res.stderr
-            cost = json.loads((tmp_path / "d.json").read_text())["ticks_per_work_loop"]
-            costs[n] = min(costs.get(n, cost), cost)
-    assert 2.5 < costs[1024] / costs[256] < 5.5
+    # Both lengths keep x and y in L1 (4 and 16 KiB), so 4 times the length is
+    # about 4 times the cost (4.0-4.1 when the machine is steady); at 4096
+    # doubles (64 KiB) they spill and the cost grows faster. This VM changes
+    # speed for seconds on end: in one minute, 256 doubles took 105-185 ticks
+    # a loop and 1024 took 435-724. So the two are calibrated back to
+    # back, and the median of seven such ratios must lie within half of 4
+    # (length ignored: 1; cost quadratic in it: 16).
+    def cost(n):
+        res = run("fwq", "--work", "daxpy", "--daxpy-len", n, "-n", 200, "-w", 4, "-o", "d")
+        assert res.returncode == 0, res.stderr
+        return json.loads((tmp_path / "d.json").read_text())["ticks_per_work_loop"]
+
+    ratios = [cost(1024) / cost(256) for _ in range(7)]
+    assert 2 < statistics.median(ratios) < 6, sorted(ratios)
 
 
 def test_noise_info(bin_dir):

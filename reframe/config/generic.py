@@ -27,9 +27,10 @@ COMMODITY_BOUNDS = {
     # two FWQ threads on a VM's vCPUs slow each other down, even the
     # register-only ASM loop (SMT siblings on the host: contention, not the
     # OS, but FWQ sees it): 15-40% on the 2-vCPU VM of the tests, DAXPY up
-    # to 60%. A noise taking 70% of each core reads as 2.3. One stall of the
-    # VM (up to 150 ms) among 20000 samples of 80 us gives an sd of 12.
-    'fwq': {'max_scaled_noise_mean': (1.0, None, 0.0, ''),
+    # to 105% (one vCPU ran a whole run at two thirds of its speed). A noise
+    # taking 70% of each core reads as 2.3. One stall of the VM (up to 150 ms)
+    # among 20000 samples of 80 us gives an sd of 12.
+    'fwq': {'max_scaled_noise_mean': (1.5, None, 0.0, ''),
             'max_scaled_noise_sd': (20.0, None, 0.0, ''),
             'max_kurtosis': (1e6, None, 0.0, '')},
     'ftq': {'noise_fraction': (0.25, None, 0.0, '')},

@@ -221,8 +221,9 @@ noise_over_time <- function(run, bins = 100) {
   # per thread: the running sum of its values; FWQ and P-SNAP samples follow
   # each other, so it is also the thread's clock (in ticks, ns)
   sums <- lapply(run$threads, function(t) running_sum(noise_values(run, t$data)))
-  # the clock's unit in s, and where a thread's clock ended
-  unit_s <- switch(run$kernel, fwq = 1 / tpn / 1e9, psnap = 1e-9, ftq = 1 / tpn / 1e9)
+  # the clock's unit in s (ns for P-SNAP, ticks for the others), and where a
+  # thread's clock ended
+  unit_s <- if (run$kernel == "psnap") 1e-9 else 1 / tpn / 1e9
   ended <- function(i) {
     if (run$kernel == "ftq") {
       tick <- run$threads[[i]]$data$tick

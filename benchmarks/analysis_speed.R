@@ -69,8 +69,11 @@ dir <- write_runs(samples)
 
 rscript <- file.path(R.home("bin"), "Rscript")
 time_in_process <- function(what) {
-  out <- system2(rscript, c(shQuote(script), "--time", what, shQuote(small), shQuote(dir)),
-    stdout = TRUE)
+  out <- suppressWarnings(system2(rscript,
+    c(shQuote(script), "--time", what, shQuote(small), shQuote(dir)), stdout = TRUE))
+  if (!is.null(attr(out, "status"))) {
+    stop(sprintf("timing %s: Rscript exited with %d", what, attr(out, "status")), call. = FALSE)
+  }
   as.numeric(strsplit(trimws(out[length(out)]), " ")[[1]])
 }
 rounds <- 5

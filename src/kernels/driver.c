@@ -178,6 +178,16 @@ static void open_files(struct nb_run *r)
 				nb_fail(NB_EXIT_USAGE, "-o %s: cannot create %s: %s", r->prefix, path,
 					strerror(errno));
 		}
+	r->inject_files = calloc(r->nthreads, sizeof(*r->inject_files));
+	if (!r->inject_files)
+		nb_fail(NB_EXIT_FAILURE, "out of memory");
+	for (int t = 0; t < r->nthreads && r->inject.duration_us && !r->to_stdout; t++) {
+		snprintf(path, sizeof(path), "%s_%d_injections.dat", r->prefix, t);
+		r->inject_files[t] = nb_outfile_open(path);
+		if (!r->inject_files[t])
+			nb_fail(NB_EXIT_USAGE, "-o %s: cannot create %s: %s", r->prefix, path,
+				strerror(errno));
+	}
 	snprintf(path, sizeof(path), "%s.json", r->prefix);
 	r->files[(size_t)r->nthreads * per] = nb_outfile_open(path);
 	if (!r->files[(size_t)r->nthreads * per])
@@ -213,21 +223,30 @@ static void write_json(struct nb_run *r, FILE *f, const size_t *taken,
 	r->k->json(r, &j);
 	nb_json_uint(&j, "samples_requested", r->samples);
 	nb_json_uint(&j, "start_tick", r->team.start_tick);
+	const char *slash = strrchr(r->prefix, '/'), *base = slash ? slash + 1 : r->prefix;
+
 	nb_json_array(&j, "threads");
 	for (int t = 0; t < r->nthreads; t++) {
 		nb_json_object(&j, NULL);
 		nb_json_int(&j, "thread", t);
 		nb_json_int(&j, "cpu", r->threads[t].cpu);
 		nb_json_uint(&j, "samples", taken[t]);
+		nb_json_uint(&j, "start_tick", r->threads[t].start_tick);
+		nb_json_uint(&j, "end_tick", r->threads[t].end_tick);
 		nb_json_uint(&j, "injections", r->threads[t].injections.served);
 		nb_json_uint(&j, "injections_missed", r->threads[t].injections.missed);
+		nb_json_uint(&j, "injections_logged", r->threads[t].injections.logged);
+		if (r->inject.duration_us && !r->to_stdout) {
+			char name[4096];
+
+			snprintf(name, sizeof(name), "%s_%d_injections.dat", base, t);
+			nb_json_string(&j, "injections_file", name);
+		}
 		nb_json_array(&j, "files");
 		for (int f = 0; f < r->k->files_per_thread && !r->to_stdout; f++) {
 			char name[4096];
-			const char *base = strrchr(r->prefix, '/');
 
-			snprintf(name, sizeof(name), "%s_%d_%s", base ? base + 1 : r->prefix, t,
-				 r->k->file_suffixes[f]);
+			snprintf(name, sizeof(name), "%s_%d_%s", base, t, r->k->file_suffixes[f]);
 			nb_json_string(&j, NULL, name);
 		}
 		nb_json_end(&j, ']');
@@ -293,12 +312,30 @@ static void finish(struct nb_run *r, int signo)
 		if (fflush(r->files[i]->f) != 0 || ferror(r->files[i]->f))
 			nb_fail(NB_EXIT_FAILURE, "cannot write %s: %s", tmp, strerror(errno));
 	}
+	for (int t = 0; t < r->nthreads; t++) {
+		struct nb_outfile *o = r->inject_files[t];
+
+		if (o && (nb_inject_log_write(o->f, &r->threads[t].injections) < 0 ||
+			  fflush(o->f) != 0 || ferror(o->f)))
+			nb_fail(NB_EXIT_FAILURE, "cannot write %s: %s", o->tmp, strerror(errno));
+	}
 	for (int i = 0; i < r->nthreads * per && !r->to_stdout; i++) {
 		char path[4096];
 
 		snprintf(path, sizeof(path), "%s", r->files[i]->path);
 		if (nb_outfile_commit(r->files[i]) != 0)
 			nb_fail(NB_EXIT_FAILURE, "cannot write %s: %s", path, strerror(errno));
+	}
+
+	for (int t = 0; t < r->nthreads; t++) {
+		char path[4096];
+
+		if (!r->inject_files[t])
+			continue;
+		snprintf(path, sizeof(path), "%s", r->inject_files[t]->path);
+		if (nb_outfile_commit(r->inject_files[t]) != 0)
+			nb_fail(NB_EXIT_FAILURE, "cannot write %s: %s", path, strerror(errno));
+		r->inject_files[t] = NULL;
 	}
 
 	/* The samples are on disk: the buffers may now be reordered for the stats. */
@@ -391,6 +428,7 @@ int nb_driver_main(const struct nb_kernel *k, int argc, char **argv)
 		.warmup_ms = r->warmup_ms,
 		.lead_ticks = (uint64_t)(1e6 * r->cal.ticks_per_ns), /* 1 ms */
 		.inject = &r->inject,
+		.seconds = r->seconds,
 		.prepare = prepare_thread,
 		.measure = k->measure,
 	};
@@ -405,7 +443,9 @@ int nb_driver_main(const struct nb_kernel *k, int argc, char **argv)
 	for (int t = 0; t < r->nthreads; t++) {
 		nb_work_ctx_free(&r->threads[t].work);
 		nb_samples_free(r->threads[t].samples, r->samples, k->sample_size);
+		nb_inject_log_free(&r->threads[t].injections);
 	}
+	free(r->inject_files);
 	free(r->threads);
 	free(r->files);
 	return 0;

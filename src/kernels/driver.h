@@ -32,7 +32,8 @@ struct nb_kernel {
 	int files_per_thread;
 	const char *const *file_suffixes;
 	const char *value_unit;     /* unit of the summarised value */
-	/* after calibration: derive and check the kernel's own parameters */
+	/* after calibration: derive and check the kernel's own parameters, and
+	 * estimate the run's length (r->seconds) */
 	void (*configure)(struct nb_run *r);
 	void (*measure)(struct nb_thread *t);
 	/* writes n samples of thread t to its files (or to out with -s) */
@@ -72,7 +73,9 @@ struct nb_run {
 	double ticks_per_work_loop;
 	uint64_t loops;          /* fwq: work loops per sample */
 	uint64_t interval_ticks; /* ftq: quantum */
+	double seconds;          /* about how long the measurement lasts */
 	struct nb_outfile **files;
+	struct nb_outfile **inject_files; /* one per thread, with --inject */
 	struct nb_thread *threads;
 	struct nb_team team;
 

@@ -19,6 +19,8 @@ static void configure(struct nb_run *r)
 	}
 	double quantum_ns = nb_ticks_to_ns(&r->cal, (double)r->interval_ticks);
 
+	r->seconds = quantum_ns * (double)r->samples / 1e9;
+
 	if (quantum_ns < 10 * loop_ns)
 		nb_fail(NB_EXIT_USAGE,
 			"a quantum of %.0f ns holds fewer than 10 %s work loops (%.0f ns each with "

@@ -7,6 +7,8 @@
 static void configure(struct nb_run *r)
 {
 	r->loops = (uint64_t)1 << r->work_bits;
+	r->seconds = nb_ticks_to_ns(&r->cal, (double)r->samples * (double)r->loops *
+						     r->ticks_per_work_loop) / 1e9;
 }
 
 static void measure(struct nb_thread *t)

@@ -29,7 +29,8 @@ struct options {
 struct result {
 	int32_t rank, cpu;
 	char host[64];
-	uint64_t count, samples, injections, injections_missed, overflow;
+	struct nb_rank_clock clock;
+	uint64_t count, samples, overflow;
 	double calibrated_us, ideal_us, total_us, min_us, mean_us, max_us, std_us, correlation;
 	uint32_t nsteps;
 	uint64_t step_count[MAX_STEPS];
@@ -213,8 +214,7 @@ static void compute(int local, size_t n, const uint64_t *rank0, size_t n0, struc
 	snprintf(res->host, sizeof(res->host), "%.63s", run.ranks.host);
 	res->count = st->count;
 	res->samples = n;
-	res->injections = t->injections.served;
-	res->injections_missed = t->injections.missed;
+	nb_rank_clock_get(&run, local, &res->clock);
 	res->calibrated_us = st->calibrated_us;
 	res->nsteps = st->nsteps;
 	memcpy(res->step_count, st->step_count, sizeof(res->step_count));
@@ -302,7 +302,7 @@ static void report(const struct result *all, int nranks, int signo)
 		       all[i].rank, all[i].host, all[i].cpu, (unsigned long long)all[i].count,
 		       (unsigned long long)all[i].samples, all[i].total_us, all[i].min_us,
 		       all[i].mean_us, all[i].max_us, all[i].correlation, noise_percent(&all[i]),
-		       (unsigned long long)all[i].injections);
+		       (unsigned long long)all[i].clock.injections);
 	printf("psnap summary ranks=%d reps=%llu granularity_us=%llu calibration_time_s=%.3f "
 	       "mean_run_time_s=%.3f sd_run_time_s=%.6f os_noise_percent=%.4f max_correlation=%.6f\n",
 	       nranks, (unsigned long long)opt.reps, (unsigned long long)opt.granularity_us, calib,
@@ -331,8 +331,7 @@ static void report(const struct result *all, int nranks, int signo)
 		nb_json_double(&j, "calibrated_us", all[i].calibrated_us);
 		nb_json_double(&j, "ideal_us", all[i].ideal_us);
 		nb_json_uint(&j, "samples", all[i].samples);
-		nb_json_uint(&j, "injections", all[i].injections);
-		nb_json_uint(&j, "injections_missed", all[i].injections_missed);
+		nb_rank_json_clock(&run, &j, all[i].rank, &all[i].clock);
 		nb_json_double(&j, "total_time_us", all[i].total_us);
 		nb_json_double(&j, "min_us", all[i].min_us);
 		nb_json_double(&j, "mean_us", all[i].mean_us);
@@ -393,6 +392,7 @@ int main(int argc, char **argv)
 	nb_rank_begin(&run, "psnap", &argc, &argv);
 	parse(argc, argv);
 	run.capacity = opt.reps;
+	run.seconds = (double)opt.reps * (double)opt.granularity_us / 1e6;
 	run.sample_size = sizeof(uint64_t);
 	run.done_word = 0;
 	run.finish = finish;

@@ -128,6 +128,17 @@ void nb_rank_prepare(struct nb_rank_run *rr, const char *suffix)
 			snprintf(why, sizeof(why), "-o %s: cannot create %s: %s", rr->prefix, path,
 				 strerror(errno));
 	}
+	rr->inject_files = calloc(r->nlocal, sizeof(*rr->inject_files));
+	for (int i = 0; i < r->nlocal && rr->inject.duration_us && rr->inject_files && !why[0];
+	     i++) {
+		nb_rank_file_name(rr, r->local[i].index, "injections.dat", path, sizeof(path));
+		rr->inject_files[i] = nb_outfile_open(path);
+		if (!rr->inject_files[i])
+			snprintf(why, sizeof(why), "-o %s: cannot create %s: %s", rr->prefix, path,
+				 strerror(errno));
+	}
+	if (!rr->files || !rr->inject_files)
+		nb_fail(NB_EXIT_FAILURE, "out of memory");
 	if (r->root && !why[0]) {
 		snprintf(path, sizeof(path), "%s.json", rr->prefix);
 		rr->json = nb_outfile_open(path);
@@ -167,6 +178,7 @@ void nb_rank_measure(struct nb_rank_run *rr, void (*prepare)(struct nb_thread *)
 		.warmup_ms = rr->warmup_ms,
 		.lead_ticks = (uint64_t)(1e6 * rr->cal.ticks_per_ns),
 		.inject = &rr->inject,
+		.seconds = rr->seconds,
 		.prepare = prepare,
 		.measure = measure,
 	};
@@ -183,8 +195,33 @@ size_t nb_rank_taken(struct nb_rank_run *rr, int local)
 				rr->done_word);
 }
 
+void nb_rank_clock_get(struct nb_rank_run *rr, int local, struct nb_rank_clock *c)
+{
+	const struct nb_thread *t = &rr->ranks.local[local];
+
+	*c = (struct nb_rank_clock){
+		.start_tick = t->start_tick,
+		.end_tick = t->end_tick,
+		.injections = t->injections.served,
+		.injections_missed = t->injections.missed,
+		.injections_logged = __atomic_load_n(&t->injections.logged, __ATOMIC_ACQUIRE),
+	};
+}
+
 void nb_rank_commit_files(struct nb_rank_run *rr)
 {
+	for (int i = 0; i < rr->ranks.nlocal; i++) {
+		struct nb_outfile *o = rr->inject_files[i];
+		char path[4096];
+
+		if (!o)
+			continue;
+		snprintf(path, sizeof(path), "%s", o->path);
+		if (nb_inject_log_write(o->f, &rr->ranks.local[i].injections) < 0 ||
+		    fflush(o->f) != 0 || nb_outfile_commit(o) != 0)
+			nb_fail(NB_EXIT_FAILURE, "cannot write %s: %s", path, strerror(errno));
+		rr->inject_files[i] = NULL;
+	}
 	for (int i = 0; i < rr->ranks.nlocal; i++) {
 		char path[4096];
 
@@ -250,6 +287,24 @@ void nb_rank_json_rank(struct nb_rank_run *rr, struct nb_json *j, int rank, cons
 	nb_json_string(j, "file", name);
 }
 
+void nb_rank_json_clock(struct nb_rank_run *rr, struct nb_json *j, int rank,
+			const struct nb_rank_clock *c)
+{
+	nb_json_uint(j, "start_tick", c->start_tick);
+	nb_json_uint(j, "end_tick", c->end_tick);
+	nb_json_uint(j, "injections", c->injections);
+	nb_json_uint(j, "injections_missed", c->injections_missed);
+	nb_json_uint(j, "injections_logged", c->injections_logged);
+	if (rr->inject.duration_us) {
+		char name[4096];
+		const char *base = strrchr(rr->prefix, '/');
+
+		snprintf(name, sizeof(name), "%s_%d_injections.dat", base ? base + 1 : rr->prefix,
+			 rank);
+		nb_json_string(j, "injections_file", name);
+	}
+}
+
 void nb_rank_end(struct nb_rank_run *rr)
 {
 	for (int i = 0; i < rr->ranks.nlocal; i++) {
@@ -257,7 +312,9 @@ void nb_rank_end(struct nb_rank_run *rr)
 
 		nb_samples_free(t->samples, rr->capacity, rr->sample_size);
 		nb_work_ctx_free(&t->work);
+		nb_inject_log_free(&t->injections);
 	}
 	free(rr->files);
+	free(rr->inject_files);
 	nb_ranks_finalize(&rr->ranks);
 }

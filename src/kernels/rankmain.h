@@ -42,6 +42,13 @@ enum {
 	"  --inject P:D         every P us, busy-wait D us on each participant\n"              \
 	"  -h, --help           this text;  --version  the version\n"
 
+/* When a participant measured and what its injection timer did: part of
+ * every kernel's per-rank result, so the root can report it. */
+struct nb_rank_clock {
+	uint64_t start_tick, end_tick; /* end 0: still measuring */
+	uint64_t injections, injections_missed, injections_logged;
+};
+
 struct nb_rank_run {
 	const char *name;
 	int argc;
@@ -61,10 +68,12 @@ struct nb_rank_run {
 	size_t capacity;   /* samples per participant */
 	size_t sample_size;
 	size_t done_word;  /* see nb_samples_taken */
+	double seconds;    /* about how long the measurement lasts */
 	struct nb_calibration cal;
 	struct nb_machine machine;
 	struct nb_team team;
 	struct nb_outfile **files; /* one per local participant */
+	struct nb_outfile **inject_files; /* one per local participant, with --inject */
 	struct nb_outfile *json;   /* the root's */
 	struct nb_run_info info;
 	pthread_mutex_t out_lock;
@@ -89,7 +98,9 @@ size_t nb_rank_taken(struct nb_rank_run *rr, int local);
 /* The base name of a participant's data file. */
 void nb_rank_file_name(struct nb_rank_run *rr, int rank, const char *suffix, char *buf,
 		       size_t size);
-/* Renames the local data files into place; fails the run if any could not be
+/* A local participant's clock and injection counts. */
+void nb_rank_clock_get(struct nb_rank_run *rr, int local, struct nb_rank_clock *c);
+/* Writes the injection logs, then renames the local data files into place; fails the run if any could not be
  * written. */
 void nb_rank_commit_files(struct nb_rank_run *rr);
 /* The root's copy of every participant's result (`each` bytes; mine holds the
@@ -106,6 +117,9 @@ void nb_rank_json_tail(struct nb_rank_run *rr, struct nb_json *j, int nranks);
  * kernel adds its figures and closes it. */
 void nb_rank_json_rank(struct nb_rank_run *rr, struct nb_json *j, int rank, const char *host,
 		       int cpu, const char *suffix);
+/* Adds a rank's clock and injection counts (and its injection log's name). */
+void nb_rank_json_clock(struct nb_rank_run *rr, struct nb_json *j, int rank,
+			const struct nb_rank_clock *c);
 void nb_rank_end(struct nb_rank_run *rr);
 
 #endif

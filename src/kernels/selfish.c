@@ -23,7 +23,8 @@ struct options {
 struct result {
 	int32_t rank, cpu;
 	char host[64];
-	uint64_t min_ticks, iterations, detours, injections, injections_missed;
+	struct nb_rank_clock clock;
+	uint64_t min_ticks, iterations, detours;
 	double min_ns, period_s, overhead_percent, detours_per_s, median_detour_ns;
 	int iterations_known;
 };
@@ -119,8 +120,7 @@ static void compute(int local, size_t n, struct result *res)
 	res->min_ticks = st->min_ticks;
 	res->min_ns = (double)st->min_ticks / tpn;
 	res->detours = n;
-	res->injections = t->injections.served;
-	res->injections_missed = t->injections.missed;
+	nb_rank_clock_get(&run, local, &res->clock);
 	res->iterations_known = __atomic_load_n(&st->done, __ATOMIC_ACQUIRE);
 	res->iterations = res->iterations_known ? st->iterations : 0;
 	/* The run lasted until its last detour when the buffer filled, else until
@@ -187,7 +187,7 @@ static void report(const struct result *all, int nranks, int signo)
 		       all[i].rank, all[i].host, all[i].cpu, (unsigned long long)all[i].min_ticks,
 		       all[i].min_ns, (unsigned long long)all[i].detours, all[i].detours_per_s,
 		       all[i].median_detour_ns, all[i].overhead_percent, all[i].period_s,
-		       (unsigned long long)all[i].injections);
+		       (unsigned long long)all[i].clock.injections);
 	printf("selfish summary ranks=%d min_iteration_ns=%.1f threshold_percent=%llu detours=%llu "
 	       "detours_per_s=%.1f cpu_overhead_percent=%.4f period_s=%.3f\n",
 	       nranks, min_ns, (unsigned long long)opt.threshold_percent,
@@ -221,8 +221,7 @@ static void report(const struct result *all, int nranks, int signo)
 		nb_json_double(&j, "median_detour_ns", all[i].median_detour_ns);
 		nb_json_double(&j, "cpu_overhead_percent", all[i].overhead_percent);
 		nb_json_double(&j, "period_s", all[i].period_s);
-		nb_json_uint(&j, "injections", all[i].injections);
-		nb_json_uint(&j, "injections_missed", all[i].injections_missed);
+		nb_rank_json_clock(&run, &j, all[i].rank, &all[i].clock);
 		nb_json_end(&j, '}');
 	}
 	nb_json_end(&j, ']');
@@ -257,6 +256,7 @@ int main(int argc, char **argv)
 	nb_rank_begin(&run, "selfish", &argc, &argv);
 	parse(argc, argv);
 	run.capacity = opt.detours;
+	run.seconds = opt.seconds;
 	run.sample_size = sizeof(struct nb_detour);
 	run.done_word = offsetof(struct nb_detour, length);
 	run.finish = finish;

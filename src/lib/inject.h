@@ -6,26 +6,55 @@
 #define NB_INJECT_H
 
 #include <stdint.h>
+#include <stdio.h>
 #include <time.h>
+
+/* One injection the handler served, in ticks: when its timer was due, when
+ * the handler began (entry - due is the delivery latency: interrupt, signal
+ * and any wait for the CPU) and when it returned to the interrupted code; and
+ * the CPU it ran on. The ground truth a kernel's findings are matched to. */
+struct nb_injection {
+	uint64_t due, entry, exit;
+	int64_t cpu;
+};
 
 /* What a thread's injection timer did: expirations the handler served, and
  * expirations that came while one was still pending (the thread was not
  * running, e.g. in a machine stall) and were folded into it, so served +
- * missed is the number of periods the timer ran. */
+ * missed is the number of periods the timer ran. The first `capacity`
+ * served are logged in `events`, memory faulted in before the start. */
 struct nb_inject_count {
-	volatile uint64_t served, missed;
+	volatile uint64_t served, missed, logged;
+	struct nb_injection *events;
+	uint64_t capacity;
 };
 
 struct nb_inject {
 	uint64_t period_us;
 	uint64_t duration_us; /* 0: no injection */
+	/* measured by nb_inject_setup: how much longer than its logged due to
+	 * exit an injection looks to the interrupted code (an interrupt a little
+	 * ahead of the due time read back, and the return after the exit tick):
+	 * the 90th percentile of 64 */
+	uint64_t overhead_ticks;
 };
 
 /* Parses "PERIOD_US:DURATION_US"; one line and exit 2 when it makes no sense. */
 void nb_inject_parse(const char *opt, const char *arg, struct nb_inject *in);
 
-/* Installs the handler; call once, before any thread arms a timer. */
-void nb_inject_setup(const struct nb_inject *in, double ticks_per_ns);
+/* Measures the handler's return and installs the handler; call once, before
+ * any thread arms a timer. */
+void nb_inject_setup(struct nb_inject *in, double ticks_per_ns);
+
+/* Faults in room for the injections of a run of about `seconds` (twice
+ * that, as noise stretches a run of fixed work), before the warm-up. */
+void nb_inject_log_alloc(const struct nb_inject *in, double seconds,
+			 struct nb_inject_count *count);
+void nb_inject_log_free(struct nb_inject_count *count);
+
+/* Writes the logged injections, "due_tick entry_tick exit_tick cpu" a line;
+ * returns what fprintf returned last (negative on error). */
+int nb_inject_log_write(FILE *f, const struct nb_inject_count *count);
 
 /* Arms/disarms the calling thread's timer; a no-op without injection.  The
  * handler counts what it serves and what was missed in *count. */

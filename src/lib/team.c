@@ -20,6 +20,7 @@ void nb_team_pin(int index, int cpu)
 void nb_team_thread(struct nb_team *team, struct nb_thread *t)
 {
 	team->prepare(t);
+	nb_inject_log_alloc(team->inject, team->seconds, &t->injections);
 
 	/* The warm-up is time, not work: start-up interference lasts a time
 	 * (seed 003: ~180 ms of 100 Hz on some machines), whatever we do. */
@@ -39,9 +40,11 @@ void nb_team_thread(struct nb_team *team, struct nb_thread *t)
 		team->start_tick = nb_ticks() + team->lead_ticks;
 	}
 	nb_inject_arm(team->inject, &t->inject_timer, &t->injections);
+	t->start_tick = team->start_tick;
 	while (nb_ticks() < team->start_tick)
 		;
 	team->measure(t);
+	t->end_tick = nb_ticks();
 	nb_inject_disarm(team->inject, t->inject_timer);
 }
 

@@ -24,6 +24,8 @@ struct nb_thread {
 	struct nb_work_ctx work;
 	struct nb_inject_count injections;
 	timer_t inject_timer;
+	uint64_t start_tick;   /* when its measurement began (the team's start) */
+	volatile uint64_t end_tick; /* when it ended; 0 while measuring */
 	void *arg;        /* the kernel's per-run state */
 };
 
@@ -34,6 +36,8 @@ struct nb_team {
 	unsigned warmup_ms;
 	uint64_t lead_ticks;  /* how far ahead of the last arrival the start is */
 	const struct nb_inject *inject;
+	double seconds;       /* about how long the measurement lasts: sizes the
+			       * injection log */
 	void (*prepare)(struct nb_thread *t); /* pinned, before the warm-up */
 	void (*measure)(struct nb_thread *t); /* between start and end */
 	void (*sync)(void);                   /* a team of one (an MPI rank): after the gate,

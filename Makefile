@@ -8,7 +8,7 @@ JOBS       ?= $(shell nproc)
 PYTEST      = .venv/bin/python -m pytest -q -p no:cacheprovider
 
 .PHONY: all build setup run test test-unit test-release test-sanitize test-aarch64 \
-        test-analysis asm bench clean
+        test-analysis test-load asm bench clean
 
 all: build
 
@@ -39,15 +39,23 @@ test:
 test-analysis:
 	Rscript analysis/tests/run.R
 
+# Every test, the timing ones (marked `timing`) included.
 test-release:
 	cd $(BUILD) && ctest --output-on-failure
 	NB_BIN_DIR=$(BUILD)/bin $(PYTEST) tests
 
+# The functional tests under ASan/UBSan; the timing tests ran on the release build.
 test-sanitize:
 	cd $(ASAN_BUILD) && ctest --output-on-failure
 	NB_SANITIZE=1 NB_BIN_DIR=$(ASAN_BUILD)/bin \
 	  ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1 \
-	  $(PYTEST) tests
+	  $(PYTEST) -m "not timing" tests
+
+# The timing tests three times in a row under a noise generator of our own.
+test-load: build
+	@scripts/setup.sh test
+	mkdir -p .cache
+	tests/under_load.sh 3
 
 # aarch64 must compile (and link) warning-free: the ASM kind drops out there.
 test-aarch64:

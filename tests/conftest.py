@@ -15,6 +15,12 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 
+def pytest_configure(config):
+    config.addinivalue_line(
+        "markers", "timing: measures noise; runs once, on the release build, with nothing "
+        "else running (make test-timing; tests/under_load.sh runs these under load)")
+
+
 @pytest.fixture(scope="session")
 def bin_dir():
     path = (ROOT / os.environ.get("NB_BIN_DIR", "build/bin")).resolve()

@@ -1,22 +1,27 @@
 """FTQ quanta end on a fixed grid measured from the start: no drift."""
+import numpy as np
 import pytest
-from noise_checks import load_run
+from kernel_files import load_run
 
 
-def test_last_quantum_ends_on_the_grid(run, tmp_path):
+@pytest.mark.timing
+def test_quanta_end_on_the_grid(run, tmp_path):
     n, freq = 20000, 10000
     res = run("ftq", "-n", n, "--freq", freq, "-o", "grid")
     assert res.returncode == 0, res.stderr
     meta, threads = load_run(tmp_path / "grid")
-    tpn, start = meta["ticks_per_ns"], meta["start_tick"]
-    grid_span_ns = n * 1e9 / freq
+    start, quantum = meta["start_tick"], meta["quantum_ticks"]
+    # a quantum ends at the first timer read past its grid point: one unit
+    # of work and a read late, unless a detour held that read up
+    unit = meta["ticks_per_work_loop"] + meta["calibration"]["timer_read_ns"] * meta["ticks_per_ns"]
+    grid = start + quantum * np.arange(1, n + 1)
     for data in threads:
-        last = int(data["times"][-1])
-        span_ns = (last - start) / tpn
-        assert abs(span_ns - grid_span_ns) / grid_span_ns < 10e-6
-        # every quantum ends at or after its grid point, never a quantum late
-        k = (data["times"] - start) // meta["quantum_ticks"]
-        assert (k >= range(1, n + 1)).all()
+        late = data["times"] - grid
+        assert (late >= 0).all()
+        # no drift: the usual quantum at the end is as close to its grid
+        # point as at the start (a median, as detours hold up some reads)
+        for part in (late[:1000], late[-1000:]):
+            assert np.median(part) <= 2 * unit, (np.median(part), unit)
 
 
 def test_tick_rate_agrees_with_the_reference_clock(run, tmp_path):

@@ -7,7 +7,7 @@ import subprocess
 import numpy as np
 import pytest
 from conftest import summaries
-from noise_checks import load_run
+from kernel_files import load_run
 
 NCPUS = len(os.sched_getaffinity(0))
 
@@ -136,6 +136,7 @@ def test_every_work_kind_runs(run, tmp_path, work):
         assert meta["work"] == work and meta["ticks_per_work_loop"] > 1
 
 
+@pytest.mark.timing
 def test_daxpy_cost_follows_its_length(run, tmp_path):
     # Both lengths keep x and y in L1 (4 and 16 KiB), so 4 times the length is
     # about 4 times the cost (4.0-4.1 when the machine is steady); at 4096

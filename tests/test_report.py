@@ -4,11 +4,11 @@ import csv
 import json
 import os
 import re
-import statistics
 import subprocess
 
 import pytest
 from conftest import ROOT
+from ground_truth import load_injections
 
 
 def report(results_dir):
@@ -71,6 +71,7 @@ def share_at(peaks, run, hz):
     return float(line["share_percent"]) if line else 0.0
 
 
+@pytest.mark.timing
 def test_injected_500hz_is_named_external(ftq_pairs):
     peaks = read_csv(ftq_pairs / "report" / "peaks.csv")
     noisy = {p["run"] for p in peaks if p["run"].startswith("noisy_")}
@@ -81,6 +82,7 @@ def test_injected_500hz_is_named_external(ftq_pairs):
         assert at_500["origin"] == "external", at_500
 
 
+@pytest.mark.timing
 def test_injected_noise_is_5_percent(ftq_pairs):
     peaks = read_csv(ftq_pairs / "report" / "peaks.csv")
     rows = {r["run"]: float(r["noise_percent"])
@@ -89,34 +91,29 @@ def test_injected_noise_is_5_percent(ftq_pairs):
     assert len(noisy) == 2 * 2 * REPEATS
     share = {run: share_at(peaks, run, 500) for run in rows}
     for run in noisy:
-        # 100 us in 2 ms: the 500 Hz line weighs 5%, of the injections served
-        # (a stall swallows some); the machine's own noise at 500 Hz moves the
-        # line's amplitude by up to a third of it in this VM's bursts
+        # the 500 Hz line weighs what the injections took, due to exit, as
+        # their handler logged them: a short detour repeating at 500 Hz is all
+        # the line is made of, and the machine's own noise spreads over every
+        # frequency (the bounds: a line's amplitude read from a spectrum of
+        # 1.5 s, and the detours' varying length, blur it by up to a third)
         meta = json.loads((ftq_pairs / f"{run}.json").read_text())
         thread = meta["threads"][0]
-        served = 100 * thread["injections"] * 100e-6 * meta["frequency_hz"] / thread["samples"]
-        assert served > 2.5
-        assert 0.6 * served < share[run] < 1.3 * served, (run, served)
-        # ...and the summary, against the best quantum, sees at least that:
-        # the machine only adds to it
-        assert rows[run] > 4.5, (run, rows[run])
-        # the run beside it has a fainter line at 500 Hz: the injections
-        # reach the other CPU of this VM too (0.6-2.2% seen, up to 0.6 of the
-        # injected run's line)
+        inj = load_injections(ftq_pairs, thread)
+        span = thread["end_tick"] - thread["start_tick"]
+        taken = 100 * (inj["exit"] - inj["due"]).sum() / span
+        assert taken > 2.5
+        assert 0.7 * taken < share[run] < 1.3 * taken, (run, taken, share[run])
+        # ...and the summary, against the best quantum, sees at least the
+        # busy waits: the machine only adds to it
+        busy = 100 * (inj["exit"] - inj["entry"]).sum() / span
+        assert rows[run] > busy, (run, rows[run], busy)
+        # the run beside it, with no injection, has a fainter line there, if
+        # any (the injections reach the other CPU through the host)
         quiet = run.replace("noisy", "quiet")
         assert share[quiet] < share[run], (quiet, run)
-    noisy_shares = [share[run] for run in noisy]
-    quiet_shares = [share[run.replace("noisy", "quiet")] for run in noisy]
-    assert statistics.median(quiet_shares) < 0.5 * statistics.median(noisy_shares), \
-        (sorted(quiet_shares), sorted(noisy_shares))
-    # the summary: about 5 points above the run beside it, plus what the
-    # signal's delivery costs (1-3.5 points in this VM's bursts); the median
-    # of the pairs at both rates, as the machine's own noise moves by up to
-    # 15 points between the two runs of a pair
-    added = [rows[run] - rows[run.replace("noisy", "quiet")] for run in noisy]
-    assert 2.5 < statistics.median(added) < 10, sorted(added)
 
 
+@pytest.mark.timing
 def test_page_and_figures_are_written(ftq_pairs):
     page = (ftq_pairs / "report" / "index.html").read_text()
     for figure in ("noisy_10khz_0a-spectrum.png", "quiet_7khz_2b-heatmap.png"):

@@ -1,0 +1,234 @@
+"""Matching what a kernel found to what was injected, event by event.
+
+With --inject, every kernel writes PREFIX_<thread>_injections.dat: for each
+injection its handler served, the tick its timer was due, the tick the
+handler began and the tick it returned (docs/kernels.md). That is the ground
+truth. For each injection, the time the kernel saw lost inside
+[due, exit] (give or take what its samples can resolve) is compared with what
+the handler certainly took (exit - entry: the busy wait) and what it can have
+taken at most (exit - due: the delivery latency too).
+
+Background noise then only adds: it can make the kernel see more than the
+injection took (a detour of the machine's own in the same sample), never
+less. So a found injection is one whose loss reaches the busy wait, less the
+kernel's own resolution; its length is right when the loss also stays within
+exit - due plus that resolution. A run without injection gets a schedule of
+the same period and length laid on its own time line; what matches there is
+what the machine alone makes look like our injections.
+"""
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+
+@dataclass
+class Timeline:
+    """What a kernel measured, laid on the tick time line: intervals [start,
+    end) and the time (ticks) each lost to noise, and the kernel's resolution
+    in ticks: how far off a loss or an interval's edge can be read."""
+    start: np.ndarray
+    end: np.ndarray
+    lost: np.ndarray
+    resolution: float
+
+
+@dataclass
+class Match:
+    found: np.ndarray       # bool per injection: its busy wait is in the kernel's data
+    exact: np.ndarray       # bool per injection: and its whole length, no more
+    lost: np.ndarray        # ticks the kernel saw lost around each injection
+    injections: dict
+
+    @property
+    def recall(self):
+        return float(np.mean(self.found)) if len(self.found) else 0.0
+
+    @property
+    def exact_share(self):
+        return float(np.mean(self.exact)) if len(self.exact) else 0.0
+
+    def length_error(self, ticks_per_ns):
+        """Median, over the found injections, of the loss seen less the
+        injection's whole length (due to exit), in us."""
+        inj = self.injections
+        err = (self.lost - (inj["exit"] - inj["due"]))[self.found]
+        return float(np.median(err)) / ticks_per_ns / 1e3 if len(err) else float("nan")
+
+
+def load_meta(prefix):
+    prefix = Path(prefix)
+    return json.loads(prefix.with_suffix(".json").read_text())
+
+
+def participants(meta):
+    """The per-thread (FWQ, FTQ) or per-rank (P-SNAP, selfish) rows."""
+    return meta.get("threads") or meta["ranks"]
+
+
+def overhead_ticks(meta):
+    """How much longer than due..exit an injection looks to the interrupted
+    code (the interrupt a little ahead of the due time, the return after the
+    exit), as the injector measured it in the run."""
+    return meta["inject"]["overhead_ns"] * meta["ticks_per_ns"]
+
+
+def load_injections(directory, row):
+    d = np.loadtxt(Path(directory) / row["injections_file"], dtype=np.int64, ndmin=2)
+    return {"due": d[:, 0], "entry": d[:, 1], "exit": d[:, 2], "cpu": d[:, 3]}
+
+
+def schedule_like(injections, injected_row, row):
+    """The period, phase and length of injections (from a run described by
+    injected_row), laid on another run's time line (row): what a run without
+    injection is matched against. Each event as if served the moment it was
+    due, for the injection's median length."""
+    due = injections["due"]
+    period = float(np.median(np.diff(due)))
+    length = float(np.median(injections["exit"] - due))
+    first = row["start_tick"] + (due[0] - injected_row["start_tick"]) % period
+    times = np.arange(first, row["end_tick"] - length, period)
+    return {"due": times, "entry": times, "exit": times + length,
+            "cpu": np.full(len(times), -1)}
+
+
+def local_median(values, window=51):
+    """Each value's usual level: the median of the window around it, so a
+    change of speed that lasts is not read as noise."""
+    v = np.asarray(values, dtype=float)
+    if len(v) <= window:
+        return np.full(len(v), np.median(v))
+    half = window // 2
+    padded = np.concatenate((np.full(half, v[:window].mean()), v, np.full(half, v[-window:].mean())))
+    windows = np.lib.stride_tricks.sliding_window_view(padded, window)
+    med = np.median(windows, axis=1)
+    med[:half] = np.median(v[:window])
+    med[-half:] = np.median(v[-window:])
+    return med
+
+
+def back_to_back(durations, row):
+    """Intervals of samples that follow each other: each starts where the one
+    before it ended, plus the fixed gap between two samples (the store and
+    the next timer read, outside the timed part), which the thread's start
+    and end ticks give."""
+    d = np.asarray(durations, dtype=float)
+    gap = max(0.0, (row["end_tick"] - row["start_tick"] - d.sum()) / len(d))
+    start = row["start_tick"] + np.cumsum(d + gap) - d - gap
+    return start, start + d
+
+
+def fwq_timeline(times, row, timer_read_ticks):
+    """FWQ: a sample's loss is what it took beyond the usual sample near it.
+    Resolution: a change of speed within the window moves the usual by up to
+    one sample's spread, and each edge by a timer read."""
+    start, end = back_to_back(times, row)
+    usual = local_median(times)
+    spread = np.median(np.abs(times - usual))
+    return Timeline(start, end, times - usual, 4 * spread + 2 * timer_read_ticks)
+
+
+def psnap_timeline(times_ns, row, ticks_per_ns, timer_read_ticks):
+    return fwq_timeline(np.asarray(times_ns, dtype=float) * ticks_per_ns, row, timer_read_ticks)
+
+
+def ftq_timeline(counts, ends, row, timer_read_ticks):
+    """FTQ: a quantum's loss is its length less the time its count of work
+    takes at the usual rate (the quantum ends at the first timer read past
+    the grid, so a detour over the edge makes it long and the next short).
+    Resolution: one unit of work and its timer read at each end."""
+    ends = np.asarray(ends, dtype=float)
+    start = np.concatenate(([row["start_tick"]], ends[:-1]))
+    length = ends - start
+    counts = np.asarray(counts, dtype=float)
+    rate = local_median(length / np.maximum(counts, 1))
+    unit = float(np.median(rate))
+    return Timeline(start, ends, length - counts * rate, 2 * (unit + timer_read_ticks))
+
+
+def selfish_timeline(detours_ns, row, ticks_per_ns, min_iteration_ticks):
+    """Selfish: each detour is an interval; its loss is its length less one
+    iteration. Resolution: the threshold a detour must pass (9 iterations)."""
+    d = np.asarray(detours_ns, dtype=float).reshape(-1, 2)
+    start = row["start_tick"] + d[:, 0] * ticks_per_ns
+    length = d[:, 1] * ticks_per_ns
+    return Timeline(start, start + length, length - min_iteration_ticks,
+                    10 * min_iteration_ticks)
+
+
+def match(timeline, injections, overhead_ticks, accuracy=0.1):
+    """Per injection, the loss the kernel saw in the intervals that overlap
+    [due, exit], widened by the resolution; found when it reaches the busy
+    wait (exit - entry) less the resolution, exact when it is also within
+    `accuracy` (relative) of exit - due, beyond the resolution and the
+    injector's overhead around it (overhead_ticks, measured in each run)."""
+    res = timeline.resolution
+    order = np.argsort(timeline.start)
+    start, end = timeline.start[order], timeline.end[order]
+    lost = np.clip(timeline.lost[order], 0, None)
+    cum = np.concatenate(([0.0], np.cumsum(lost)))
+    # intervals are disjoint and ordered, so the overlapping ones are a range
+    first = np.searchsorted(end, injections["due"] - res, side="right")
+    last = np.searchsorted(start, injections["exit"] + res, side="left")
+    seen = cum[np.maximum(last, first)] - cum[first]
+    busy = injections["exit"] - injections["entry"]
+    whole = injections["exit"] - injections["due"]
+    found = seen >= busy - res
+    slack = accuracy * whole + overhead_ticks + res
+    exact = found & (np.abs(seen - whole) <= slack)
+    return Match(found, exact, seen, injections)
+
+
+def timeline_of(directory, meta, row):
+    """The time line of one thread or rank of a run, by its kernel."""
+    directory = Path(directory)
+    tpn = meta["ticks_per_ns"]
+    read = meta["calibration"]["timer_read_ns"] * tpn
+    files = [directory / f for f in row.get("files") or [row["file"]]]
+    kernel = meta["kernel"]
+    if kernel == "fwq":
+        return fwq_timeline(np.loadtxt(files[0], dtype=np.int64, ndmin=1), row, read)
+    if kernel == "ftq":
+        return ftq_timeline(np.loadtxt(files[0], ndmin=1),
+                            np.loadtxt(files[1], dtype=np.int64, ndmin=1), row, read)
+    if kernel == "psnap":
+        return psnap_timeline(np.loadtxt(files[0], ndmin=1), row, tpn, read)
+    if kernel == "selfish":
+        return selfish_timeline(np.loadtxt(files[0], ndmin=2), row, tpn,
+                                row["min_iteration_ticks"])
+    raise ValueError(f"no time line for kernel {kernel}")
+
+
+def check_injected_run(noisy_prefix, quiet_prefix, period_us):
+    """Matches each participant of an injected run to its injections and a
+    run without injection to the same schedule; returns (row, match,
+    quiet match) per participant, after the checks every kernel shares:
+    every injection served is logged, on the participant's CPU, once a
+    period; the busy wait of 95% is found in the kernel's data at its time;
+    at least half have their whole length there too (the machine's own noise
+    in the same sample can only add to an injection: it makes fewer exact,
+    never fewer found); without injection, under a tenth of the schedule
+    looks like it (a detour of the machine's own of just that length at just
+    that time), and under a fifth as many as with it."""
+    noisy, quiet = Path(noisy_prefix), Path(quiet_prefix)
+    meta, qmeta = load_meta(noisy), load_meta(quiet)
+    over = overhead_ticks(meta)
+    out = []
+    for row, qrow in zip(participants(meta), participants(qmeta)):
+        inj = load_injections(noisy.parent, row)
+        assert row["injections_logged"] == row["injections"] == len(inj["due"]), row
+        assert (inj["cpu"] == row["cpu"]).all(), (row["cpu"], np.unique(inj["cpu"]))
+        assert (inj["due"] <= inj["entry"]).all() and (inj["entry"] <= inj["exit"]).all()
+        gaps_us = np.diff(inj["due"]) / meta["ticks_per_ns"] / 1e3
+        assert np.median(gaps_us) == pytest.approx(period_us, rel=1e-3)
+        m = match(timeline_of(noisy.parent, meta, row), inj, over)
+        q = match(timeline_of(quiet.parent, qmeta, qrow), schedule_like(inj, row, qrow), over)
+        report = (row.get("thread", row.get("rank")), m.recall, m.exact_share, q.exact_share,
+                  m.length_error(meta["ticks_per_ns"]))
+        assert m.recall >= 0.95, report
+        assert m.exact_share >= 0.5, report
+        assert q.exact_share < min(0.1, m.exact_share / 5), report
+        out.append((row, m, q))
+    return out

@@ -1,0 +1,19 @@
+"""Reading what an FWQ or FTQ run wrote: its JSON and its data files."""
+import json
+from pathlib import Path
+
+import numpy as np
+
+
+def load_run(prefix):
+    """The JSON description and per-thread arrays of a kernel run."""
+    prefix = Path(prefix)
+    meta = json.loads(prefix.with_suffix(".json").read_text())
+    threads = []
+    for t in meta["threads"]:
+        data = {}
+        for name in t["files"]:
+            kind = name.rsplit("_", 1)[1].removesuffix(".dat")
+            data[kind] = np.loadtxt(prefix.parent / name, dtype=np.int64, ndmin=1)
+        threads.append(data)
+    return meta, threads

@@ -37,16 +37,36 @@ def test_signal_keeps_samples_so_far(bin_dir, tmp_path, kernel, sig):
         assert stats["max"] > 0 and stats["min"] <= stats["mean"] <= stats["max"]
 
 
-def test_signal_before_measuring_writes_nothing(bin_dir, tmp_path):
+def start_and_wait_for_files(bin_dir, tmp_path):
+    """fwq with a 5 s warm-up, once it has created its files (the JSON's
+    temporary file is the last): it then calibrates for at least 100 ms
+    (the tick rate) before it measures anything."""
     proc = subprocess.Popen([bin_dir / "fwq", "-n", "1000", "--warmup-ms", "5000", "-o", "x"],
                             cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True)
-    time.sleep(0.05)
+    deadline = time.monotonic() + 30
+    while not list(tmp_path.glob("x.json.*.tmp")):
+        assert time.monotonic() < deadline and proc.poll() is None, "no files created"
+        time.sleep(0.001)
+    return proc
+
+
+def test_signal_before_measuring_writes_nothing(bin_dir, tmp_path):
+    proc = start_and_wait_for_files(bin_dir, tmp_path)
     proc.send_signal(signal.SIGTERM)
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 128 + signal.SIGTERM
-    left = sorted(p.name for p in tmp_path.iterdir())
-    # either it had not begun (nothing) or it was warming up (empty, marked incomplete)
-    assert left in ([], ["x.json", "x_0_times.dat"]), left
-    if left:
-        assert json.loads((tmp_path / "x.json").read_text())["complete"] is False
+    assert list(tmp_path.iterdir()) == []
+    assert "before measuring; nothing written" in err, err
+
+
+def test_signal_in_the_warm_up_writes_empty_files(bin_dir, tmp_path):
+    proc = start_and_wait_for_files(bin_dir, tmp_path)
+    time.sleep(2)  # calibrated by now, and warming up until 5 s
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 128 + signal.SIGTERM
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["x.json", "x_0_times.dat"]
+    assert (tmp_path / "x_0_times.dat").read_text() == ""
+    meta = json.loads((tmp_path / "x.json").read_text())
+    assert meta["complete"] is False and meta["threads"][0]["samples"] == 0

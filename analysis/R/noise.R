@@ -174,9 +174,10 @@ noise_summary <- function(run, run_name) {
     t <- run$threads[[i]]
     if (run$kernel == "selfish") {
       r <- meta$ranks[[i]]
+      overhead <- 100 * sum(t$data$length_ns - r$min_iteration_ns) / 1e9 / r$period_s
       return(data.table(unit = t$unit, cpu = t$cpu, samples = nrow(t$data),
         scaled_noise_mean = NA_real_, scaled_noise_sd = NA_real_, kurtosis = NA_real_,
-        skewness = NA_real_, noise_percent = r$cpu_overhead_percent))
+        skewness = NA_real_, noise_percent = overhead))
     }
     x <- noise_values(run, t$data)
     best <- best_value(x, run$kernel, t$table)
@@ -185,7 +186,7 @@ noise_summary <- function(run, run_name) {
     noise <- if (run$kernel == "psnap") {
       r <- meta$ranks[[i]]
       calib <- r$ideal_us %||% r$calibrated_us %||% meta$granularity_us
-      100 * (r$mean_us - calib) / calib
+      100 * (mean(t$data$ns) / 1e3 - calib) / calib
     } else {
       lost_percent(run$kernel, m$total, length(x), best)
     }

@@ -6,17 +6,23 @@
 psnap_runs <- function(runs) {
   psnap <- Filter(function(r) r$kernel == "psnap", runs)
   rbindlist(lapply(names(psnap), function(name) {
-    m <- psnap[[name]]$meta
-    ranks <- m$ranks
-    s <- m$summary
+    run <- psnap[[name]]
+    ranks <- run$meta$ranks
+    # from the iteration times, as the kernel computes its summary: each
+    # rank's run time, and the calibration time of its ideal iteration
+    totals <- vapply(run$threads, function(t) sum(t$data$ns) / 1e9, numeric(1))
+    ideal_s <- vapply(seq_along(ranks), function(i) {
+      ranks[[i]]$ideal_us * nrow(run$threads[[i]]$data) / 1e6
+    }, numeric(1))
+    calibration <- mean(ideal_s)
     data.table(
       run = name,
       nodes = length(unique(vapply(ranks, function(r) r$host, character(1)))),
       tasks = length(ranks),
-      calibration_time_s = s$calibration_time_s,
-      mean_run_time_s = s$mean_run_time_s,
-      sd_run_time_s = s$sd_run_time_s,
-      os_noise_percent = s$os_noise_percent,
+      calibration_time_s = calibration,
+      mean_run_time_s = mean(totals),
+      sd_run_time_s = if (length(totals) > 1) stats::sd(totals) else 0,
+      os_noise_percent = 100 * (mean(totals) - calibration) / calibration,
       # PRACE's "system correlation": how much the other ranks are hit when
       # rank 0 is; a single rank correlates with itself
       system_correlation = if (length(ranks) > 1) {

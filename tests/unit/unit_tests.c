@@ -45,15 +45,18 @@ static void test_stats_known_values(void)
 
 static void test_stats_large_ticks(void)
 {
-	/* tick counts near 2^63 must not lose the small differences */
-	uint64_t base = (uint64_t)1 << 62;
+	/* A sample of 2^42 ticks (half an hour) must keep differences of one
+	 * tick: the mean and median to the double's own precision there
+	 * (2^-10), the variance exactly, which summing the squares of the raw
+	 * values in doubles would not give. */
+	uint64_t base = (uint64_t)1 << 42;
 	uint64_t v[4] = { base + 3, base + 1, base + 2, base + 2 };
 	struct nb_stats s;
 
 	nb_stats_compute(v, 4, &s);
-	NEAR(s.mean - (double)base, 2.0, 1e-6 * (double)base);
+	NEAR(s.mean - (double)base, 2.0, 0x1p-10);
 	NEAR(s.variance, 2.0 / 3.0, 1e-9);
-	NEAR(s.median - (double)base, 2.0, 1e-6 * (double)base);
+	NEAR(s.median - (double)base, 2.0, 0x1p-10);
 }
 
 static void test_stats_edge_cases(void)

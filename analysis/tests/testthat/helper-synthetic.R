@@ -48,6 +48,8 @@ write_ftq <- function(dir, prefix, counts, fs, tpn = 1, inject = NULL) {
 
 # ns: one vector of iteration times per rank; the ideal iteration, as the
 # kernel takes it, is the faster of the calibrated one and the run's fastest.
+# The figures the kernel computes from the times are written as -1: the
+# analysis computes them from the data, and a test that read them would fail.
 write_psnap <- function(dir, prefix, ns, correlation = rep(0, length(ns)),
                         calibrated_us = 1000) {
   ideal_us <- pmin(calibrated_us, vapply(ns, min, numeric(1)) / 1e3)
@@ -56,26 +58,23 @@ write_psnap <- function(dir, prefix, ns, correlation = rep(0, length(ns)),
     write_column(file.path(dir, file), ns[[r + 1]])
     list(rank = r, host = "synth", cpu = r, file = file, samples = length(ns[[r + 1]]),
       calibrated_us = calibrated_us, ideal_us = ideal_us[r + 1],
-      mean_us = mean(ns[[r + 1]]) / 1e3, correlation = correlation[r + 1])
+      mean_us = -1, correlation = correlation[r + 1])
   })
-  totals <- vapply(ns, sum, numeric(1)) / 1e9
-  calib <- mean(ideal_us) * length(ns[[1]]) / 1e6
   write_json_run(dir, prefix, c(common_meta("psnap"), list(work = "multiiter",
-    granularity_us = 1000, summary = list(ranks = length(ns), calibration_time_s = calib,
-      mean_run_time_s = mean(totals), sd_run_time_s = if (length(ns) > 1) sd(totals) else 0,
-      os_noise_percent = 100 * (mean(totals) - calib) / calib,
+    granularity_us = 1000, summary = list(ranks = length(ns), calibration_time_s = -1,
+      mean_run_time_s = -1, sd_run_time_s = -1, os_noise_percent = -1,
       max_correlation = max(correlation[-1], 0)), ranks = ranks)))
 }
 
-# detours: one data.table(start_ns, length_ns) per rank.
+# detours: one data.table(start_ns, length_ns) per rank; the CPU overhead the
+# kernel computes from them is written as -1, for the analysis to compute.
 write_selfish <- function(dir, prefix, detours, period_s, min_ns = 10) {
   ranks <- lapply(seq_along(detours) - 1, function(r) {
     file <- sprintf("%s_%d_detours.dat", prefix, r)
     d <- detours[[r + 1]]
     fwrite(d, file.path(dir, file), sep = " ", col.names = FALSE)
     list(rank = r, host = "synth", cpu = r, file = file, detours = nrow(d),
-      min_iteration_ns = min_ns, period_s = period_s,
-      cpu_overhead_percent = 100 * sum(d$length_ns - min_ns) / 1e9 / period_s)
+      min_iteration_ns = min_ns, period_s = period_s, cpu_overhead_percent = -1)
   })
   write_json_run(dir, prefix, c(common_meta("selfish"), list(ranks = ranks)))
 }

@@ -1,11 +1,13 @@
 #define _GNU_SOURCE
 #include "team.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cpuset.h"
 #include "report.h"
+#include "steal.h"
 #include "timer.h"
 
 void nb_team_pin(int index, int cpu)
@@ -21,6 +23,7 @@ void nb_team_thread(struct nb_team *team, struct nb_thread *t)
 {
 	team->prepare(t);
 	nb_inject_log_alloc(team->inject, team->seconds, &t->injections);
+	t->steal_before_ns = nb_steal_ns(t->cpu);
 
 	/* The warm-up is time, not work: start-up interference lasts a time
 	 * (seed 003: ~180 ms of 100 Hz on some machines), whatever we do. */
@@ -46,6 +49,16 @@ void nb_team_thread(struct nb_team *team, struct nb_thread *t)
 	team->measure(t);
 	t->end_tick = nb_ticks();
 	nb_inject_disarm(team->inject, t->inject_timer);
+	t->steal_after_ns = nb_steal_ns(t->cpu);
+}
+
+double nb_team_steal_ms(struct nb_thread *t)
+{
+	uint64_t after = t->end_tick ? t->steal_after_ns : nb_steal_ns(t->cpu);
+
+	if (t->steal_before_ns == NB_STEAL_UNKNOWN || after == NB_STEAL_UNKNOWN || t->cpu < 0)
+		return NAN;
+	return (double)(after - t->steal_before_ns) / 1e6;
 }
 
 int nb_team_place(int threads_opt, const char *cpus_opt, int *cpus)

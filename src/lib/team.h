@@ -26,6 +26,8 @@ struct nb_thread {
 	timer_t inject_timer;
 	uint64_t start_tick;   /* when its measurement began (the team's start) */
 	volatile uint64_t end_tick; /* when it ended; 0 while measuring */
+	uint64_t steal_before_ns;   /* its CPU's steal time before the warm-up */
+	volatile uint64_t steal_after_ns; /* and after measuring; see steal.h */
 	void *arg;        /* the kernel's per-run state */
 };
 
@@ -68,6 +70,10 @@ void nb_team_run(struct nb_team *team, struct nb_thread *threads);
 
 /* The part every front end runs on each thread once it is placed. */
 void nb_team_thread(struct nb_team *team, struct nb_thread *t);
+
+/* The steal time of t's CPU while it measured (so far, when it still is),
+ * in ms; NAN where the kernel does not say. */
+double nb_team_steal_ms(struct nb_thread *t);
 
 /* Pins the calling thread to cpu or fails the run. */
 void nb_team_pin(int index, int cpu);

@@ -7,6 +7,7 @@
 #include "cpuset.h"
 #include "json.h"
 #include "samples.h"
+#include "speed.h"
 #include "stats.h"
 #include "work.h"
 
@@ -160,10 +161,42 @@ static void test_json_escaping(void)
 	free(text);
 }
 
+/* 300 samples of 1000 ticks: a detour of 500 in sample 50, and samples
+ * 100-199 at 1.5 times the speed's cost, one of them (150) with a detour of
+ * 300 on top. */
+static void test_speed_split(void)
+{
+	uint64_t x[300];
+	struct nb_speed s;
+
+	for (int i = 0; i < 300; i++)
+		x[i] = i >= 100 && i < 200 ? 1500 : 1000;
+	x[50] += 500;
+	x[150] += 300;
+	nb_speed_split(x, 300, 1000, &s);
+	NEAR(s.total_ticks, 300 * 1000 + 100 * 500 + 800, 0);
+	CHECK(s.detours == 2);
+	NEAR(s.detour_ticks, 800, 0);          /* each beyond its usual level */
+	CHECK(s.slow_samples == 100);          /* the median filter keeps the edges */
+	NEAR(s.slow_ticks, 100 * 500, 0);      /* the detour in it counted as detour */
+	NEAR(s.slow_span_ticks, 100 * 1500 + 300, 0);
+	NEAR(s.slow_factor, 1.5, 1e-12);
+
+	/* a slowdown under the threshold is jitter */
+	for (int i = 0; i < 300; i++)
+		x[i] = 1040;
+	nb_speed_split(x, 300, 1000, &s);
+	CHECK(s.slow_samples == 0 && s.detours == 0);
+	NEAR(s.slow_factor, 1.0, 0);
+	nb_speed_split(x, 3, 1000, &s); /* fewer samples than the window */
+	NEAR(s.total_ticks, 3 * 1040, 0);
+}
+
 int main(void)
 {
 	test_stats_known_values();
 	test_stats_large_ticks();
+	test_speed_split();
 	test_stats_edge_cases();
 	test_sort();
 	test_cpu_lists();

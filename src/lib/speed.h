@@ -1,0 +1,48 @@
+/* Running slow or interrupted: what a series of fixed-work samples lost
+ * beyond the ideal sample, split in two.
+ *
+ * A detour (an interrupt, a preemption) makes one sample longer than the
+ * samples around it; a change of speed (frequency, an SMT sibling, a
+ * hypervisor sharing the core more finely than a sample) makes many
+ * consecutive samples longer by a similar factor. Each sample's usual level
+ * is the median of the NB_SPEED_WINDOW samples centred on it: a median filter
+ * keeps a change of speed's edges where they are and ignores single detours.
+ * A sample more than NB_SPEED_THRESHOLD above its usual level is a detour (its
+ * excess over that level is detour time); a sample whose usual level is more
+ * than NB_SPEED_THRESHOLD above the ideal runs slow (its time beyond the
+ * ideal, up to its usual level, is slow time). What is left is the loop's
+ * own jitter. */
+#ifndef NB_SPEED_H
+#define NB_SPEED_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "json.h"
+
+#define NB_SPEED_WINDOW 15
+#define NB_SPEED_THRESHOLD 0.05
+
+struct nb_speed {
+	double total_ticks;     /* all samples */
+	double detour_ticks;    /* samples' excess over their usual level, in detours */
+	double slow_ticks;      /* time beyond the ideal of samples that ran slow */
+	double slow_span_ticks; /* the time of the samples that ran slow */
+	double slow_factor;     /* their usual level over the ideal, time-weighted;
+				 * 1 when none ran slow */
+	uint64_t detours, slow_samples;
+};
+
+/* Splits the samples x[0..n) against the ideal sample (ticks). */
+void nb_speed_split(const uint64_t *x, size_t n, double ideal, struct nb_speed *s);
+
+/* The figures every kernel reports of it, as shares of the run's time:
+ * detour_percent, slow_percent (time lost running slow), slow_time_percent
+ * (time spent running slow) and slow_factor. */
+double nb_speed_percent(const struct nb_speed *s, double part);
+/* " detour_percent=... slow_factor=..." on stdout, for a summary line. */
+void nb_speed_print(const struct nb_speed *s);
+/* The same keys in the current JSON object. */
+void nb_speed_json(struct nb_json *j, const struct nb_speed *s);
+
+#endif

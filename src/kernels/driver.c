@@ -204,7 +204,7 @@ static void prepare_thread(struct nb_thread *t)
 }
 
 static void write_json(struct nb_run *r, FILE *f, const size_t *taken,
-		       const struct nb_stats *stats, int signo)
+		       const struct nb_stats *stats, const struct nb_speed *speed, int signo)
 {
 	struct nb_json j;
 	struct nb_run_info ri = {
@@ -236,6 +236,9 @@ static void write_json(struct nb_run *r, FILE *f, const size_t *taken,
 		nb_json_uint(&j, "injections", r->threads[t].injections.served);
 		nb_json_uint(&j, "injections_missed", r->threads[t].injections.missed);
 		nb_json_uint(&j, "injections_logged", r->threads[t].injections.logged);
+		nb_json_double(&j, "steal_ms", nb_team_steal_ms(&r->threads[t]));
+		if (r->k->speed)
+			nb_speed_json(&j, &speed[t]);
 		if (r->inject.duration_us && !r->to_stdout) {
 			char name[4096];
 
@@ -257,7 +260,8 @@ static void write_json(struct nb_run *r, FILE *f, const size_t *taken,
 	nb_json_run_tail(&j, &ri);
 }
 
-static void print_summary(struct nb_run *r, int t, const struct nb_stats *s)
+static void print_summary(struct nb_run *r, int t, const struct nb_stats *s,
+			  const struct nb_speed *speed)
 {
 	const char *u = r->k->value_unit;
 
@@ -275,6 +279,8 @@ static void print_summary(struct nb_run *r, int t, const struct nb_stats *s)
 		printf(" mean_ns=%.1f", nb_ticks_to_ns(&r->cal, s->mean));
 	else
 		printf(" quantum_ns=%.1f", nb_ticks_to_ns(&r->cal, (double)r->interval_ticks));
+	if (r->k->speed)
+		nb_speed_print(speed);
 	if (r->inject.duration_us)
 		printf(" injections=%llu injections_missed=%llu",
 		       (unsigned long long)r->threads[t].injections.served,
@@ -288,9 +294,10 @@ static void finish(struct nb_run *r, int signo)
 	int per = r->k->files_per_thread;
 	size_t *taken = calloc(r->nthreads, sizeof(*taken));
 	struct nb_stats *stats = calloc(r->nthreads, sizeof(*stats));
+	struct nb_speed *speed = calloc(r->nthreads, sizeof(*speed));
 	FILE **out = calloc(per, sizeof(*out));
 
-	if (!taken || !stats || !out)
+	if (!taken || !stats || !speed || !out)
 		nb_fail(NB_EXIT_FAILURE, "out of memory while writing the results");
 	clock_gettime(CLOCK_REALTIME, &r->end_utc);
 	r->end = nb_clock_pair_read();
@@ -338,17 +345,20 @@ static void finish(struct nb_run *r, int signo)
 		r->inject_files[t] = NULL;
 	}
 
-	/* The samples are on disk: the buffers may now be reordered for the stats. */
+	/* The samples are on disk: the buffers may now be reordered for the
+	 * stats, once their order has been read for the speed. */
 	for (int t = 0; t < r->nthreads; t++) {
+		if (r->k->speed)
+			r->k->speed(&r->threads[t], taken[t], &speed[t]);
 		nb_stats_compute(r->k->values(&r->threads[t], taken[t]), taken[t], &stats[t]);
-		print_summary(r, t, &stats[t]);
+		print_summary(r, t, &stats[t], &speed[t]);
 	}
 
 	struct nb_outfile *json = r->files[(size_t)r->nthreads * per];
 	char json_path[4096];
 
 	snprintf(json_path, sizeof(json_path), "%s", json->path);
-	write_json(r, json->f, taken, stats, signo);
+	write_json(r, json->f, taken, stats, speed, signo);
 	if (nb_outfile_commit(json) != 0)
 		nb_fail(NB_EXIT_FAILURE, "cannot write %s: %s", json_path, strerror(errno));
 
@@ -367,6 +377,7 @@ static void finish(struct nb_run *r, int signo)
 	fflush(stdout);
 	free(taken);
 	free(stats);
+	free(speed);
 	free(out);
 }
 

@@ -15,6 +15,7 @@
 #include "json.h"
 #include "machine.h"
 #include "output.h"
+#include "speed.h"
 #include "stats.h"
 #include "team.h"
 #include "timer.h"
@@ -41,6 +42,9 @@ struct nb_kernel {
 	/* gathers the summarised value of n samples into v (in place) */
 	uint64_t *(*values)(struct nb_thread *t, size_t n);
 	double (*scaled_noise_mean)(const struct nb_stats *s);
+	/* splits n samples' noise into detours and running slow (speed.h);
+	 * NULL where the samples are not fixed work */
+	void (*speed)(struct nb_thread *t, size_t n, struct nb_speed *s);
 	void (*json)(struct nb_run *r, struct nb_json *j);
 	const char *usage;
 };

@@ -36,6 +36,17 @@ static double scaled_noise_mean(const struct nb_stats *s)
 	return (s->mean - s->min) / s->min;
 }
 
+/* Against the fastest sample, Sequoia's ideal. */
+static void speed(struct nb_thread *t, size_t n, struct nb_speed *s)
+{
+	const uint64_t *x = t->samples;
+	uint64_t min = UINT64_MAX;
+
+	for (size_t i = 0; i < n; i++)
+		min = x[i] < min ? x[i] : min;
+	nb_speed_split(x, n, (double)min, s);
+}
+
 static void json(struct nb_run *r, struct nb_json *j)
 {
 	nb_json_uint(j, "work_bits", r->work_bits);
@@ -58,6 +69,7 @@ static const struct nb_kernel fwq = {
 	.write = write_samples,
 	.values = values,
 	.scaled_noise_mean = scaled_noise_mean,
+	.speed = speed,
 	.json = json,
 	.usage = "Fixed work quantum: time 2^BITS work loops, SAMPLES times, on each thread.\n"
 		 "Writes PREFIX_<thread>_times.dat (ticks per sample) and PREFIX.json.\n"

@@ -15,6 +15,7 @@
 #include "rankmain.h"
 #include "report.h"
 #include "samples.h"
+#include "speed.h"
 #include "work.h"
 
 enum { MAX_STEPS = 24, MAX_BINS = 8192, CALIBRATION_SAMPLES = 5 };
@@ -30,6 +31,7 @@ struct result {
 	int32_t rank, cpu;
 	char host[64];
 	struct nb_rank_clock clock;
+	struct nb_speed speed;
 	uint64_t count, samples, overflow;
 	double calibrated_us, ideal_us, total_us, min_us, mean_us, max_us, std_us, correlation;
 	uint32_t nsteps;
@@ -242,6 +244,7 @@ static void compute(int local, size_t n, const uint64_t *rank0, size_t n0, struc
 	 * too: were the machine faster during the run than while calibrating,
 	 * the calibrated time alone would hide that much of the noise. */
 	res->ideal_us = fmin(st->calibrated_us, res->min_us);
+	nb_speed_split(v, n, res->ideal_us * 1000.0 * run.cal.ticks_per_ns, &res->speed);
 }
 
 static double noise_percent(const struct result *r)
@@ -295,14 +298,17 @@ static void report(const struct result *all, int nranks, int signo)
 	sd = nranks > 1 ? sqrt(sd / (nranks - 1)) : 0;
 	double noise = 100.0 * (mean - calib) / calib;
 
-	for (int i = 0; i < nranks; i++)
+	for (int i = 0; i < nranks; i++) {
 		printf("psnap rank=%d host=%s cpu=%d count=%llu iterations=%llu total_time_us=%.0f "
 		       "min_us=%.3f mean_us=%.3f max_us=%.3f correlation=%.6f noise_percent=%.4f "
-		       "injections=%llu\n",
+		       "injections=%llu",
 		       all[i].rank, all[i].host, all[i].cpu, (unsigned long long)all[i].count,
 		       (unsigned long long)all[i].samples, all[i].total_us, all[i].min_us,
 		       all[i].mean_us, all[i].max_us, all[i].correlation, noise_percent(&all[i]),
 		       (unsigned long long)all[i].clock.injections);
+		nb_speed_print(&all[i].speed);
+		putchar('\n');
+	}
 	printf("psnap summary ranks=%d reps=%llu granularity_us=%llu calibration_time_s=%.3f "
 	       "mean_run_time_s=%.3f sd_run_time_s=%.6f os_noise_percent=%.4f max_correlation=%.6f\n",
 	       nranks, (unsigned long long)opt.reps, (unsigned long long)opt.granularity_us, calib,
@@ -332,6 +338,7 @@ static void report(const struct result *all, int nranks, int signo)
 		nb_json_double(&j, "ideal_us", all[i].ideal_us);
 		nb_json_uint(&j, "samples", all[i].samples);
 		nb_rank_json_clock(&run, &j, all[i].rank, &all[i].clock);
+		nb_speed_json(&j, &all[i].speed);
 		nb_json_double(&j, "total_time_us", all[i].total_us);
 		nb_json_double(&j, "min_us", all[i].min_us);
 		nb_json_double(&j, "mean_us", all[i].mean_us);

@@ -197,7 +197,7 @@ size_t nb_rank_taken(struct nb_rank_run *rr, int local)
 
 void nb_rank_clock_get(struct nb_rank_run *rr, int local, struct nb_rank_clock *c)
 {
-	const struct nb_thread *t = &rr->ranks.local[local];
+	struct nb_thread *t = &rr->ranks.local[local];
 
 	*c = (struct nb_rank_clock){
 		.start_tick = t->start_tick,
@@ -205,6 +205,7 @@ void nb_rank_clock_get(struct nb_rank_run *rr, int local, struct nb_rank_clock *
 		.injections = t->injections.served,
 		.injections_missed = t->injections.missed,
 		.injections_logged = __atomic_load_n(&t->injections.logged, __ATOMIC_ACQUIRE),
+		.steal_ms = nb_team_steal_ms(t),
 	};
 }
 
@@ -295,6 +296,7 @@ void nb_rank_json_clock(struct nb_rank_run *rr, struct nb_json *j, int rank,
 	nb_json_uint(j, "injections", c->injections);
 	nb_json_uint(j, "injections_missed", c->injections_missed);
 	nb_json_uint(j, "injections_logged", c->injections_logged);
+	nb_json_double(j, "steal_ms", c->steal_ms);
 	if (rr->inject.duration_us) {
 		char name[4096];
 		const char *base = strrchr(rr->prefix, '/');

@@ -47,6 +47,7 @@ enum {
 struct nb_rank_clock {
 	uint64_t start_tick, end_tick; /* end 0: still measuring */
 	uint64_t injections, injections_missed, injections_logged;
+	double steal_ms; /* its CPU's steal time while it measured; NAN unknown */
 };
 
 struct nb_rank_run {

@@ -13,6 +13,7 @@
 #include "report.h"
 #include "samples.h"
 #include "selfish.h"
+#include "speed.h"
 #include "stats.h"
 
 struct options {
@@ -24,6 +25,7 @@ struct result {
 	int32_t rank, cpu;
 	char host[64];
 	struct nb_rank_clock clock;
+	struct nb_speed speed;
 	uint64_t min_ticks, iterations, detours;
 	double min_ns, period_s, overhead_percent, detours_per_s, median_detour_ns;
 	int iterations_known;
@@ -102,6 +104,31 @@ static void measure(struct nb_thread *t)
 	__atomic_store_n(&st->done, 1, __ATOMIC_RELEASE);
 }
 
+/* The loop counts its iterations in all, not when they ran: the time outside
+ * detours over the ordinary iterations' count says how much slower than the
+ * minimal one they ran on average, not when (slow_time_percent unknown). */
+static void ordinary_speed(struct result *res, double span, const struct nb_detour *d, size_t n)
+{
+	struct nb_speed *s = &res->speed;
+	double in_detours = 0;
+
+	for (size_t i = 0; i < n; i++)
+		in_detours += (double)d[i].length;
+	memset(s, 0, sizeof(*s));
+	s->total_ticks = span;
+	s->detours = n;
+	s->detour_ticks = in_detours - (double)n * (double)res->min_ticks;
+	s->slow_span_ticks = NAN;
+	s->slow_factor = NAN;
+	if (!res->iterations_known || res->iterations <= n)
+		return;
+	double ideal = (double)(res->iterations - n) * (double)res->min_ticks;
+
+	s->slow_factor = (span - in_detours) / ideal;
+	if (s->slow_factor > 1 + NB_SPEED_THRESHOLD)
+		s->slow_ticks = span - in_detours - ideal;
+}
+
 static void compute(int local, size_t n, struct result *res)
 {
 	struct nb_thread *t = &run.ranks.local[local];
@@ -134,6 +161,7 @@ static void compute(int local, size_t n, struct result *res)
 		lengths[i] = d[i].length;
 	}
 	res->period_s = (double)(end - run.team.start_tick) / tpn / 1e9;
+	ordinary_speed(res, (double)(end - run.team.start_tick), d, n);
 	res->overhead_percent = 100.0 * (double)stolen / (double)(end - run.team.start_tick);
 	res->detours_per_s = (double)n / res->period_s;
 	nb_stats_compute(lengths, n, &s);
@@ -180,14 +208,17 @@ static void report(const struct result *all, int nranks, int signo)
 	       (unsigned long long)opt.threshold_percent);
 	printf("# CPU overhead due to noise: %.2f%%\n", overhead);
 	printf("# Measurement period: %.2f s\n", period);
-	for (int i = 0; i < nranks; i++)
+	for (int i = 0; i < nranks; i++) {
 		printf("selfish rank=%d host=%s cpu=%d min_iteration_ticks=%llu min_iteration_ns=%.1f "
 		       "detours=%llu detours_per_s=%.1f median_detour_ns=%.0f "
-		       "cpu_overhead_percent=%.4f period_s=%.3f injections=%llu\n",
+		       "cpu_overhead_percent=%.4f period_s=%.3f injections=%llu",
 		       all[i].rank, all[i].host, all[i].cpu, (unsigned long long)all[i].min_ticks,
 		       all[i].min_ns, (unsigned long long)all[i].detours, all[i].detours_per_s,
 		       all[i].median_detour_ns, all[i].overhead_percent, all[i].period_s,
 		       (unsigned long long)all[i].clock.injections);
+		nb_speed_print(&all[i].speed);
+		putchar('\n');
+	}
 	printf("selfish summary ranks=%d min_iteration_ns=%.1f threshold_percent=%llu detours=%llu "
 	       "detours_per_s=%.1f cpu_overhead_percent=%.4f period_s=%.3f\n",
 	       nranks, min_ns, (unsigned long long)opt.threshold_percent,
@@ -222,6 +253,7 @@ static void report(const struct result *all, int nranks, int signo)
 		nb_json_double(&j, "cpu_overhead_percent", all[i].overhead_percent);
 		nb_json_double(&j, "period_s", all[i].period_s);
 		nb_rank_json_clock(&run, &j, all[i].rank, &all[i].clock);
+		nb_speed_json(&j, &all[i].speed);
 		nb_json_end(&j, '}');
 	}
 	nb_json_end(&j, ']');

@@ -232,3 +232,42 @@ def check_injected_run(noisy_prefix, quiet_prefix, period_us):
         assert q.exact_share < min(0.1, m.exact_share / 5), report
         out.append((row, m, q))
     return out
+
+
+WINDOW, THRESHOLD = 15, 0.05  # as src/lib/speed.h
+
+
+def speed_split(x, ideal):
+    """The kernels' split of fixed-work samples into detours and running slow
+    (src/lib/speed.c), sample by sample, so that a test can both check the
+    kernel's totals and see which samples the injected events fell in.
+    Returns (usual level, detour mask, slow mask, totals as the kernel's
+    JSON names them)."""
+    x = np.asarray(x, dtype=float)
+    n, w = len(x), min(WINDOW, len(x))
+    lo = np.clip(np.arange(n) - WINDOW // 2, 0, n - w)
+    usual = np.median(np.lib.stride_tricks.sliding_window_view(x, w)[lo], axis=1)
+    detour = x > (1 + THRESHOLD) * usual
+    slow = usual > (1 + THRESHOLD) * ideal
+    kept = np.where(detour, usual, x)
+    total = x.sum()
+    span = x[slow].sum()
+    figures = {
+        "detour_percent": 100 * (x - usual)[detour].sum() / total,
+        "slow_percent": 100 * (kept - ideal)[slow].sum() / total,
+        "slow_time_percent": 100 * span / total,
+        "slow_factor": (usual / ideal * x)[slow].sum() / span if span else 1.0,
+    }
+    return usual, detour, slow, figures
+
+
+def covered_by(start, end, intervals):
+    """Per interval [start[i], end[i]), the time the given intervals (an
+    (n, 2) array of start and end, in ticks) cover of it."""
+    out = np.zeros(len(start))
+    for a, b in intervals:
+        i0 = np.searchsorted(end, a, side="right")
+        i1 = np.searchsorted(start, b, side="left")
+        for i in range(i0, i1):
+            out[i] += max(0.0, min(b, end[i]) - max(a, start[i]))
+    return out

@@ -193,6 +193,7 @@ noise_summary <- function(run, run_name) {
     m$total <- NULL
     as.data.table(c(list(unit = t$unit, cpu = t$cpu), m, list(noise_percent = noise)))
   }))
+  rows <- cbind(rows, speed_figures(run))
   rows[, `:=`(
     run = run_name, kernel = run$kernel,
     diminutive = if (run$kernel == "fwq") {
@@ -208,6 +209,21 @@ noise_summary <- function(run, run_name) {
   setcolorder(rows, c("run", "kernel", "thread", "cpu", "samples", "scaled_noise_mean",
     "scaled_noise_sd", "kurtosis", "skewness", "noise_percent", "diminutive"))
   rows[]
+}
+
+# What the kernel split its noise into (src/lib/speed.h), per thread or
+# rank: detours, running slow (time lost, time spent, and how much slower),
+# and its CPU's steal time; NA where the kernel did not (FTQ, older runs).
+speed_figures <- function(run) {
+  entries <- run$meta$threads %||% run$meta$ranks
+  figure <- function(e, key) e[[key]] %||% NA_real_
+  rbindlist(lapply(entries, function(e) data.table(
+    detour_percent = figure(e, "detour_percent"),
+    slow_percent = figure(e, "slow_percent"),
+    slow_time_percent = figure(e, "slow_time_percent"),
+    slow_factor = figure(e, "slow_factor"),
+    steal_ms = figure(e, "steal_ms")
+  )))
 }
 
 # Noise per thread and time bin, for the heat map: lost_percent of each of

@@ -85,10 +85,12 @@ def test_checks_pass_on_the_local_partition(tmp_path, injected):
     assert result.returncode == 0, result.stdout[-3000:]
     assert len(cases) == CHECKS and all(tc["result"] == "pass" for tc in cases)
     fwq = [tc for tc in cases if tc["display_name"].startswith("fwq")]
-    # Sequoia's three figures, each reported (only the level is bounded here)
+    # Sequoia's three figures and the split into detours and running slow,
+    # each reported (only the level is bounded here)
     for tc in fwq:
         assert {k.split(":")[-1] for k in tc["perfvalues"]} == {
-            "max_scaled_noise_mean", "max_scaled_noise_sd", "max_kurtosis"}
+            "max_scaled_noise_mean", "max_scaled_noise_sd", "max_kurtosis",
+            "max_detour_percent", "max_slow_percent"}
     # the acceptance summary reads the same report
     summary = subprocess.run(["Rscript", ROOT / "analysis" / "acceptance.R",
                               tmp_path / "report.json", tmp_path / "acceptance"],

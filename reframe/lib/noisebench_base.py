@@ -141,7 +141,24 @@ class noise_run_base(rfm.RunOnlyRegressionTest):
                                 float)
 
 
-class fwq_base(noise_run_base):
+class speed_figures(rfm.RegressionMixin):
+    """Detours or running slow (src/lib/speed.h), over the threads or ranks:
+    a site can bound each, e.g. slow running on compute cores."""
+
+    def speed_values(self, key):
+        line = '^summary' if self.kernel == 'fwq' else f'^{self.kernel} rank='
+        return sn.extractall(rf'(?m){line} .*\b{key}=(\S+)', self.stdout, 1, float)
+
+    @performance_function('%')
+    def max_detour_percent(self):
+        return sn.max(self.speed_values('detour_percent'))
+
+    @performance_function('%')
+    def max_slow_percent(self):
+        return sn.max(self.speed_values('slow_percent'))
+
+
+class fwq_base(noise_run_base, speed_figures):
     """FWQ: 2^work_bits loops of a work kind (`work`: multiiter, asm, daxpy,
     a parameter of the leaf), timed `samples` times a thread; Sequoia's three
     figures over the threads."""
@@ -219,7 +236,7 @@ class ftq_base(noise_run_base):
         return largest_line(self.stagedir, self.kernel, self.cores, self.frequency_hz)[1]
 
 
-class psnap_base(noise_run_base):
+class psnap_base(noise_run_base, speed_figures):
     """P-SNAP: a loop calibrated to `granularity_us`, `reps` times on every
     thread or rank; PRACE's OS noise % and the correlation with rank 0."""
 
@@ -249,7 +266,7 @@ class psnap_base(noise_run_base):
         return self.run_summary('max_correlation')
 
 
-class selfish_base(noise_run_base):
+class selfish_base(noise_run_base, speed_figures):
     """Selfish detour: every iteration of a tight loop longer than 9x the
     shortest, for `seconds`; Netgauge's CPU overhead and detours a second."""
 

@@ -27,7 +27,7 @@ def functions(build_dir):
 def test_every_kind_has_both_loops(functions):
     kinds = {"multiiter", "daxpy"} | ({"asm"} if os.uname().machine == "x86_64" else set())
     assert set(functions) == {f"nb_{k}_{w}" for k in ("fwq", "ftq") for w in kinds} | {
-        "nb_selfish_min_iteration", "nb_selfish_loop"}
+        "nb_selfish_min_iteration", "nb_selfish_ordinary_iteration", "nb_selfish_loop"}
 
 
 def test_loops_call_nothing_and_fence_the_timer(functions):

@@ -27,12 +27,13 @@ struct result {
 	struct nb_rank_clock clock;
 	struct nb_speed speed;
 	uint64_t min_ticks, iterations, detours;
-	double min_ns, period_s, overhead_percent, detours_per_s, median_detour_ns;
+	double min_ns, ordinary_ns, period_s, overhead_percent, detours_per_s, median_detour_ns;
 	int iterations_known;
 };
 
 struct state {
 	uint64_t min_ticks, threshold, iterations;
+	double ordinary_ticks; /* an ordinary iteration's cost before the run */
 	size_t detours;
 	int done;
 };
@@ -92,6 +93,7 @@ static void prepare(struct nb_thread *t)
 	/* Netgauge's calibration: the fastest iteration of a long run. */
 	st->min_ticks = nb_selfish_min_iteration(10000000);
 	st->threshold = st->min_ticks * opt.threshold_percent / 100;
+	st->ordinary_ticks = nb_selfish_ordinary_iteration(1000000, st->threshold);
 	t->samples = nb_samples_alloc(opt.detours, sizeof(struct nb_detour));
 }
 
@@ -105,9 +107,12 @@ static void measure(struct nb_thread *t)
 }
 
 /* The loop counts its iterations in all, not when they ran: the time outside
- * detours over the ordinary iterations' count says how much slower than the
- * minimal one they ran on average, not when (slow_time_percent unknown). */
-static void ordinary_speed(struct result *res, double span, const struct nb_detour *d, size_t n)
+ * detours over the ordinary iterations' count says how much slower they ran
+ * on average than before the run, not when (slow_time_percent unknown). Not
+ * against the minimal iteration: a fenced timer read's cost varies, and the
+ * ordinary iteration takes twice the fastest on a machine at full speed. */
+static void ordinary_speed(struct result *res, double span, const struct nb_detour *d, size_t n,
+			   double ordinary_ticks)
 {
 	struct nb_speed *s = &res->speed;
 	double in_detours = 0;
@@ -122,7 +127,7 @@ static void ordinary_speed(struct result *res, double span, const struct nb_deto
 	s->slow_factor = NAN;
 	if (!res->iterations_known || res->iterations <= n)
 		return;
-	double ideal = (double)(res->iterations - n) * (double)res->min_ticks;
+	double ideal = (double)(res->iterations - n) * ordinary_ticks;
 
 	s->slow_factor = (span - in_detours) / ideal;
 	if (s->slow_factor > 1 + NB_SPEED_THRESHOLD)
@@ -146,6 +151,7 @@ static void compute(int local, size_t n, struct result *res)
 	snprintf(res->host, sizeof(res->host), "%.63s", run.ranks.host);
 	res->min_ticks = st->min_ticks;
 	res->min_ns = (double)st->min_ticks / tpn;
+	res->ordinary_ns = st->ordinary_ticks / tpn;
 	res->detours = n;
 	nb_rank_clock_get(&run, local, &res->clock);
 	res->iterations_known = __atomic_load_n(&st->done, __ATOMIC_ACQUIRE);
@@ -161,7 +167,7 @@ static void compute(int local, size_t n, struct result *res)
 		lengths[i] = d[i].length;
 	}
 	res->period_s = (double)(end - run.team.start_tick) / tpn / 1e9;
-	ordinary_speed(res, (double)(end - run.team.start_tick), d, n);
+	ordinary_speed(res, (double)(end - run.team.start_tick), d, n, st->ordinary_ticks);
 	res->overhead_percent = 100.0 * (double)stolen / (double)(end - run.team.start_tick);
 	res->detours_per_s = (double)n / res->period_s;
 	nb_stats_compute(lengths, n, &s);
@@ -243,6 +249,7 @@ static void report(const struct result *all, int nranks, int signo)
 		nb_rank_json_rank(&run, &j, all[i].rank, all[i].host, all[i].cpu, "detours.dat");
 		nb_json_uint(&j, "min_iteration_ticks", all[i].min_ticks);
 		nb_json_double(&j, "min_iteration_ns", all[i].min_ns);
+		nb_json_double(&j, "ordinary_iteration_ns", all[i].ordinary_ns);
 		if (all[i].iterations_known)
 			nb_json_uint(&j, "iterations", all[i].iterations);
 		else

@@ -17,6 +17,10 @@ struct nb_detour {
 /* The shortest of `iterations` back-to-back loop iterations, in ticks. */
 uint64_t nb_selfish_min_iteration(uint64_t iterations);
 
+/* The mean of `iterations` back-to-back iterations, leaving out those longer
+ * than threshold (detours), in ticks: what an ordinary iteration costs. */
+double nb_selfish_ordinary_iteration(uint64_t iterations, uint64_t threshold);
+
 /* Runs until `max` detours are stored or the timer passes `end`; returns the
  * iterations done and sets *ndetours. */
 uint64_t nb_selfish_loop(struct nb_detour *detours, size_t max, uint64_t threshold,

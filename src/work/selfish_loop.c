@@ -23,6 +23,22 @@ uint64_t nb_selfish_min_iteration(uint64_t iterations)
 	return min;
 }
 
+double nb_selfish_ordinary_iteration(uint64_t iterations, uint64_t threshold)
+{
+	uint64_t last = nb_ticks(), sum = 0, n = 0;
+
+	for (uint64_t i = 0; i < iterations; i++) {
+		uint64_t now = nb_ticks();
+
+		if (now - last <= threshold) {
+			sum += now - last;
+			n++;
+		}
+		last = now;
+	}
+	return n ? (double)sum / (double)n : 0.0;
+}
+
 uint64_t nb_selfish_loop(struct nb_detour *restrict detours, size_t max, uint64_t threshold,
 			 uint64_t end, size_t *ndetours)
 {

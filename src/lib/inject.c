@@ -166,8 +166,14 @@ static uint64_t measure_overhead(void)
 	if (timer_settime(own_timer, 0, &its, NULL) != 0)
 		nb_fail(NB_EXIT_FAILURE, "--inject: timer_settime: %s", strerror(errno));
 	last = nb_ticks();
+	uint64_t give_up = last + (uint64_t)(5e9 * ticks_per_ns); /* 64 periods take 6.4 ms */
+
 	while (n < TRIES) {
 		uint64_t now = nb_ticks(), e = handler_exit, due = handler_due;
+
+		if (now > give_up)
+			nb_fail(NB_EXIT_FAILURE, "--inject: the timer's signal did not arrive (%d of %d "
+				"in 5 s): is SIGRTMIN blocked?", n, TRIES);
 
 		/* counted when the handler ran between the two reads */
 		if (e != seen && e > last && e < now) {

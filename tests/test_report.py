@@ -91,21 +91,21 @@ def test_injected_noise_is_5_percent(ftq_pairs):
     assert len(noisy) == 2 * 2 * REPEATS
     share = {run: share_at(peaks, run, 500) for run in rows}
     for run in noisy:
-        # the 500 Hz line weighs what the injections took, due to exit, as
-        # their handler logged them: a short detour repeating at 500 Hz is all
-        # the line is made of, and the machine's own noise spreads over every
-        # frequency (the bounds: a line's amplitude read from a spectrum of
-        # 1.5 s, and the detours' varying length, blur it by up to a third)
+        # the 500 Hz line weighs what the injections took, as their handler
+        # logged them: at least their busy waits, at most due to exit (a
+        # delivery held up by other noise is that noise's time, which comes
+        # as often elsewhere and adds nothing at 500 Hz); a line read from a
+        # 1.5 s spectrum, and detours of varying length, blur it by a third
         meta = json.loads((ftq_pairs / f"{run}.json").read_text())
         thread = meta["threads"][0]
         inj = load_injections(ftq_pairs, thread)
         span = thread["end_tick"] - thread["start_tick"]
-        taken = 100 * (inj["exit"] - inj["due"]).sum() / span
-        assert taken > 2.5
-        assert 0.7 * taken < share[run] < 1.3 * taken, (run, taken, share[run])
+        busy = 100 * (inj["exit"] - inj["entry"]).sum() / span
+        whole = 100 * (inj["exit"] - inj["due"]).sum() / span
+        assert busy > 2.5
+        assert 0.7 * busy < share[run] < 1.3 * whole, (run, busy, whole, share[run])
         # ...and the summary, against the best quantum, sees at least the
         # busy waits: the machine only adds to it
-        busy = 100 * (inj["exit"] - inj["entry"]).sum() / span
         assert rows[run] > busy, (run, rows[run], busy)
         # the run beside it, with no injection, has a fainter line there, if
         # any (the injections reach the other CPU through the host)

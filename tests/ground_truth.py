@@ -95,25 +95,19 @@ def schedule_like(injections, injected_row, row):
 
 
 def local_median(values, window=51):
-    """Each value's usual level: the median of the window around it, so a
-    change of speed that lasts is not read as noise."""
+    """Each value's usual level: the median of the window around it (slid in
+    from the ends), so a change of speed that lasts is not read as noise."""
     v = np.asarray(values, dtype=float)
-    if len(v) <= window:
-        return np.full(len(v), np.median(v))
-    half = window // 2
-    padded = np.concatenate((np.full(half, v[:window].mean()), v, np.full(half, v[-window:].mean())))
-    windows = np.lib.stride_tricks.sliding_window_view(padded, window)
-    med = np.median(windows, axis=1)
-    med[:half] = np.median(v[:window])
-    med[-half:] = np.median(v[-window:])
-    return med
+    n, w = len(v), min(window, len(v))
+    lo = np.clip(np.arange(n) - window // 2, 0, n - w)
+    return np.median(np.lib.stride_tricks.sliding_window_view(v, w)[lo], axis=1)
 
 
 def back_to_back(durations, row):
-    """Intervals of samples that follow each other: each starts where the one
-    before it ended, plus the fixed gap between two samples (the store and
-    the next timer read, outside the timed part), which the thread's start
-    and end ticks give."""
+    """Intervals of samples that tile the run (one timer read ends a sample
+    and starts the next) from the thread's start tick; what the thread's
+    start and end ticks hold beyond the samples (reaching the loop, leaving
+    it) is spread evenly over them."""
     d = np.asarray(durations, dtype=float)
     gap = max(0.0, (row["end_tick"] - row["start_tick"] - d.sum()) / len(d))
     start = row["start_tick"] + np.cumsum(d + gap) - d - gap
@@ -244,9 +238,7 @@ def speed_split(x, ideal):
     Returns (usual level, detour mask, slow mask, totals as the kernel's
     JSON names them)."""
     x = np.asarray(x, dtype=float)
-    n, w = len(x), min(WINDOW, len(x))
-    lo = np.clip(np.arange(n) - WINDOW // 2, 0, n - w)
-    usual = np.median(np.lib.stride_tricks.sliding_window_view(x, w)[lo], axis=1)
+    usual = local_median(x, WINDOW)
     detour = x > (1 + THRESHOLD) * usual
     slow = usual > (1 + THRESHOLD) * ideal
     kept = np.where(detour, usual, x)

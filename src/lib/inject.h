@@ -42,8 +42,8 @@ struct nb_inject {
 /* Parses "PERIOD_US:DURATION_US"; one line and exit 2 when it makes no sense. */
 void nb_inject_parse(const char *opt, const char *arg, struct nb_inject *in);
 
-/* Measures the handler's return and installs the handler; call once, before
- * any thread arms a timer. */
+/* Measures the injector's overhead (overhead_ticks) and installs the
+ * handler; call once, before any thread arms a timer. */
 void nb_inject_setup(struct nb_inject *in, double ticks_per_ns);
 
 /* Faults in room for the injections of a run of about `seconds` (twice

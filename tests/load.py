@@ -7,7 +7,9 @@ preempt whatever is measured there: bursts of busy spinning from 10 us to
 5 ms (log-uniform, so short ones are the most frequent), at random times,
 taking a share of the core that changes every second, drawn from 10-40%;
 and now and then a sustained stretch of 100-300 ms in which the CPU is taken
-half the time in 1 ms slices, which a kernel sees as running at half speed.
+half the time in 0.7 ms slices, which a kernel sees as running at half speed.
+The slices repeat at 714 Hz, away from the tests' injections (100 and 500 Hz)
+and their harmonics, where a line of the load's would pass for theirs.
 Stops after --seconds, or on SIGTERM/SIGINT.
 """
 import argparse
@@ -20,6 +22,7 @@ import sys
 import time
 
 PR_SET_TIMERSLACK = 29
+SLICE = 0.0007  # seconds busy, then as long asleep, in a half-speed stretch
 
 
 def spin(seconds):
@@ -39,8 +42,8 @@ def generate(cpu, until, low, high, seed):
         if rng.random() < 0.2:
             stretch_end = min(second_end, time.monotonic() + rng.uniform(0.1, 0.3))
             while time.monotonic() < stretch_end:
-                spin(0.001)
-                time.sleep(0.001)
+                spin(SLICE)
+                time.sleep(SLICE)
         while time.monotonic() < second_end:
             burst = math.exp(rng.uniform(math.log(10e-6), math.log(5e-3)))
             spin(burst)

@@ -15,7 +15,7 @@ static void measure(struct nb_thread *t)
 {
 	struct nb_run *r = t->arg;
 
-	r->work->fwq(&t->work, t->samples, r->samples, r->loops);
+	r->work->fwq(&t->work, t->samples, r->samples, r->loops, &t->start_tick);
 }
 
 static void write_samples(struct nb_run *r, struct nb_thread *t, size_t n, FILE **out)

@@ -130,7 +130,7 @@ static double ticks_to_us(double ticks)
  * iterations takes the granularity (to 0.1%), recording each step. */
 static void calibrate_count(struct nb_thread *t, struct state *st)
 {
-	uint64_t s[CALIBRATION_SAMPLES];
+	uint64_t s[CALIBRATION_SAMPLES], first;
 	double target = (double)opt.granularity_us * 1000.0 * run.cal.ticks_per_ns;
 	uint64_t count = opt.count;
 
@@ -142,7 +142,7 @@ static void calibrate_count(struct nb_thread *t, struct state *st)
 	for (st->nsteps = 0; st->nsteps < MAX_STEPS;) {
 		uint64_t best = UINT64_MAX;
 
-		opt.work->fwq(&t->work, s, CALIBRATION_SAMPLES, count);
+		opt.work->fwq(&t->work, s, CALIBRATION_SAMPLES, count, &first);
 		for (int i = 0; i < CALIBRATION_SAMPLES; i++)
 			best = s[i] < best ? s[i] : best;
 		st->step_count[st->nsteps] = count;
@@ -163,9 +163,9 @@ static void prepare(struct nb_thread *t)
 	st->calibrated_us = st->nsteps ? st->step_us[st->nsteps - 1] : NAN;
 	if (opt.warmup_reps) {
 		uint64_t *scratch = nb_samples_alloc(opt.warmup_reps, sizeof(uint64_t));
-		uint64_t best = UINT64_MAX;
+		uint64_t best = UINT64_MAX, first;
 
-		opt.work->fwq(&t->work, scratch, opt.warmup_reps, st->count);
+		opt.work->fwq(&t->work, scratch, opt.warmup_reps, st->count, &first);
 		/* The warm-up runs the calibrated count too: its fastest iteration
 		 * joins the calibration's 5, as a VM's speed moves by a few % over
 		 * milliseconds and a calibration in a slow stretch would make the
@@ -180,7 +180,8 @@ static void prepare(struct nb_thread *t)
 
 static void measure(struct nb_thread *t)
 {
-	opt.work->fwq(&t->work, t->samples, opt.reps, states[t - run.ranks.local].count);
+	opt.work->fwq(&t->work, t->samples, opt.reps, states[t - run.ranks.local].count,
+		      &t->start_tick);
 }
 
 static double correlation(const uint64_t *a, const uint64_t *b, size_t n)

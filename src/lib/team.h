@@ -24,7 +24,9 @@ struct nb_thread {
 	struct nb_work_ctx work;
 	struct nb_inject_count injections;
 	timer_t inject_timer;
-	uint64_t start_tick;   /* when its measurement began (the team's start) */
+	/* when its measurement began: the team's start, or for kernels whose
+	 * samples tile the run (FWQ, P-SNAP) the loop's first timer read */
+	uint64_t start_tick;
 	volatile uint64_t end_tick; /* when it ended; 0 while measuring */
 	uint64_t steal_before_ns;   /* its CPU's steal time before the warm-up */
 	volatile uint64_t steal_after_ns; /* and after measuring; see steal.h */

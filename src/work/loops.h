@@ -19,12 +19,14 @@
 #define NB_CAT(a, b) NB_CAT_(a, b)
 
 void NB_CAT(nb_fwq_, NB_WORK_KIND)(struct nb_work_ctx *ctx, uint64_t *restrict samples,
-				   size_t n, uint64_t loops)
+				   size_t n, uint64_t loops, uint64_t *first)
 {
 	WORK_DECL(ctx);
 	/* One read ends a sample and starts the next: every tick of the run is
 	 * in some sample, and no detour falls between two unseen. */
 	uint64_t t0 = nb_ticks();
+
+	__atomic_store_n(first, t0, __ATOMIC_RELAXED);
 
 	for (size_t i = 0; i < n; i++) {
 		for (uint64_t k = 0; k < loops; k++)

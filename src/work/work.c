@@ -51,15 +51,15 @@ double nb_work_ticks_per_loop(const struct nb_work_kind *w, struct nb_work_ctx *
 			      double ticks_per_ns)
 {
 	enum { N = 32 };
-	uint64_t s[N], loops = 1, best = UINT64_MAX;
+	uint64_t s[N], loops = 1, best = UINT64_MAX, first;
 
 	for (;;) {
-		w->fwq(ctx, s, 1, loops);
+		w->fwq(ctx, s, 1, loops, &first);
 		if (s[0] > 50000 * ticks_per_ns || loops >= ((uint64_t)1 << 30))
 			break;
 		loops *= 2;
 	}
-	w->fwq(ctx, s, N, loops);
+	w->fwq(ctx, s, N, loops, &first);
 	for (int i = 0; i < N; i++)
 		best = s[i] < best ? s[i] : best;
 	return (double)best / (double)loops;

@@ -25,9 +25,11 @@ struct nb_ftq_sample {
 	uint64_t tick;
 };
 
-/* FWQ: samples[i] = ticks taken by `loops` work loops. */
+/* FWQ: samples[i] = ticks taken by `loops` work loops; *first = the tick of
+ * the read that starts samples[0], stored before the loop begins, so that
+ * sample i starts at *first plus the samples before it. */
 typedef void (*nb_fwq_loop_fn)(struct nb_work_ctx *ctx, uint64_t *samples, size_t n,
-			       uint64_t loops);
+			       uint64_t loops, uint64_t *first);
 /* FTQ: quantum i ends at the first tick >= start + (i + 1) * interval. */
 typedef void (*nb_ftq_loop_fn)(struct nb_work_ctx *ctx, struct nb_ftq_sample *samples,
 			       size_t n, uint64_t start, uint64_t interval);
@@ -56,7 +58,7 @@ extern volatile uint64_t nb_work_sink;
 
 /* The kernels' loops, defined by loops.h in each work_<kind>.c. */
 #define NB_WORK_DECLARE(kind)                                                                \
-	void nb_fwq_##kind(struct nb_work_ctx *, uint64_t *, size_t, uint64_t);              \
+	void nb_fwq_##kind(struct nb_work_ctx *, uint64_t *, size_t, uint64_t, uint64_t *);  \
 	void nb_ftq_##kind(struct nb_work_ctx *, struct nb_ftq_sample *, size_t, uint64_t,   \
 			   uint64_t);
 NB_WORK_DECLARE(multiiter)

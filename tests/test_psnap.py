@@ -44,6 +44,9 @@ def test_psnap_finds_injected_noise(launch, tmp_path, how):
     assert quiet.stdout.startswith("count = ") and ", time = " in quiet.stdout
     meta = json.loads((tmp_path / "noisy.json").read_text())
     assert meta["frontend"] == ("pthreads" if how == "threads" else "mpi")
+    # what launched it: the MPI library, and under srun the Slurm job
+    assert bool(meta["tuning"]["mpi_library"]) == (how != "threads")
+    assert meta["tuning"]["slurm_job_id"].isdigit() == (how == "srun")
     assert sorted(r["cpu"] for r in meta["ranks"]) == sorted(os.sched_getaffinity(0))
     for rank in range(NCPUS):
         # every iteration is in the histogram, the long tail in the overflow bin

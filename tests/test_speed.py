@@ -11,38 +11,18 @@ says where each logged event fell: the machine's own noise elsewhere in the
 run then changes nothing that is asserted.
 """
 import json
-import os
-import signal
-import subprocess
 
 import numpy as np
 import pytest
+from competitor import beside_competitors
 from ground_truth import back_to_back, covered_by, load_injections, speed_split
 
 pytestmark = pytest.mark.timing
-CPUS = sorted(os.sched_getaffinity(0))
 
 
 def slowed(bin_dir, tmp_path, kernel_cmd):
-    """Runs kernel_cmd with noise-slowdown on every CPU; returns the
-    kernel's result and each CPU's slices (due, start, end ticks)."""
-    competitors = [subprocess.Popen([bin_dir / "noise-slowdown", "--cpu", str(cpu),
-                                     "--seconds", "600", "--stretch", "1000:250",
-                                     "--slice", "50:50", "-o", f"slices_{cpu}.dat"],
-                                    cwd=tmp_path, stdout=subprocess.DEVNULL,
-                                    stderr=subprocess.PIPE, text=True)
-                   for cpu in CPUS]
-    try:
-        done = subprocess.run([str(c) for c in kernel_cmd], cwd=tmp_path, capture_output=True,
-                              text=True, timeout=300)
-    finally:
-        for c in competitors:
-            c.send_signal(signal.SIGTERM)
-        errors = [c.communicate(timeout=30)[1] for c in competitors]
-    assert all(c.returncode == 0 for c in competitors), errors
-    slices = {cpu: np.loadtxt(tmp_path / f"slices_{cpu}.dat", dtype=np.int64, ndmin=2)
-              for cpu in CPUS}
-    return done, slices
+    """kernel_cmd beside 50 us slices 50 us apart, 250 ms of every second."""
+    return beside_competitors(bin_dir, tmp_path, kernel_cmd, "1000:250", "50:50")
 
 
 def slice_cost(bin_dir, tmp_path):

@@ -18,7 +18,7 @@ static struct nb_run *current;
 
 enum {
 	OPT_WORK = 256, OPT_CPUS, OPT_WARMUP, OPT_TPN, OPT_INJECT, OPT_DAXPY, OPT_FREQ,
-	OPT_VERSION,
+	OPT_VERSION, OPT_TRACE,
 };
 
 static const struct option long_options[] = {
@@ -29,6 +29,7 @@ static const struct option long_options[] = {
 	{ "inject", required_argument, NULL, OPT_INJECT },
 	{ "daxpy-len", required_argument, NULL, OPT_DAXPY },
 	{ "freq", required_argument, NULL, OPT_FREQ },
+	{ "trace", no_argument, NULL, OPT_TRACE },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, OPT_VERSION },
 	{ NULL, 0, NULL, 0 },
@@ -52,6 +53,7 @@ static void usage(const struct nb_kernel *k, FILE *f)
 	      "  --warmup-ms MS       spin this long before the start (default 300)\n"
 	      "  --ticks-per-ns X     use this tick rate instead of measuring it\n"
 	      "  --inject P:D         every P us, busy-wait D us on each measuring thread\n"
+	      "  --trace              attribute each detour to its cause (tracefs, as root)\n"
 	      "  -h, --help           this text;  --version  the version\n",
 	      f);
 }
@@ -113,6 +115,9 @@ static void parse(struct nb_run *r, int argc, char **argv)
 			break;
 		case OPT_INJECT:
 			nb_inject_parse("--inject", optarg, &r->inject);
+			break;
+		case OPT_TRACE:
+			r->trace_opt = 1;
 			break;
 		case OPT_DAXPY:
 			r->daxpy_len = nb_parse_u64("--daxpy-len", optarg, 1, (uint64_t)1 << 26);
@@ -195,6 +200,28 @@ static void open_files(struct nb_run *r)
 			strerror(errno));
 }
 
+/* Each thread's detours joined to what the trace saw on its CPU (before the
+ * stats, which reorder the samples). */
+static void attribute(struct nb_run *r, const size_t *taken, struct nb_cause_totals *causes)
+{
+	if (!r->trace.started)
+		return;
+	if (nb_trace_read(&r->trace, r->cal.ticks_per_ns, r->start.ticks, r->start.raw_ns) != 0) {
+		nb_warn("--trace: detours not attributed: %s", r->trace.why);
+		return;
+	}
+	for (int t = 0; t < r->nthreads; t++) {
+		struct nb_cause_detour *d = NULL;
+		size_t nd = r->k->detours(r, &r->threads[t], taken[t], &d);
+
+		nb_causes_attribute(&r->trace, r->threads, r->nthreads, t, d, nd,
+				    r->cal.ticks_per_ns, r->cause_files[t], &causes[t]);
+		r->cause_files[t] = NULL;
+		free(d);
+	}
+	nb_trace_free(&r->trace);
+}
+
 static void prepare_thread(struct nb_thread *t)
 {
 	struct nb_run *r = t->arg;
@@ -203,8 +230,20 @@ static void prepare_thread(struct nb_thread *t)
 	t->samples = nb_samples_alloc(r->samples, r->k->sample_size);
 }
 
+static void kernel_counts(struct nb_run *r, struct nb_json *j, struct nb_thread *t)
+{
+	struct nb_kcount_summary s;
+	int64_t before[2], after[2];
+
+	nb_kcounts_after(&r->kcounts);
+	nb_team_switches(t, before, after);
+	nb_kcounts_summary(&r->kcounts, t->cpu, before, after, &s);
+	nb_kcounts_json(j, &s);
+}
+
 static void write_json(struct nb_run *r, FILE *f, const size_t *taken,
-		       const struct nb_stats *stats, const struct nb_speed *speed, int signo)
+		       const struct nb_stats *stats, const struct nb_speed *speed,
+		       const struct nb_cause_totals *causes, int signo)
 {
 	struct nb_json j;
 	struct nb_run_info ri = {
@@ -223,6 +262,8 @@ static void write_json(struct nb_run *r, FILE *f, const size_t *taken,
 	r->k->json(r, &j);
 	nb_json_uint(&j, "samples_requested", r->samples);
 	nb_json_uint(&j, "start_tick", r->team.start_tick);
+	nb_trace_json(&j, &r->trace);
+	nb_tuning_json(&j, &r->tuning);
 	const char *slash = strrchr(r->prefix, '/'), *base = slash ? slash + 1 : r->prefix;
 
 	nb_json_array(&j, "threads");
@@ -237,8 +278,16 @@ static void write_json(struct nb_run *r, FILE *f, const size_t *taken,
 		nb_json_uint(&j, "injections_missed", r->threads[t].injections.missed);
 		nb_json_uint(&j, "injections_logged", r->threads[t].injections.logged);
 		nb_json_double(&j, "steal_ms", nb_team_steal_ms(&r->threads[t]));
+		kernel_counts(r, &j, &r->threads[t]);
 		if (r->k->speed)
 			nb_speed_json(&j, &speed[t]);
+		if (r->trace_opt) {
+			char name[4096];
+
+			snprintf(name, sizeof(name), "%s_%d_causes.dat", base, t);
+			nb_causes_json(&j, &causes[t], r->cal.ticks_per_ns,
+				       r->to_stdout ? NULL : name);
+		}
 		if (r->inject.duration_us && !r->to_stdout) {
 			char name[4096];
 
@@ -261,7 +310,7 @@ static void write_json(struct nb_run *r, FILE *f, const size_t *taken,
 }
 
 static void print_summary(struct nb_run *r, int t, const struct nb_stats *s,
-			  const struct nb_speed *speed)
+			  const struct nb_speed *speed, const struct nb_cause_totals *causes)
 {
 	const char *u = r->k->value_unit;
 
@@ -285,6 +334,7 @@ static void print_summary(struct nb_run *r, int t, const struct nb_stats *s,
 		printf(" injections=%llu injections_missed=%llu",
 		       (unsigned long long)r->threads[t].injections.served,
 		       (unsigned long long)r->threads[t].injections.missed);
+	nb_causes_print(causes);
 	putchar('\n');
 }
 
@@ -295,12 +345,14 @@ static void finish(struct nb_run *r, int signo)
 	size_t *taken = calloc(r->nthreads, sizeof(*taken));
 	struct nb_stats *stats = calloc(r->nthreads, sizeof(*stats));
 	struct nb_speed *speed = calloc(r->nthreads, sizeof(*speed));
+	struct nb_cause_totals *causes = calloc(r->nthreads, sizeof(*causes));
 	FILE **out = calloc(per, sizeof(*out));
 
-	if (!taken || !stats || !speed || !out)
+	if (!taken || !stats || !speed || !causes || !out)
 		nb_fail(NB_EXIT_FAILURE, "out of memory while writing the results");
 	clock_gettime(CLOCK_REALTIME, &r->end_utc);
 	r->end = nb_clock_pair_read();
+	nb_tuning_after(&r->tuning, &r->machine, r->cpus, r->nthreads);
 	for (int t = 0; t < r->nthreads; t++)
 		taken[t] = signo ? nb_samples_taken(r->threads[t].samples, r->samples,
 						     r->k->sample_size, r->k->done_word)
@@ -345,20 +397,21 @@ static void finish(struct nb_run *r, int signo)
 		r->inject_files[t] = NULL;
 	}
 
+	attribute(r, taken, causes);
 	/* The samples are on disk: the buffers may now be reordered for the
 	 * stats, once their order has been read for the speed. */
 	for (int t = 0; t < r->nthreads; t++) {
 		if (r->k->speed)
 			r->k->speed(&r->threads[t], taken[t], &speed[t]);
 		nb_stats_compute(r->k->values(&r->threads[t], taken[t]), taken[t], &stats[t]);
-		print_summary(r, t, &stats[t], &speed[t]);
+		print_summary(r, t, &stats[t], &speed[t], &causes[t]);
 	}
 
 	struct nb_outfile *json = r->files[(size_t)r->nthreads * per];
 	char json_path[4096];
 
 	snprintf(json_path, sizeof(json_path), "%s", json->path);
-	write_json(r, json->f, taken, stats, speed, signo);
+	write_json(r, json->f, taken, stats, speed, causes, signo);
 	if (nb_outfile_commit(json) != 0)
 		nb_fail(NB_EXIT_FAILURE, "cannot write %s: %s", json_path, strerror(errno));
 
@@ -378,6 +431,7 @@ static void finish(struct nb_run *r, int signo)
 	free(taken);
 	free(stats);
 	free(speed);
+	free(causes);
 	free(out);
 }
 
@@ -389,6 +443,7 @@ static void on_signal(int signo)
 		char name[16];
 
 		nb_outfile_discard_all();
+		nb_trace_remove(&r->trace);
 		fprintf(stderr, "%s: interrupted by %s before measuring; nothing written\n",
 			nb_program(), nb_signal_name(signo, name, sizeof(name)));
 		_exit(128 + signo);
@@ -397,6 +452,7 @@ static void on_signal(int signo)
 	 * thread then exits with them. */
 	pthread_mutex_lock(&r->out_lock);
 	finish(r, signo);
+	nb_trace_remove(&r->trace);
 	_exit(128 + signo);
 }
 
@@ -444,6 +500,11 @@ int nb_driver_main(const struct nb_kernel *k, int argc, char **argv)
 		.measure = k->measure,
 	};
 	nb_inject_setup(&r->inject, r->cal.ticks_per_ns);
+	r->cause_files = nb_causes_start(&r->trace, r->trace_opt, r->threads, r->cpus, r->nthreads,
+					 r->seconds + r->warmup_ms / 1000.0 + 1, r->prefix,
+					 r->to_stdout);
+	nb_kcounts_before(&r->kcounts);
+	nb_tuning_before(&r->tuning, &r->machine, r->cpus, r->nthreads, NULL);
 	clock_gettime(CLOCK_REALTIME, &r->start_utc);
 	r->start = nb_clock_pair_read();
 	__atomic_store_n(&r->measuring, 1, __ATOMIC_RELEASE);
@@ -457,6 +518,8 @@ int nb_driver_main(const struct nb_kernel *k, int argc, char **argv)
 		nb_inject_log_free(&r->threads[t].injections);
 	}
 	free(r->inject_files);
+	free(r->cause_files);
+	nb_kcounts_free(&r->kcounts);
 	free(r->threads);
 	free(r->files);
 	return 0;

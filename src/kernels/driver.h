@@ -11,14 +11,18 @@
 #include <time.h>
 
 #include "calibrate.h"
+#include "causes.h"
 #include "inject.h"
 #include "json.h"
+#include "kcounts.h"
 #include "machine.h"
 #include "output.h"
 #include "speed.h"
 #include "stats.h"
 #include "team.h"
 #include "timer.h"
+#include "tracefs.h"
+#include "tuning.h"
 #include "work.h"
 
 enum nb_kernel_id { NB_KERNEL_FWQ, NB_KERNEL_FTQ };
@@ -45,6 +49,8 @@ struct nb_kernel {
 	/* splits n samples' noise into detours and running slow (speed.h);
 	 * NULL where the samples are not fixed work */
 	void (*speed)(struct nb_thread *t, size_t n, struct nb_speed *s);
+	/* the n samples' detours, in time order, for --trace (causes.h) */
+	size_t (*detours)(struct nb_run *r, struct nb_thread *t, size_t n, struct nb_cause_detour **out);
 	void (*json)(struct nb_run *r, struct nb_json *j);
 	const char *usage;
 };
@@ -64,6 +70,7 @@ struct nb_run {
 	unsigned warmup_ms;
 	double ticks_per_ns_opt;
 	struct nb_inject inject;
+	int trace_opt;
 	uint64_t daxpy_len;
 	unsigned work_bits;     /* fwq -w */
 	int interval_bits;      /* ftq -i, -1 when not given */
@@ -80,6 +87,10 @@ struct nb_run {
 	double seconds;          /* about how long the measurement lasts */
 	struct nb_outfile **files;
 	struct nb_outfile **inject_files; /* one per thread, with --inject */
+	struct nb_outfile **cause_files;  /* one per thread, with --trace */
+	struct nb_trace trace;
+	struct nb_kcounts kcounts;
+	struct nb_tuning tuning;
 	struct nb_thread *threads;
 	struct nb_team team;
 

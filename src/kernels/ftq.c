@@ -2,6 +2,7 @@
  * fixed grid measured from a common start.  Noise makes counts smaller. */
 #include <math.h>
 #include <stddef.h>
+#include <stdlib.h>
 
 #include "driver.h"
 #include "report.h"
@@ -68,6 +69,39 @@ static double scaled_noise_mean(const struct nb_stats *s)
 	return (s->max - s->mean) / s->max;
 }
 
+/* A quantum's loss is its length less what its count of work takes at the
+ * run's best rate (the short-of-work of FTQ, against the best quantum as
+ * nb_detours_fixed_work is against the fastest sample); it is a detour when
+ * that exceeds 1% of the quantum beyond a unit of work and a timer read at
+ * each end (where the quantum's edges fall). */
+static size_t detours(struct nb_run *r, struct nb_thread *t, size_t n, struct nb_cause_detour **out)
+{
+	const struct nb_ftq_sample *s = t->samples;
+	double rate = INFINITY, unit = r->ticks_per_work_loop + r->cal.timer_read_ticks;
+	double threshold = NB_CAUSE_THRESHOLD * (double)r->interval_ticks + unit +
+			   2 * r->cal.timer_read_ticks;
+	struct nb_cause_detour *d = malloc((n ? n : 1) * sizeof(*d));
+	size_t m = 0;
+
+	if (!d)
+		nb_fail(NB_EXIT_FAILURE, "out of memory");
+	for (size_t i = 0; i < n; i++) {
+		uint64_t start = i ? s[i - 1].tick : r->team.start_tick;
+
+		if (s[i].count)
+			rate = fmin(rate, (double)(s[i].tick - start) / (double)s[i].count);
+	}
+	for (size_t i = 0; i < n; i++) {
+		uint64_t start = i ? s[i - 1].tick : r->team.start_tick;
+		double lost = (double)(s[i].tick - start) - (double)s[i].count * rate;
+
+		if (lost > threshold)
+			d[m++] = (struct nb_cause_detour){ start, s[i].tick, lost };
+	}
+	*out = d;
+	return m;
+}
+
 static void json(struct nb_run *r, struct nb_json *j)
 {
 	nb_json_uint(j, "quantum_ticks", r->interval_ticks);
@@ -94,6 +128,7 @@ static const struct nb_kernel ftq = {
 	.write = write_samples,
 	.values = values,
 	.scaled_noise_mean = scaled_noise_mean,
+	.detours = detours,
 	.json = json,
 	.usage = "Fixed time quantum: count work loops in each quantum, SAMPLES quanta, on each\n"
 		 "thread.  Writes PREFIX_<thread>_counts.dat (work loops per quantum),\n"

@@ -47,6 +47,11 @@ static void speed(struct nb_thread *t, size_t n, struct nb_speed *s)
 	nb_speed_split(x, n, (double)min, s);
 }
 
+static size_t detours(struct nb_run *r, struct nb_thread *t, size_t n, struct nb_cause_detour **out)
+{
+	return nb_detours_fixed_work(t->samples, n, t->start_tick, r->cal.timer_read_ticks, out);
+}
+
 static void json(struct nb_run *r, struct nb_json *j)
 {
 	nb_json_uint(j, "work_bits", r->work_bits);
@@ -70,6 +75,7 @@ static const struct nb_kernel fwq = {
 	.values = values,
 	.scaled_noise_mean = scaled_noise_mean,
 	.speed = speed,
+	.detours = detours,
 	.json = json,
 	.usage = "Fixed work quantum: time 2^BITS work loops, SAMPLES times, on each thread.\n"
 		 "Writes PREFIX_<thread>_times.dat (ticks per sample) and PREFIX.json.\n"

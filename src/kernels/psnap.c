@@ -218,6 +218,13 @@ static void compute(int local, size_t n, const uint64_t *rank0, size_t n0, struc
 	res->count = st->count;
 	res->samples = n;
 	nb_rank_clock_get(&run, local, &res->clock);
+	if (run.trace_opt) {
+		struct nb_cause_detour *d;
+		size_t nd = nb_detours_fixed_work(v, n, t->start_tick, run.cal.timer_read_ticks, &d);
+
+		nb_rank_attribute(&run, local, d, nd, &res->clock.causes);
+		free(d);
+	}
 	res->calibrated_us = st->calibrated_us;
 	res->nsteps = st->nsteps;
 	memcpy(res->step_count, st->step_count, sizeof(res->step_count));
@@ -308,6 +315,7 @@ static void report(const struct result *all, int nranks, int signo)
 		       all[i].mean_us, all[i].max_us, all[i].correlation, noise_percent(&all[i]),
 		       (unsigned long long)all[i].clock.injections);
 		nb_speed_print(&all[i].speed);
+		nb_causes_print(&all[i].clock.causes);
 		putchar('\n');
 	}
 	printf("psnap summary ranks=%d reps=%llu granularity_us=%llu calibration_time_s=%.3f "

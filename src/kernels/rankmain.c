@@ -21,6 +21,8 @@ static void on_signal(int signo)
 
 		/* Silent when nothing was created: a launcher stopping the other
 		 * ranks of a job that failed its checks needs no second word. */
+		if (rr)
+			nb_trace_remove(&rr->trace);
 		if (nb_outfile_discard_all())
 			fprintf(stderr, "%s: interrupted by %s before measuring; nothing written\n",
 				nb_program(), nb_signal_name(signo, name, sizeof(name)));
@@ -28,6 +30,7 @@ static void on_signal(int signo)
 	}
 	pthread_mutex_lock(&rr->out_lock); /* held for good once the complete run is written */
 	rr->finish(rr, signo);
+	nb_trace_remove(&rr->trace);
 	fflush(stdout);
 	/* mpirun kills the whole job when one rank exits non-zero: every rank
 	 * waits a moment after writing, so all have written before any exits. */
@@ -79,6 +82,9 @@ int nb_rank_option(struct nb_rank_run *rr, int c, const char *arg, const char *u
 		return 1;
 	case NB_OPT_INJECT:
 		nb_inject_parse("--inject", arg, &rr->inject);
+		return 1;
+	case NB_OPT_TRACE:
+		rr->trace_opt = 1;
 		return 1;
 	case 'h':
 		if (rr->ranks.root)
@@ -169,6 +175,24 @@ void nb_rank_prepare(struct nb_rank_run *rr, const char *suffix)
 	};
 }
 
+void nb_rank_attribute(struct nb_rank_run *rr, int local, const struct nb_cause_detour *d,
+		       size_t nd, struct nb_cause_totals *tot)
+{
+	memset(tot, 0, sizeof(*tot));
+	if (!rr->trace.started)
+		return;
+	if (!rr->trace.read &&
+	    nb_trace_read(&rr->trace, rr->cal.ticks_per_ns, rr->info.start.ticks,
+			  rr->info.start.raw_ns) != 0) {
+		nb_warn("--trace: detours not attributed: %s", rr->trace.why);
+		rr->trace.started = 0;
+		return;
+	}
+	nb_causes_attribute(&rr->trace, rr->ranks.local, rr->ranks.nlocal, local, d, nd,
+			    rr->cal.ticks_per_ns, rr->cause_files[local], tot);
+	rr->cause_files[local] = NULL;
+}
+
 void nb_rank_measure(struct nb_rank_run *rr, void (*prepare)(struct nb_thread *),
 		     void (*measure)(struct nb_thread *))
 {
@@ -182,6 +206,12 @@ void nb_rank_measure(struct nb_rank_run *rr, void (*prepare)(struct nb_thread *)
 		.prepare = prepare,
 		.measure = measure,
 	};
+	rr->cause_files = nb_causes_start(&rr->trace, rr->trace_opt, rr->ranks.local, rr->ranks.cpus,
+					  rr->ranks.nlocal, rr->seconds + rr->warmup_ms / 1000.0 + 1,
+					  rr->prefix, 0);
+	nb_kcounts_before(&rr->kcounts);
+	nb_tuning_before(&rr->tuning, &rr->machine, rr->ranks.cpus, rr->ranks.nlocal,
+			 nb_ranks_library());
 	clock_gettime(CLOCK_REALTIME, &rr->info.start_utc);
 	rr->info.start = nb_clock_pair_read();
 	__atomic_store_n(&rr->measuring, 1, __ATOMIC_RELEASE);
@@ -198,6 +228,7 @@ size_t nb_rank_taken(struct nb_rank_run *rr, int local)
 void nb_rank_clock_get(struct nb_rank_run *rr, int local, struct nb_rank_clock *c)
 {
 	struct nb_thread *t = &rr->ranks.local[local];
+	int64_t before[2], after[2];
 
 	*c = (struct nb_rank_clock){
 		.start_tick = t->start_tick,
@@ -207,6 +238,9 @@ void nb_rank_clock_get(struct nb_rank_run *rr, int local, struct nb_rank_clock *
 		.injections_logged = __atomic_load_n(&t->injections.logged, __ATOMIC_ACQUIRE),
 		.steal_ms = nb_team_steal_ms(t),
 	};
+	nb_kcounts_after(&rr->kcounts);
+	nb_team_switches(t, before, after);
+	nb_kcounts_summary(&rr->kcounts, t->cpu, before, after, &c->kcounts);
 }
 
 void nb_rank_commit_files(struct nb_rank_run *rr)
@@ -253,10 +287,13 @@ void nb_rank_json_head(struct nb_rank_run *rr, struct nb_json *j, int signo)
 {
 	clock_gettime(CLOCK_REALTIME, &rr->info.end_utc);
 	rr->info.end = nb_clock_pair_read();
+	nb_tuning_after(&rr->tuning, &rr->machine, rr->ranks.cpus, rr->ranks.nlocal);
 	rr->info.signo = signo;
 	nb_json_open(j, rr->json->f);
 	nb_json_run_head(j, &rr->info);
 	nb_json_int(j, "ranks_in_run", rr->ranks.size);
+	nb_trace_json(j, &rr->trace);
+	nb_tuning_json(j, &rr->tuning);
 	if (signo && rr->ranks.nlocal < rr->ranks.size)
 		printf("interrupted: this report covers the %d rank(s) of the root process only; every "
 		       "rank wrote its own data file\n", rr->ranks.nlocal);
@@ -297,6 +334,7 @@ void nb_rank_json_clock(struct nb_rank_run *rr, struct nb_json *j, int rank,
 	nb_json_uint(j, "injections_missed", c->injections_missed);
 	nb_json_uint(j, "injections_logged", c->injections_logged);
 	nb_json_double(j, "steal_ms", c->steal_ms);
+	nb_kcounts_json(j, &c->kcounts);
 	if (rr->inject.duration_us) {
 		char name[4096];
 		const char *base = strrchr(rr->prefix, '/');
@@ -304,6 +342,13 @@ void nb_rank_json_clock(struct nb_rank_run *rr, struct nb_json *j, int rank,
 		snprintf(name, sizeof(name), "%s_%d_injections.dat", base ? base + 1 : rr->prefix,
 			 rank);
 		nb_json_string(j, "injections_file", name);
+	}
+	if (rr->trace_opt) {
+		char name[4096];
+		const char *base = strrchr(rr->prefix, '/');
+
+		snprintf(name, sizeof(name), "%s_%d_causes.dat", base ? base + 1 : rr->prefix, rank);
+		nb_causes_json(j, &c->causes, rr->cal.ticks_per_ns, name);
 	}
 }
 
@@ -318,5 +363,8 @@ void nb_rank_end(struct nb_rank_run *rr)
 	}
 	free(rr->files);
 	free(rr->inject_files);
+	free(rr->cause_files);
+	nb_trace_free(&rr->trace);
+	nb_kcounts_free(&rr->kcounts);
 	nb_ranks_finalize(&rr->ranks);
 }

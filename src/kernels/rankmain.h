@@ -9,18 +9,23 @@
 #include <stdio.h>
 
 #include "calibrate.h"
+#include "causes.h"
 #include "inject.h"
 #include "json.h"
+#include "kcounts.h"
 #include "machine.h"
 #include "output.h"
 #include "ranks.h"
 #include "runinfo.h"
 #include "team.h"
 #include "timer.h"
+#include "tracefs.h"
+#include "tuning.h"
 
 enum {
 	NB_OPT_CPUS = 256, NB_OPT_WARMUP, NB_OPT_TPN, NB_OPT_INJECT, NB_OPT_NO_PIN,
-	NB_OPT_VERSION, NB_OPT_KERNEL /* first value free for a kernel's own options */
+	NB_OPT_VERSION, NB_OPT_TRACE,
+	NB_OPT_KERNEL /* first value free for a kernel's own options */
 };
 
 #define NB_RANK_LONG_OPTIONS                                                                 \
@@ -29,6 +34,7 @@ enum {
 	{ "ticks-per-ns", required_argument, NULL, NB_OPT_TPN },                             \
 	{ "inject", required_argument, NULL, NB_OPT_INJECT },                                \
 	{ "no-pin", no_argument, NULL, NB_OPT_NO_PIN },                                      \
+	{ "trace", no_argument, NULL, NB_OPT_TRACE },                                        \
 	{ "help", no_argument, NULL, 'h' },                                                  \
 	{ "version", no_argument, NULL, NB_OPT_VERSION }
 
@@ -40,6 +46,7 @@ enum {
 	"  --warmup-ms MS       spin this long, pinned, before the start\n"                    \
 	"  --ticks-per-ns X     use this tick rate instead of measuring it\n"                  \
 	"  --inject P:D         every P us, busy-wait D us on each participant\n"              \
+	"  --trace              attribute each detour to its cause (tracefs, as root)\n"      \
 	"  -h, --help           this text;  --version  the version\n"
 
 /* When a participant measured and what its injection timer did: part of
@@ -48,6 +55,8 @@ struct nb_rank_clock {
 	uint64_t start_tick, end_tick; /* end 0: still measuring */
 	uint64_t injections, injections_missed, injections_logged;
 	double steal_ms; /* its CPU's steal time while it measured; NAN unknown */
+	struct nb_cause_totals causes; /* with --trace (nb_rank_attribute) */
+	struct nb_kcount_summary kcounts;
 };
 
 struct nb_rank_run {
@@ -64,6 +73,7 @@ struct nb_rank_run {
 	unsigned warmup_ms;
 	double ticks_per_ns_opt;
 	struct nb_inject inject;
+	int trace_opt;
 
 	/* the run */
 	size_t capacity;   /* samples per participant */
@@ -75,6 +85,10 @@ struct nb_rank_run {
 	struct nb_team team;
 	struct nb_outfile **files; /* one per local participant */
 	struct nb_outfile **inject_files; /* one per local participant, with --inject */
+	struct nb_outfile **cause_files;  /* one per local participant, with --trace */
+	struct nb_trace trace;            /* this process's participants' CPUs */
+	struct nb_kcounts kcounts;
+	struct nb_tuning tuning;
 	struct nb_outfile *json;   /* the root's */
 	struct nb_run_info info;
 	pthread_mutex_t out_lock;
@@ -101,6 +115,11 @@ void nb_rank_file_name(struct nb_rank_run *rr, int rank, const char *suffix, cha
 		       size_t size);
 /* A local participant's clock and injection counts. */
 void nb_rank_clock_get(struct nb_rank_run *rr, int local, struct nb_rank_clock *c);
+/* --trace: joins a local participant's detours (in time order) to what the
+ * trace saw on its CPU, writes its causes file and fills *tot (left
+ * unattributed without a trace). */
+void nb_rank_attribute(struct nb_rank_run *rr, int local, const struct nb_cause_detour *d,
+		       size_t nd, struct nb_cause_totals *tot);
 /* Writes the injection logs, then renames the local data files into place; fails the run if any could not be
  * written. */
 void nb_rank_commit_files(struct nb_rank_run *rr);

@@ -134,6 +134,25 @@ static void ordinary_speed(struct result *res, double span, const struct nb_deto
 		s->slow_ticks = span - in_detours - ideal;
 }
 
+/* --trace: each detour loses its length beyond the fastest iteration. */
+static void attribute(int local, size_t n, struct nb_cause_totals *tot)
+{
+	const struct nb_detour *d = run.ranks.local[local].samples;
+	struct nb_cause_detour *c;
+	uint64_t min = states[local].min_ticks;
+
+	if (!run.trace_opt)
+		return;
+	c = malloc((n ? n : 1) * sizeof(*c));
+	if (!c)
+		nb_fail(NB_EXIT_FAILURE, "out of memory");
+	for (size_t i = 0; i < n; i++)
+		c[i] = (struct nb_cause_detour){ d[i].start, d[i].start + d[i].length,
+						 (double)(d[i].length - min) };
+	nb_rank_attribute(&run, local, c, n, tot);
+	free(c);
+}
+
 static void compute(int local, size_t n, struct result *res)
 {
 	struct nb_thread *t = &run.ranks.local[local];
@@ -154,6 +173,7 @@ static void compute(int local, size_t n, struct result *res)
 	res->ordinary_ns = st->ordinary_ticks / tpn;
 	res->detours = n;
 	nb_rank_clock_get(&run, local, &res->clock);
+	attribute(local, n, &res->clock.causes);
 	res->iterations_known = __atomic_load_n(&st->done, __ATOMIC_ACQUIRE);
 	res->iterations = res->iterations_known ? st->iterations : 0;
 	/* The run lasted until its last detour when the buffer filled, else until
@@ -223,6 +243,7 @@ static void report(const struct result *all, int nranks, int signo)
 		       all[i].median_detour_ns, all[i].overhead_percent, all[i].period_s,
 		       (unsigned long long)all[i].clock.injections);
 		nb_speed_print(&all[i].speed);
+		nb_causes_print(&all[i].clock.causes);
 		putchar('\n');
 	}
 	printf("selfish summary ranks=%d min_iteration_ns=%.1f threshold_percent=%llu detours=%llu "

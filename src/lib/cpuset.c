@@ -7,6 +7,8 @@
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 int nb_cpus_allowed(int *cpus, int max)
 {
@@ -85,6 +87,11 @@ void nb_cpu_list_format(const int *cpus, int n, char *buf, int size)
 			continue;
 		i = j;
 	}
+}
+
+int nb_thread_id(void)
+{
+	return (int)syscall(SYS_gettid);
 }
 
 int nb_pin_self(int cpu)

@@ -15,4 +15,7 @@ void nb_cpu_list_format(const int *cpus, int n, char *buf, int size);
 /* Pins the calling thread to one CPU; returns 0 or an errno value. */
 int nb_pin_self(int cpu);
 
+/* The calling thread's id, as the kernel (and its trace) knows it. */
+int nb_thread_id(void);
+
 #endif

@@ -22,6 +22,9 @@ struct nb_ranks {
 
 extern const char nb_ranks_frontend[]; /* "mpi" or "pthreads" */
 
+/* The MPI library's version string (NULL without MPI). */
+const char *nb_ranks_library(void);
+
 /* Starts MPI where there is one; call after nb_interrupt_start, so that the
  * threads MPI starts block SIGINT and SIGTERM too. */
 void nb_ranks_init(struct nb_ranks *r, int *argc, char ***argv);

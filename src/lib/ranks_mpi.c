@@ -17,6 +17,16 @@
 
 const char nb_ranks_frontend[] = "mpi";
 
+const char *nb_ranks_library(void)
+{
+	static char version[MPI_MAX_LIBRARY_VERSION_STRING];
+	int len = 0;
+
+	if (!version[0] && MPI_Get_library_version(version, &len) != MPI_SUCCESS)
+		return NULL;
+	return version;
+}
+
 /* As the OSU benchmarks do: an MPI call that fails ends the run, naming the
  * call and where it was made. */
 #define MPI_CHECK(call)                                                                      \

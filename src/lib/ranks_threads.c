@@ -8,6 +8,11 @@
 
 const char nb_ranks_frontend[] = "pthreads";
 
+const char *nb_ranks_library(void)
+{
+	return NULL;
+}
+
 void nb_ranks_init(struct nb_ranks *r, int *argc, char ***argv)
 {
 	(void)argc;

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cpuset.h"
+#include "kcounts.h"
 #include "report.h"
 #include "steal.h"
 #include "timer.h"
@@ -21,9 +22,11 @@ void nb_team_pin(int index, int cpu)
 
 void nb_team_thread(struct nb_team *team, struct nb_thread *t)
 {
+	t->tid = nb_thread_id();
 	team->prepare(t);
 	nb_inject_log_alloc(team->inject, team->seconds, &t->injections);
 	t->steal_before_ns = nb_steal_ns(t->cpu);
+	nb_thread_switches(t->tid, t->switches_before);
 
 	/* The warm-up is time, not work: start-up interference lasts a time
 	 * (seed 003: ~180 ms of 100 Hz on some machines), whatever we do. */
@@ -49,7 +52,20 @@ void nb_team_thread(struct nb_team *team, struct nb_thread *t)
 	team->measure(t);
 	t->end_tick = nb_ticks();
 	nb_inject_disarm(team->inject, t->inject_timer);
+	nb_thread_switches(t->tid, t->switches_after);
 	t->steal_after_ns = nb_steal_ns(t->cpu);
+}
+
+void nb_team_switches(struct nb_thread *t, int64_t before[2], int64_t after[2])
+{
+	before[0] = t->switches_before[0];
+	before[1] = t->switches_before[1];
+	if (t->end_tick && t->steal_after_ns) {
+		after[0] = t->switches_after[0];
+		after[1] = t->switches_after[1];
+	} else {
+		nb_thread_switches(t->tid, after);
+	}
 }
 
 double nb_team_steal_ms(struct nb_thread *t)

@@ -20,6 +20,7 @@
 struct nb_thread {
 	int index;
 	int cpu;          /* the CPU it ran on */
+	int tid;          /* its thread id (the trace names tasks by it) */
 	void *samples;    /* set by prepare, before the gate */
 	struct nb_work_ctx work;
 	struct nb_inject_count injections;
@@ -30,6 +31,8 @@ struct nb_thread {
 	volatile uint64_t end_tick; /* when it ended; 0 while measuring */
 	uint64_t steal_before_ns;   /* its CPU's steal time before the warm-up */
 	volatile uint64_t steal_after_ns; /* and after measuring; see steal.h */
+	int64_t switches_before[2];       /* its voluntary and involuntary context */
+	int64_t switches_after[2];        /* switches, as steal (kcounts.h) */
 	void *arg;        /* the kernel's per-run state */
 };
 
@@ -76,6 +79,8 @@ void nb_team_thread(struct nb_team *team, struct nb_thread *t);
 /* The steal time of t's CPU while it measured (so far, when it still is),
  * in ms; NAN where the kernel does not say. */
 double nb_team_steal_ms(struct nb_thread *t);
+/* Its context switches over the measurement (so far, while measuring). */
+void nb_team_switches(struct nb_thread *t, int64_t before[2], int64_t after[2]);
 
 /* Pins the calling thread to cpu or fails the run. */
 void nb_team_pin(int index, int cpu);

@@ -15,8 +15,34 @@ machine_description <- function(data) {
     nohz_full = if (nzchar(m$nohz_full %||% "")) m$nohz_full else "none",
     clocksource = m$clocksource, `virtual machine` = m$virtual_machine,
     timer = first$timer, `ticks per ns` = signif(first$ticks_per_ns, 6),
-    `timer read (ns)` = signif(cal$timer_read_ns %||% NA, 3)
+    `timer read (ns)` = signif(cal$timer_read_ns %||% NA, 3),
+    tuning_description(first$tuning)
   )
+}
+
+# What a tuner checks first (the kernels' "tuning" object), where recorded.
+tuning_description <- function(t) {
+  if (is.null(t)) return(NULL)
+  or_none <- function(x) if (nzchar(x %||% "")) x else "none"
+  c(
+    HZ = or_none(t$hz), NO_HZ_FULL = or_none(t$no_hz_full), preemption = or_none(t$preempt),
+    `kernel configuration from` = or_none(t$kernel_config), rcu_nocbs = or_none(t$rcu_nocbs),
+    `transparent huge pages` = or_none(t$transparent_hugepages),
+    `irqbalance running` = if (isTRUE(t$irqbalance_running)) "yes" else "no",
+    `noisebench commit` = t$noisebench_commit, compiler = t$compiler,
+    `MPI library` = or_none(t$mpi_library)
+  )
+}
+
+# Every warning the kernels gave about the measured CPUs' tuning, once, with
+# the runs that gave it.
+tuning_findings <- function(runs) {
+  w <- rbindlist(lapply(names(runs), function(n) {
+    found <- unlist(runs[[n]]$meta$tuning$warnings)
+    if (length(found)) data.table(finding = found, run = n)
+  }))
+  if (nrow(w) == 0) return(data.table(finding = character(), runs = character()))
+  w[, .(runs = paste(run, collapse = " ")), by = finding]
 }
 
 write_tables <- function(dir, tables) {
@@ -89,7 +115,9 @@ write_report <- function(results_dir) {
     },
     psnap_runs = psnap_table,
     psnap_cores = psnap_by_cores(psnap_table),
-    selfish = selfish_table(runs)
+    selfish = selfish_table(runs),
+    causes = cause_shares(runs),
+    top_causes = top_causes(runs)
   )
 
   out <- file.path(results_dir, "report")
@@ -101,7 +129,14 @@ write_report <- function(results_dir) {
 
   write_tables(tmp, tables)
   figures <- lapply(names(runs), function(n) run_figures(tmp, n, runs[[n]], peaks))
-  writeLines(report_html(data, tables, verdict, figures), file.path(tmp, "index.html"))
+  if (nrow(tables$causes)) {
+    caption <- "noise by cause: the share of the detours' time each class held, per CPU"
+    figures <- c(list(setNames(save_figure(plot_causes(tables$causes, "noise by cause"), tmp,
+      "causes", height = 1.5 + 0.5 * nrow(unique(tables$causes[, .(run, unit)]))), caption)),
+      figures)
+  }
+  writeLines(report_html(data, tables, verdict, figures, untraced_runs(runs)),
+    file.path(tmp, "index.html"))
 
   old <- paste0(tmp, ".old")
   if (dir.exists(out)) file.rename(out, old)
@@ -111,10 +146,15 @@ write_report <- function(results_dir) {
   invisible(file.path(out, "index.html"))
 }
 
-report_html <- function(data, tables, verdict, figures) {
+report_html <- function(data, tables, verdict, figures, untraced = NULL) {
   s <- tables$summary
   body <- c(
     "<h2>Machine</h2>", html_list(machine_description(data)),
+    "<h2>Tuning findings</h2>",
+    "<p>What the kernels found that can explain noise on the measured CPUs (interrupts",
+    "delivered to isolated or nohz_full CPUs, irqbalance, nohz_full without NO_HZ_FULL,",
+    "transparent huge pages always, SMIs during the run, a governor other than performance).</p>",
+    html_table(tuning_findings(data$runs)),
     "<h2>Verdict (Sequoia RFP criteria)</h2>",
     sprintf('<p class="verdict">%s</p>', html_escape(verdict$text)),
     "<p>Diminutive noise: over every FWQ thread, the largest mean of the scaled noise",
@@ -151,6 +191,17 @@ report_html <- function(data, tables, verdict, figures) {
     html_table(tables$psnap_cores, "Per core count"),
     "<h2>Selfish detour</h2>",
     html_table(tables$selfish),
+    "<h2>Noise by cause</h2>",
+    "<p>Runs with --trace: each detour joined to what the kernel's trace saw on its CPU",
+    "(interrupts, softirqs, timers, IPIs, NMIs, other threads, the run's own injections);",
+    "<b>hardware</b> is the time lost that nothing in the kernel explains (the hypervisor,",
+    "an SMI, a slower clock): the share left unexplained. share_percent: of all the time",
+    "attributed on that CPU. Also in causes.csv and top_causes.csv; per detour in each",
+    "run's *_causes.dat.</p>",
+    if (!is.null(untraced) && nrow(untraced)) {
+      html_table(untraced, "Runs asked to trace that could not")
+    },
+    html_table(tables$top_causes, "The causes that took most, per run and CPU"),
     "<h2>Figures</h2>",
     unlist(lapply(figures, function(f) mapply(html_figure, f, names(f))))
   )

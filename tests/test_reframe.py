@@ -117,3 +117,20 @@ def test_checks_pass_as_slurm_jobs(tmp_path, slurm, injected):
     psnap = [tc for tc in cases if tc["display_name"].startswith("psnap")]
     assert {tc["num_tasks"] for tc in psnap} == set(core_counts(NCPUS))
     assert all(tc["executable"].endswith("psnap_mpi") for tc in psnap)
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="--trace needs root (tracefs)")
+def test_trace_gives_each_cause_class_a_figure(tmp_path):
+    """-S trace=true: every class of cause is a performance variable, a share
+    of the detours' time; with 70% of every millisecond injected, the run's
+    own injections have a share (how large depends on what else the machine
+    lost: a vCPU running slow adds to "hardware")."""
+    result, cases = reframe(tmp_path, "anynode:local", "-n", "^fwq_noise_check",
+                            "-S", "trace=true", "-S", "inject=1000:700")
+    assert cases, result.stdout[-3000:]
+    classes = {"hardware", "nmi", "irq", "softirq", "timer", "ipi", "thread", "injection"}
+    for tc in cases:
+        figures = {k.split(":")[-1]: v[0] for k, v in tc["perfvalues"].items()}
+        assert {f"max_{c}_percent" for c in classes} <= set(figures), tc["display_name"]
+        assert all(0 <= figures[f"max_{c}_percent"] <= 100 for c in classes), figures
+        assert figures["max_injection_percent"] > 0, (tc["display_name"], figures)

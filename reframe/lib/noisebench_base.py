@@ -3,12 +3,14 @@ fixture, a run base that knows how to start a kernel on a partition and how
 to hold it to its references, and one base per kernel. The leaves in
 reframe/checks/ only pick parameters and tags."""
 import os
+import re
 
 import reframe as rfm
 import reframe.core.runtime as rt
 import reframe.utility.sanity as sn
 from reframe.core.builtins import (fixture, parameter, performance_function, run_after,
                                    run_before, sanity_function, variable)
+from reframe.core.exceptions import SanityError
 
 REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), '..', '..'))
 
@@ -71,6 +73,9 @@ class noise_run_base(rfm.RunOnlyRegressionTest):
     #: Busy-wait D us every P us on every thread ("P:D"): a known noise
     #: that an acceptance check must catch; empty: none
     inject = variable(str, value='')
+    #: Attribute every detour to its cause (--trace: root or tracefs access);
+    #: adds a max_<class>_percent performance variable per cause class
+    trace = variable(bool, value=False)
     #: Whether the kernel has an MPI build (P-SNAP, selfish)
     has_mpi = variable(bool, value=False)
     #: The kernel's name (its binary's)
@@ -103,6 +108,8 @@ class noise_run_base(rfm.RunOnlyRegressionTest):
             opts = ['-t', str(self.cores)]
         if self.inject:
             opts += ['--inject', self.inject]
+        if self.trace:
+            opts += ['--trace']
         self.executable_opts = opts + self.kernel_args() + ['-o', self.kernel]
         # when the kernel ran (s since the epoch), for ReFrame's own overhead
         self.prerun_cmds = ['date +%s.%N > kernel_started']
@@ -135,10 +142,49 @@ class noise_run_base(rfm.RunOnlyRegressionTest):
         """KEY of every thread's summary line (FWQ, FTQ)."""
         return sn.extractall(rf'(?m)^summary .*\b{key}=(\S+)', self.stdout, 1, float)
 
+    def unit_lines(self):
+        """The pattern of the lines a kernel prints per thread or rank."""
+        return '^summary' if self.kernel in ('fwq', 'ftq') else f'^{self.kernel} rank='
+
+    @run_before('performance')
+    def add_cause_variables(self):
+        """With --trace: per cause class, the largest share of the detours'
+        time it held on any CPU (docs/kernels.md, "Causes"), so a site can
+        bound, say, IRQ noise on compute cores."""
+        if not self.trace:
+            return
+        for cls in CAUSE_CLASSES:
+            self.perf_variables[f'max_{cls}_percent'] = sn.make_performance_function(
+                cause_share(self.stdout, self.unit_lines(), cls), '%')
+
     def run_summary(self, key):
         """KEY of the kernel's one summary line over all ranks (P-SNAP, selfish)."""
         return sn.extractsingle(rf'(?m)^{self.kernel} summary .*\b{key}=(\S+)', self.stdout, 1,
                                 float)
+
+
+CAUSE_CLASSES = ('hardware', 'nmi', 'irq', 'softirq', 'timer', 'ipi', 'thread', 'injection')
+
+
+@sn.deferrable
+def cause_share(stdout, lines, cls):
+    """The largest share (%) of `cls` over the threads' or ranks' lines; a
+    class a line leaves out (under 0.05%) counts as 0. Every line must carry
+    its causes: a run that could not trace fails here, with the reason the
+    kernel printed."""
+    shares = []
+    with open(stdout) as f:
+        for line in f:
+            if not re.match(lines, line):
+                continue
+            found = re.search(r'\bcauses=(\S+)', line)
+            if not found:
+                raise SanityError(f'no causes in {line.split()[:4]}: see the warning in stderr')
+            parts = dict(p.split(':') for p in found.group(1).split(','))
+            shares.append(float(parts.get(cls, '0%').rstrip('%')))
+    if not shares:
+        raise SanityError('no thread or rank lines to read the causes from')
+    return max(shares)
 
 
 class speed_figures(rfm.RegressionMixin):
@@ -146,8 +192,8 @@ class speed_figures(rfm.RegressionMixin):
     a site can bound each, e.g. slow running on compute cores."""
 
     def speed_values(self, key):
-        line = '^summary' if self.kernel == 'fwq' else f'^{self.kernel} rank='
-        return sn.extractall(rf'(?m){line} .*\b{key}=(\S+)', self.stdout, 1, float)
+        return sn.extractall(rf'(?m){self.unit_lines()} .*\b{key}=(\S+)', self.stdout, 1,
+                             float)
 
     @performance_function('%')
     def max_detour_percent(self):

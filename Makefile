@@ -68,6 +68,7 @@ bench: build
 	@scripts/setup.sh test
 	benchmarks/loop_cost.py $(BUILD)/bin
 	benchmarks/selfish_overhead.py $(BUILD)/bin
+	benchmarks/trace_cost.py $(BUILD)/bin
 	Rscript benchmarks/analysis_speed.R
 	benchmarks/jube_overhead.py $(BUILD)/bin
 	benchmarks/reframe_overhead.py

@@ -56,15 +56,15 @@ cause_shares <- function(runs) {
 
 # The eight names that took most, per run and participant, most first.
 top_causes <- function(runs, n = 8) {
-  rbindlist(lapply(names(runs), function(name) {
-    d <- read_causes(runs[[name]])
+  rbindlist(lapply(names(runs), function(run_name) {
+    d <- read_causes(runs[[run_name]])
     if (nrow(d) == 0) return(NULL)
     all <- d[, .(all = sum(time_ns)), by = unit]
     t <- d[, .(detours = uniqueN(start_ns), total_us = sum(time_ns) / 1e3),
       by = .(unit, cpu, class, name)][all, on = "unit"]
     t[, share_percent := 100 * total_us * 1e3 / all][, all := NULL]
     t <- t[order(unit, -total_us)][, head(.SD, n), by = unit]
-    t[, run := name]
+    t[, run := run_name]
     setcolorder(t, c("run", "unit", "cpu", "class", "name"))[]
   }))
 }

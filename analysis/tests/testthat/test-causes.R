@@ -38,6 +38,7 @@ test_that("the shares per class and the top names are added up from the causes f
   top <- top_causes(runs)
   # most first: 300 ns, 200 + 50, 240, 100
   expect_equal(top$name, c("tick_nohz_handler", "local_timer", "kworker/0:1:42", "-"))
+  expect_equal(unique(top$run), "fwq")
   expect_equal(top[name == "local_timer"]$detours, 2)
   expect_equal(top[name == "local_timer"]$total_us, 0.25)
 })

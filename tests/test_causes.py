@@ -10,7 +10,9 @@ where tracefs cannot be had (not root, no tracefs).
 """
 import json
 import os
+import signal
 import subprocess
+import time
 from collections import defaultdict
 from pathlib import Path
 
@@ -184,3 +186,23 @@ def test_every_run_counts_its_interrupts_without_a_trace(run, tmp_path, kernel, 
         assert sum(k["top"].values()) <= k["interrupts"] + k["softirqs"]
         if "irq:LOC" in k["top"] or os.uname().machine == "x86_64":
             assert k["top"]["irq:LOC"] >= p["injections"], k
+
+
+@needs_tracefs
+def test_sigterm_keeps_the_causes_and_removes_the_instance(bin_dir, tmp_path):
+    """A traced run stopped by SIGTERM (a job's time limit) writes the causes
+    of what it measured, and leaves no tracefs instance recording."""
+    proc = subprocess.Popen([bin_dir / "fwq", "-t", "0", "-n", "2000000", "-w", "9",
+                             "--trace", "-o", "cut"], cwd=tmp_path, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    time.sleep(2)
+    instances = list(Path("/sys/kernel/tracing/instances").glob(f"noisebench-{proc.pid}"))
+    proc.send_signal(signal.SIGTERM)
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 128 + signal.SIGTERM, err
+    assert instances, "the run recorded in an instance of its own"
+    assert not instances[0].exists()
+    meta = json.loads((tmp_path / "cut.json").read_text())
+    assert meta["complete"] is False
+    check_accounts(tmp_path, meta)
+    assert all(t["causes"]["detours"] > 0 for t in meta["threads"])

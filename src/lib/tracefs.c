@@ -2,11 +2,13 @@
 #include "tracefs.h"
 
 #include "json.h"
+#include "samples.h"
 
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -60,8 +62,9 @@ enum { NEVENTS = sizeof(events) / sizeof(events[0]) };
 /* Bytes of ring buffer a second per CPU: a 1000 Hz tick writes about six
  * events (vector, hrtimer and softirq, each in and out) of some 40 bytes;
  * four times that leaves room for the interrupts and switches of a noisy
- * node. Lost events are counted anyway (per_cpu/cpuN/stats). */
-enum { KB_PER_SECOND = 1024, KB_MIN = 2048, KB_MAX = 1 << 20 };
+ * node. All CPUs' buffers together take at most an eighth of the memory
+ * available; lost events are counted anyway (per_cpu/cpuN/stats). */
+enum { KB_PER_SECOND = 1024, KB_MIN = 2048 };
 
 /* One write(2) per value, as tracefs takes them (stdio's append mode seeks,
  * which tracefs refuses). */
@@ -116,9 +119,13 @@ static void cpumask(const int *cpus, int ncpus, char *buf, size_t size)
 	}
 }
 
-/* An instance left behind would record on until someone removes it: the
- * run's is removed however the process exits (signals: nb_trace_remove). */
+/* An instance left behind would record on, its buffers held, until someone
+ * removes it: the run's is removed however the process exits (signals:
+ * nb_trace_remove). Setting it up (allocating the buffers can take seconds)
+ * and removing it exclude each other: a signal during the set-up removes
+ * the instance once it can. */
 static struct nb_trace *active;
+static pthread_mutex_t setting_up = PTHREAD_MUTEX_INITIALIZER;
 
 static void remove_active(void)
 {
@@ -126,7 +133,20 @@ static void remove_active(void)
 		nb_trace_remove(active);
 }
 
+static int start(struct nb_trace *t, const int *cpus, int ncpus, double seconds);
+
 int nb_trace_start(struct nb_trace *t, const int *cpus, int ncpus, double seconds)
+{
+	pthread_mutex_lock(&setting_up);
+	int rc = start(t, cpus, ncpus, seconds);
+
+	pthread_mutex_unlock(&setting_up);
+	return rc;
+}
+
+static void remove_instance(struct nb_trace *t);
+
+static int start(struct nb_trace *t, const int *cpus, int ncpus, double seconds)
 {
 	const char *root;
 	char size[32], mask[NB_MAX_CPUS / 4 + NB_MAX_CPUS / 32 + 2], event[64];
@@ -154,8 +174,10 @@ int nb_trace_start(struct nb_trace *t, const int *cpus, int ncpus, double second
 	if (!active)
 		atexit(remove_active);
 	active = t;
+	size_t most = (size_t)(nb_memory_available() / 8 / 1024 / (uint64_t)ncpus);
+
 	t->buffer_kb = (size_t)(KB_MIN + seconds * KB_PER_SECOND);
-	t->buffer_kb = t->buffer_kb > KB_MAX ? KB_MAX : t->buffer_kb;
+	t->buffer_kb = t->buffer_kb > most ? (most > KB_MIN ? most : KB_MIN) : t->buffer_kb;
 	snprintf(size, sizeof(size), "%zu\n", t->buffer_kb);
 	cpumask(cpus, ncpus, mask, sizeof(mask));
 	if (write_file(t->dir, "tracing_on", "0\n", 0) ||
@@ -163,7 +185,7 @@ int nb_trace_start(struct nb_trace *t, const int *cpus, int ncpus, double second
 	    write_file(t->dir, "tracing_cpumask", mask, 0) ||
 	    write_file(t->dir, "buffer_size_kb", size, 0)) {
 		snprintf(t->why, sizeof(t->why), "cannot set up %s: %s", t->dir, strerror(errno));
-		nb_trace_remove(t);
+		remove_instance(t);
 		return -1;
 	}
 	for (int i = 0; i < NEVENTS; i++) {
@@ -172,20 +194,27 @@ int nb_trace_start(struct nb_trace *t, const int *cpus, int ncpus, double second
 	}
 	if (!enabled || write_file(t->dir, "tracing_on", "1\n", 0)) {
 		snprintf(t->why, sizeof(t->why), "cannot enable the events in %s", t->dir);
-		nb_trace_remove(t);
+		remove_instance(t);
 		return -1;
 	}
 	t->started = 1;
 	return 0;
 }
 
-void nb_trace_remove(struct nb_trace *t)
+static void remove_instance(struct nb_trace *t)
 {
 	if (!t->on)
 		return;
 	write_file(t->dir, "tracing_on", "0\n", 0);
 	rmdir(t->dir);
 	t->on = 0;
+}
+
+void nb_trace_remove(struct nb_trace *t)
+{
+	pthread_mutex_lock(&setting_up);
+	remove_instance(t);
+	pthread_mutex_unlock(&setting_up);
 }
 
 void nb_trace_free(struct nb_trace *t)

@@ -1,6 +1,11 @@
 """P-SNAP on every CPU, as threads, under mpirun and under srun."""
 import json
 import os
+import re
+import signal
+import subprocess
+import time
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -75,3 +80,27 @@ def test_psnap_finds_injected_noise(launch, tmp_path, how):
     ideal_s = np.mean([r["ideal_us"] for r in ranks]) * 3000 / 1e6
     assert float(qsum["calibration_time_s"]) == pytest.approx(ideal_s, abs=1e-3)
     assert float(qsum["mean_run_time_s"]) >= float(qsum["calibration_time_s"])
+
+
+@pytest.mark.skipif(NCPUS < 2, reason="pinned or not, one CPU is one CPU")
+@pytest.mark.parametrize("pin", [True, False])
+def test_no_pin_leaves_the_threads_to_the_os(bin_dir, tmp_path, pin):
+    """Without MPI too: pinned, each measuring thread may run on its CPU
+    only; with --no-pin, on every CPU the process may use."""
+    cmd = [bin_dir / "psnap", "-t", "0", "-n", "100000", "-o", "p"] + ([] if pin else ["--no-pin"])
+    proc = subprocess.Popen(cmd, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        time.sleep(3)  # past the calibration: the threads are measuring
+        allowed = [re.search(r"Cpus_allowed_list:\s*(\S+)", t.read_text()).group(1)
+                   for t in Path(f"/proc/{proc.pid}/task").glob("*/status")]
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        proc.communicate(timeout=60)
+    mine = re.search(r"Cpus_allowed_list:\s*(\S+)", Path("/proc/self/status").read_text()).group(1)
+    single = [a for a in allowed if re.fullmatch(r"\d+", a)]
+    if pin:
+        assert len(single) >= NCPUS, allowed
+    else:
+        assert not single and all(a == mine for a in allowed), allowed
+    meta = json.loads((tmp_path / "p.json").read_text())
+    assert all(r["cpu"] >= 0 for r in meta["ranks"]), meta["ranks"]

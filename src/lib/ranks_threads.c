@@ -30,6 +30,9 @@ void nb_ranks_place(struct nb_ranks *r, int threads_opt, const char *cpus_opt, i
 	if (!r->local)
 		nb_fail(NB_EXIT_FAILURE, "out of memory");
 	for (int i = 0; i < r->nlocal; i++) {
+		/* --no-pin: the OS places each thread (team_pthread.c) */
+		if (!pin)
+			r->cpus[i] = -1;
 		r->local[i].index = i;
 		r->local[i].cpu = r->cpus[i];
 	}

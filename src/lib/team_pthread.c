@@ -1,6 +1,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -29,7 +30,11 @@ static void *thread_main(void *arg)
 {
 	struct start *s = arg;
 
-	nb_team_pin(s->thread->index, s->thread->cpu);
+	/* no CPU: left to the OS (--no-pin); the one it started on is recorded */
+	if (s->thread->cpu >= 0)
+		nb_team_pin(s->thread->index, s->thread->cpu);
+	else
+		s->thread->cpu = sched_getcpu();
 	nb_team_thread(s->team, s->thread);
 	return NULL;
 }

@@ -202,7 +202,7 @@ noise_summary <- function(run, run_name) {
       NA
     },
     work = meta$work %||% NA_character_,
-    sampling_hz = meta$frequency_hz %||% NA_real_,
+    sampling_hz = if (run$kernel == "ftq") ftq_sampling_hz(meta) else NA_real_,
     inject = format_inject(meta$inject)
   )]
   setnames(rows, "unit", "thread")

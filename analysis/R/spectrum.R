@@ -24,6 +24,10 @@ fft_length <- function(x) {
   best
 }
 
+# The sampling rate of an FTQ run, one quantum a sample, whether --freq or
+# -i BITS (a quantum of 2^BITS ticks) set the quantum.
+ftq_sampling_hz <- function(meta) 1e9 / meta$quantum_ns
+
 # One-sided periodogram of the counts, mean removed. power is the variance
 # of the counts carried by each frequency (a sinusoid of amplitude A gives
 # A^2 / 2 at its frequency), in counts^2; frequency_hz from the quantum.
@@ -162,7 +166,7 @@ ftq_peak_table <- function(runs) {
   computed <- lapply_cores(jobs, function(job) {
     t <- job$thread
     x <- t$data$count
-    ftq_spectrum(x, ftq[[job$run]]$meta$frequency_hz)[, `:=`(unit = t$unit, cpu = t$cpu,
+    ftq_spectrum(x, ftq_sampling_hz(ftq[[job$run]]$meta))[, `:=`(unit = t$unit, cpu = t$cpu,
       mean_count = sum(x) / length(x), median_count = median_of(x, t$table %||% value_table(x)))]
   })
   spectra <- lapply(names(ftq), function(a) {
@@ -172,17 +176,17 @@ ftq_peak_table <- function(runs) {
   names(spectra) <- names(ftq)
   peaks <- list()
   for (a in names(ftq)) {
-    fs_a <- ftq[[a]]$meta$frequency_hz
+    fs_a <- ftq_sampling_hz(ftq[[a]]$meta)
     partners <- Filter(function(b) {
       b != a && key(ftq[[b]]) == key(ftq[[a]]) &&
-        frequencies_independent(fs_a, ftq[[b]]$meta$frequency_hz)
+        frequencies_independent(fs_a, ftq_sampling_hz(ftq[[b]]$meta))
     }, names(ftq))
     b <- if (length(partners)) partners[1] else NA_character_
     for (u in names(spectra[[a]])) {
       spec <- spectra[[a]][[u]]
       found <- find_peaks(spec[, .(frequency_hz, power)])
       partner <- if (!is.na(b)) spectra[[b]][[u]] else NULL
-      fs_b <- if (!is.null(partner)) ftq[[b]]$meta$frequency_hz else NA
+      fs_b <- if (!is.null(partner)) ftq_sampling_hz(ftq[[b]]$meta) else NA
       found <- classify_peaks(found, fs_a, partner, fs_b, spec$mean_count[1],
         partner$mean_count[1])
       # A short detour taking a share s of every period takes an impulse
@@ -194,7 +198,7 @@ ftq_peak_table <- function(runs) {
     }
   }
   spectra <- rbindlist(lapply(names(spectra), function(a) {
-    rbindlist(spectra[[a]])[, `:=`(run = a, sampling_hz = ftq[[a]]$meta$frequency_hz)]
+    rbindlist(spectra[[a]])[, `:=`(run = a, sampling_hz = ftq_sampling_hz(ftq[[a]]$meta))]
   }))
   peaks <- rbindlist(peaks)
   setcolorder(peaks, c("frequency_hz", "power", "origin"))

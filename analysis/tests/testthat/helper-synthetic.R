@@ -30,8 +30,9 @@ write_fwq <- function(dir, prefix, ticks, tpn = 1) {
     threads = threads)))
 }
 
-# counts: one vector of work counts per thread, quanta of 1 / fs s.
-write_ftq <- function(dir, prefix, counts, fs, tpn = 1, inject = NULL) {
+# counts: one vector of work counts per thread, quanta of 1 / fs s; bits:
+# the quantum set as ftq -i BITS sets it (no frequency_hz in the JSON).
+write_ftq <- function(dir, prefix, counts, fs, tpn = 1, inject = NULL, bits = NULL) {
   quantum <- 1e9 / fs * tpn
   threads <- lapply(seq_along(counts) - 1, function(t) {
     c_file <- sprintf("%s_%d_counts.dat", prefix, t)
@@ -40,8 +41,9 @@ write_ftq <- function(dir, prefix, counts, fs, tpn = 1, inject = NULL) {
     write_column(file.path(dir, t_file), 1e6 + seq_along(counts[[t + 1]]) * quantum)
     list(thread = t, cpu = t, samples = length(counts[[t + 1]]), files = list(c_file, t_file))
   })
-  meta <- c(common_meta("ftq", tpn), list(work = "multiiter", frequency_hz = fs,
-    start_tick = 1e6, threads = threads))
+  meta <- c(common_meta("ftq", tpn), list(work = "multiiter", quantum_ns = 1e9 / fs,
+    quantum_ticks = quantum, start_tick = 1e6, threads = threads))
+  if (is.null(bits)) meta$frequency_hz <- fs else meta$interval_bits <- bits
   meta$inject <- inject
   write_json_run(dir, prefix, meta)
 }

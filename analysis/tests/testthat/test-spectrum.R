@@ -34,6 +34,23 @@ test_that("a line's share is the time a detour repeating at its rate takes", {
   expect_equal(peaks[abs(frequency_hz - 500) < 1]$share_percent, 2.5, tolerance = 0.02)
 })
 
+test_that("a run whose quantum -i set (2^BITS ticks) is read at its own rate", {
+  set.seed(3)
+  dir <- withr_tempdir()
+  # 2^17 ticks at 2.5 ticks/ns: a quantum of 52.4288 us, 19073.5 Hz; a detour
+  # every 20 quanta repeats at 953.7 Hz
+  fs <- 2.5e9 / 2^17
+  write_ftq(dir, "f", list(impulse_counts(20000, 20, depth = 500)), fs, tpn = 2.5, bits = 17)
+  runs <- read_results(dir)$runs
+  expect_null(runs$f$meta$frequency_hz)
+  peaks <- ftq_peak_table(runs)$peaks
+  # the impulse train's lines, at its rate and its harmonics, each 2.5%
+  line <- peaks[abs(frequency_hz - fs / 20) < 1]
+  expect_equal(nrow(line), 1)
+  expect_equal(line$share_percent, 2.5, tolerance = 0.02)
+  expect_equal(noise_summary(runs$f, "f")$sampling_hz, fs)
+})
+
 test_that("long runs average segment spectra and keep the line's variance", {
   fs <- 10000
   t <- seq_len(2^19) / fs

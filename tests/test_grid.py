@@ -25,7 +25,7 @@ def test_quanta_end_on_the_grid(run, tmp_path):
 
 
 def test_tick_rate_agrees_with_the_reference_clock(run, tmp_path):
-    """The ticks-to-ns rate holds over the run (seed 003's sampling drift)."""
+    """The ticks-to-ns rate holds over the run (the sampling drift of brho's FTQ notes)."""
     res = run("ftq", "-n", 20000, "--freq", 10000, "-o", "rate")
     assert res.returncode == 0, res.stderr
     meta, _ = load_run(tmp_path / "rate")

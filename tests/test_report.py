@@ -32,7 +32,7 @@ def on_cpu(cpu):
 
 @pytest.fixture(scope="module")
 def ftq_pairs(bin_dir, tmp_path_factory):
-    """FTQ at 10 kHz and 7 kHz (seed 003's two independent rates), one run
+    """FTQ at 10 kHz and 7 kHz (the two independent rates of brho's FTQ notes), one run
     without and one with 100 us of noise every 2 ms side by side, each on a
     CPU of its own and then with the CPUs swapped, REPEATS times; and their
     report. Side by side, as this VM's own noise changes from one second to

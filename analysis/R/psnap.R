@@ -1,7 +1,8 @@
-# The P-SNAP tables of a PRACE Tier-0 assessment (seed 002): one row per run
-# (nodes, tasks, calibration time, mean and standard deviation of the run
-# time, OS noise %), and one per core count (system correlation, noise %,
-# run-time SD) over every run with that many ranks.
+# The P-SNAP tables of a PRACE Tier-0 assessment (as the PRACE benchmark
+# reports give them): one row per run (nodes, tasks, calibration time, mean
+# and standard deviation of the run time, OS noise %), and one per core count
+# (system correlation, noise %, run-time SD) over every run with that many
+# ranks.
 
 psnap_runs <- function(runs) {
   psnap <- Filter(function(r) r$kernel == "psnap", runs)

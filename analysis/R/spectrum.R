@@ -1,4 +1,4 @@
-# The FTQ spectrum, its peaks, and seed 003's two-frequency test: interference
+# The FTQ spectrum, its peaks, and the two-frequency test of brho's FTQ notes: interference
 # from outside the benchmark stays at the same Hz when the sampling frequency
 # changes; an artifact of the benchmark (a hit every so many samples, e.g. a
 # TLB miss every 256 stores) moves with it.
@@ -146,7 +146,7 @@ classify_peaks <- function(peaks, fs_a, partner = NULL, fs_b = NA, mean_a = 1, m
 }
 
 # Two sampling frequencies fit the test when neither is a multiple of the
-# other (seed 003: 10 kHz and 7 kHz).
+# other (brho's FTQ notes: 10 kHz and 7 kHz).
 frequencies_independent <- function(fs_a, fs_b) {
   ratio <- max(fs_a, fs_b) / min(fs_a, fs_b)
   abs(ratio - round(ratio)) > 1e-6

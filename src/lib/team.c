@@ -29,7 +29,7 @@ void nb_team_thread(struct nb_team *team, struct nb_thread *t)
 	nb_thread_switches(t->tid, t->switches_before);
 
 	/* The warm-up is time, not work: start-up interference lasts a time
-	 * (seed 003: ~180 ms of 100 Hz on some machines), whatever we do. */
+	 * (brho's FTQ notes: ~180 ms of 100 Hz on some machines), whatever we do. */
 	uint64_t until = nb_raw_ns() + (uint64_t)team->warmup_ms * 1000000u;
 
 	while (nb_raw_ns() < until)

@@ -2,7 +2,7 @@
  *
  * nb_ticks() is inlined into the measured loops, so it must stay a few
  * instructions long: a serialising fence and a counter read.  The fence keeps
- * earlier work from drifting past the read (seed 003: it removes the bands).
+ * earlier work from drifting past the read (brho's FTQ notes: it removes the bands).
  */
 #ifndef NB_TIMER_H
 #define NB_TIMER_H

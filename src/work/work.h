@@ -19,7 +19,7 @@ struct nb_work_ctx {
 };
 
 /* One FTQ quantum: work loops done and the tick at which the quantum ended.
- * 16 bytes, so 256 samples a page (seed 003's 40 Hz at 10 kHz). */
+ * 16 bytes, so 256 samples a page (the 40 Hz line at 10 kHz in brho's FTQ notes). */
 struct nb_ftq_sample {
 	uint64_t count;
 	uint64_t tick;

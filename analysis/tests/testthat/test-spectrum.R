@@ -95,7 +95,7 @@ test_that("frequencies fold into the band of the sampling rate", {
 test_that("the two-frequency test tells interference from benchmark artifacts", {
   set.seed(4)
   # external: every 2 ms of time (20 quanta at 10 kHz, 14 at 7 kHz);
-  # artifact: every 256 quanta whatever the rate (seed 003's TLB miss)
+  # artifact: every 256 quanta whatever the rate (the TLB miss of brho's FTQ notes)
   both <- function(n, every_external) {
     x <- impulse_counts(n, every_external, depth = 300)
     x[seq(7, n, by = 256)] <- x[seq(7, n, by = 256)] - 300

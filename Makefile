@@ -1,5 +1,6 @@
 # noisebench: `make` builds, `make run` surveys this machine, `make test` runs
-# every test.  run and test install what is missing first (scripts/setup.sh).
+# every test.  run and test install what is missing first (scripts/setup.sh,
+# Debian); `make` alone only checks for its tools (scripts/check_tools.sh).
 
 BUILD      ?= build
 ASAN_BUILD ?= build-asan
@@ -13,15 +14,16 @@ PYTEST      = .venv/bin/python -m pytest -q -p no:cacheprovider
 all: build
 
 build:
-	@scripts/setup.sh build
+	@scripts/check_tools.sh
 	cmake -S . -B $(BUILD) -DNOISEBENCH_WERROR=ON >/dev/null
 	cmake --build $(BUILD) -j $(JOBS)
 
 asm: build
 	cmake --build $(BUILD) --target asm
 
-run: build
+run:
 	@scripts/setup.sh run
+	$(MAKE) --no-print-directory build
 	scripts/survey.sh $(BUILD)/bin
 
 # Timing tests need both cores: builds finish before any test starts, and the
@@ -52,8 +54,9 @@ test-sanitize:
 	  $(PYTEST) -m "not timing" tests
 
 # The timing tests three times in a row under a noise generator of our own.
-test-load: build
+test-load:
 	@scripts/setup.sh test
+	$(MAKE) --no-print-directory build
 	mkdir -p .cache
 	tests/under_load.sh 3
 
@@ -64,8 +67,9 @@ test-aarch64:
 	cmake --build $(ARM_BUILD) -j $(JOBS)
 	@echo "aarch64: built $$(ls $(ARM_BUILD)/bin | tr '\n' ' ')"
 
-bench: build
+bench:
 	@scripts/setup.sh test
+	$(MAKE) --no-print-directory build
 	benchmarks/loop_cost.py $(BUILD)/bin
 	benchmarks/selfish_overhead.py $(BUILD)/bin
 	benchmarks/trace_cost.py $(BUILD)/bin

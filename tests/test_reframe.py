@@ -134,3 +134,25 @@ def test_trace_gives_each_cause_class_a_figure(tmp_path):
         assert {f"max_{c}_percent" for c in classes} <= set(figures), tc["display_name"]
         assert all(0 <= figures[f"max_{c}_percent"] <= 100 for c in classes), figures
         assert figures["max_injection_percent"] > 0, (tc["display_name"], figures)
+
+
+def test_the_example_system_file_runs_the_checks(tmp_path):
+    """reframe/config/systems/example_cluster.py, a site's template, offers
+    an environment the checks accept: listed on its partitions, every check
+    is there (its modules and its login host's name are the site's: here
+    they are left out, nothing else is changed)."""
+    text = (ROOT / "reframe" / "config" / "systems" / "example_cluster.py").read_text()
+    text = text.replace("'modules_system': 'lmod'", "'modules_system': 'nomod'")
+    text = text.replace("'modules': ['GCC', 'OpenMPI'], ", "")
+    config = tmp_path / "example.py"
+    config.write_text(text)
+    listed = subprocess.run([str(ROOT / ".venv" / "bin" / "reframe"), "-C", str(config),
+                             "-c", str(ROOT / "reframe" / "checks"), "--system", "example:login",
+                             "-l"], cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert listed.returncode == 0, listed.stdout[-2000:] + listed.stderr[-2000:]
+    found = re.search(r"Found (\d+) check\(s\)", listed.stdout)
+    # each check on 1, 2, 4, ... and every core of the login partition (its
+    # processor is not configured: this host's)
+    counts = core_counts(os.cpu_count())
+    assert found and int(found.group(1)) == (6 + (platform.machine() == "x86_64")) * len(counts), \
+        listed.stdout[-2000:]

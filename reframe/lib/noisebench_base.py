@@ -81,7 +81,9 @@ class noise_run_base(rfm.RunOnlyRegressionTest):
     #: The kernel's name (its binary's)
     kernel = variable(str)
     noisebench = fixture(noisebench_build, scope='environment')
-    valid_prog_environs = ['builtin']
+    #: any environment the partition offers: 'builtin' on the generic ones, a
+    #: site's compiler environment on its own (the kernels need only a C compiler)
+    valid_prog_environs = ['*']
     time_limit = '10m'
     exclusive_access = True
 

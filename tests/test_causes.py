@@ -189,9 +189,11 @@ def test_every_run_counts_its_interrupts_without_a_trace(run, tmp_path, kernel, 
 
 
 @needs_tracefs
-def test_sigterm_keeps_the_causes_and_removes_the_instance(bin_dir, tmp_path):
-    """A traced run stopped by SIGTERM (a job's time limit) writes the causes
-    of what it measured, and leaves no tracefs instance recording."""
+def test_sigterm_writes_the_samples_first_and_removes_the_instance(bin_dir, tmp_path):
+    """A traced run stopped by SIGTERM (a job's time limit, with SIGKILL to
+    follow) writes what it measured at once: the trace, whose reading takes
+    longer, is left unread, the JSON says so, and no tracefs instance is
+    left recording, nor any file half written."""
     proc = subprocess.Popen([bin_dir / "fwq", "-t", "0", "-n", "2000000", "-w", "9",
                              "--trace", "-o", "cut"], cwd=tmp_path, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True)
@@ -204,5 +206,9 @@ def test_sigterm_keeps_the_causes_and_removes_the_instance(bin_dir, tmp_path):
     assert not instances[0].exists()
     meta = json.loads((tmp_path / "cut.json").read_text())
     assert meta["complete"] is False
-    check_accounts(tmp_path, meta)
-    assert all(t["causes"]["detours"] > 0 for t in meta["threads"])
+    assert meta["trace"]["attributed"] is False
+    assert meta["trace"]["why"].startswith("interrupted by SIGTERM"), meta["trace"]
+    assert all(t["causes"] == {"attributed": False} and t["samples"] > 0
+               for t in meta["threads"]), meta["threads"]
+    written = ["cut.json"] + [f"cut_{t['thread']}_times.dat" for t in meta["threads"]]
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(written)

@@ -202,8 +202,13 @@ static void open_files(struct nb_run *r)
 
 /* Each thread's detours joined to what the trace saw on its CPU (before the
  * stats, which reorder the samples). */
-static void attribute(struct nb_run *r, const size_t *taken, struct nb_cause_totals *causes)
+static void attribute(struct nb_run *r, const size_t *taken, struct nb_cause_totals *causes,
+		      int signo)
 {
+	if (signo) {
+		nb_trace_skip(&r->trace, signo);
+		nb_causes_discard(r->cause_files, r->nthreads);
+	}
 	if (!r->trace.started)
 		return;
 	if (nb_trace_read(&r->trace, r->cal.ticks_per_ns, r->start.ticks, r->start.raw_ns) != 0) {
@@ -397,7 +402,7 @@ static void finish(struct nb_run *r, int signo)
 		r->inject_files[t] = NULL;
 	}
 
-	attribute(r, taken, causes);
+	attribute(r, taken, causes, signo);
 	/* The samples are on disk: the buffers may now be reordered for the
 	 * stats, once their order has been read for the speed. */
 	for (int t = 0; t < r->nthreads; t++) {

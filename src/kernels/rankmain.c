@@ -29,6 +29,8 @@ static void on_signal(int signo)
 		_exit(128 + signo);
 	}
 	pthread_mutex_lock(&rr->out_lock); /* held for good once the complete run is written */
+	nb_trace_skip(&rr->trace, signo);
+	nb_causes_discard(rr->cause_files, rr->ranks.nlocal);
 	rr->finish(rr, signo);
 	nb_trace_remove(&rr->trace);
 	fflush(stdout);

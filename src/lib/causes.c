@@ -404,6 +404,15 @@ struct nb_outfile **nb_causes_start(struct nb_trace *t, int asked, const struct 
 	return files;
 }
 
+void nb_causes_discard(struct nb_outfile **files, int n)
+{
+	for (int i = 0; files && i < n; i++)
+		if (files[i]) {
+			nb_outfile_discard(files[i]);
+			files[i] = NULL;
+		}
+}
+
 void nb_causes_attribute(const struct nb_trace *t, const struct nb_thread *p, int n, int which,
 			 const struct nb_cause_detour *d, size_t nd, double ticks_per_ns,
 			 struct nb_outfile *o, struct nb_cause_totals *tot)

@@ -98,6 +98,10 @@ struct nb_outfile **nb_causes_start(struct nb_trace *t, int asked, const struct 
 				    const int *cpus, int n, double seconds, const char *prefix,
 				    int no_files);
 
+/* Removes the causes files not written (a run stopped by a signal leaves
+ * its trace unread: nb_trace_skip). */
+void nb_causes_discard(struct nb_outfile **files, int n);
+
 /* Joins participant `which` of p[0..n) (its detours d, in time order) to
  * what the trace saw on its CPU, writes and renames its causes file o (NULL:
  * none), and fills *tot. The other participants are measured too: their time

@@ -62,6 +62,14 @@ static void forget(struct nb_outfile *o)
 	free(o);
 }
 
+void nb_outfile_discard(struct nb_outfile *o)
+{
+	if (o->f)
+		fclose(o->f);
+	unlink(o->tmp);
+	forget(o);
+}
+
 int nb_outfile_commit(struct nb_outfile *o)
 {
 	int failed = ferror(o->f);

@@ -22,6 +22,9 @@ struct nb_outfile *nb_outfile_open(const char *path);
  * temporary file is removed then). */
 int nb_outfile_commit(struct nb_outfile *o);
 
+/* Closes, removes and frees o, a file that will not be written after all. */
+void nb_outfile_discard(struct nb_outfile *o);
+
 /* Removes every temporary file not yet committed; returns how many. */
 int nb_outfile_discard_all(void);
 

@@ -2,6 +2,7 @@
 #include "tracefs.h"
 
 #include "json.h"
+#include "runinfo.h"
 #include "samples.h"
 
 #include <ctype.h>
@@ -199,6 +200,19 @@ static int start(struct nb_trace *t, const int *cpus, int ncpus, double seconds)
 	}
 	t->started = 1;
 	return 0;
+}
+
+void nb_trace_skip(struct nb_trace *t, int signo)
+{
+	if (!t->started)
+		return;
+	char name[16];
+
+	snprintf(t->why, sizeof(t->why), "interrupted by %s: the trace was left unread, so that "
+		 "the samples are written before a second signal",
+		 nb_signal_name(signo, name, sizeof(name)));
+	t->started = 0;
+	nb_trace_remove(t);
 }
 
 static void remove_instance(struct nb_trace *t)

@@ -68,6 +68,12 @@ int nb_trace_read(struct nb_trace *t, double ticks_per_ns, uint64_t start_tick,
 struct nb_json;
 void nb_trace_json(struct nb_json *j, const struct nb_trace *t);
 
+/* A run stopped by a signal (a job's time limit) writes what it measured
+ * before anything else, and a second signal may follow within seconds:
+ * the trace, whose reading can take longer, is left unread, and the JSON
+ * says so. */
+void nb_trace_skip(struct nb_trace *t, int signo);
+
 /* Removes the instance if it is still there (exit paths, signals). */
 void nb_trace_remove(struct nb_trace *t);
 void nb_trace_free(struct nb_trace *t);

@@ -184,8 +184,8 @@ size_t nb_cause_segments(const struct nb_trace *t, int cpu, const int *own, int 
 		if (e->cpu != cpu)
 			continue;
 		if (have && e->pid != pid) {
-			/* A switch the trace does not hold (seen here: a task woken at
-			 * real-time priority running next without one): every event
+			/* A switch the trace does not hold (the trace can drop one,
+			 * e.g. to a task woken at real-time priority): every event
 			 * names the task it came from, so the switch was since the
 			 * last event; placed at the task's wake-up on this CPU when
 			 * that came since, as its preemption follows it at once. */

@@ -7,8 +7,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
-/* First line of a small file, without its newline; "" when unreadable. */
-static void read_line(const char *path, char *buf, size_t size)
+void nb_read_line(const char *path, char *buf, size_t size)
 {
 	FILE *f = fopen(path, "r");
 
@@ -78,12 +77,12 @@ static void describe_topology(struct nb_machine *m)
 
 	for (int c = 0; c < NB_MAX_CPUS && seen; c++) {
 		snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/topology/core_id", c);
-		read_line(path, core, sizeof(core));
+		nb_read_line(path, core, sizeof(core));
 		if (!core[0])
 			continue;
 		snprintf(path, sizeof(path),
 			 "/sys/devices/system/cpu/cpu%d/topology/physical_package_id", c);
-		read_line(path, pkg, sizeof(pkg));
+		nb_read_line(path, pkg, sizeof(pkg));
 		long key = atol(pkg) * 1000003L + atol(core);
 		int i = 0;
 
@@ -137,16 +136,16 @@ static void describe_hypervisor(struct nb_machine *m)
 					       "innotek", "Amazon EC2", "Google", "Firecracker" };
 	char v[128];
 
-	read_line("/sys/hypervisor/type", m->hypervisor, sizeof(m->hypervisor));
+	nb_read_line("/sys/hypervisor/type", m->hypervisor, sizeof(m->hypervisor));
 	if (m->hypervisor[0])
 		return;
-	read_line("/sys/class/dmi/id/sys_vendor", v, sizeof(v));
+	nb_read_line("/sys/class/dmi/id/sys_vendor", v, sizeof(v));
 	for (size_t i = 0; i < sizeof(vendors) / sizeof(vendors[0]); i++)
 		if (strstr(v, vendors[i])) {
 			snprintf(m->hypervisor, sizeof(m->hypervisor), "%s", vendors[i]);
 			return;
 		}
-	read_line("/sys/class/dmi/id/product_name", v, sizeof(v));
+	nb_read_line("/sys/class/dmi/id/product_name", v, sizeof(v));
 	for (size_t i = 0; i < sizeof(vendors) / sizeof(vendors[0]); i++)
 		if (strstr(v, vendors[i]))
 			snprintf(m->hypervisor, sizeof(m->hypervisor), "%s", vendors[i]);
@@ -161,7 +160,7 @@ static void describe_governors(struct nb_machine *m)
 	for (int c = 0; c < m->cpus_online && len < sizeof(m->governors); c++) {
 		snprintf(path, sizeof(path),
 			 "/sys/devices/system/cpu/cpu%d/cpufreq/scaling_governor", c);
-		read_line(path, gov, sizeof(gov));
+		nb_read_line(path, gov, sizeof(gov));
 		if (gov[0])
 			len += snprintf(m->governors + len, sizeof(m->governors) - len, "%s%d:%s",
 					len ? " " : "", c, gov);
@@ -187,10 +186,10 @@ void nb_machine_describe(struct nb_machine *m)
 		snprintf(m->cpu_model, sizeof(m->cpu_model), "%s", m->arch);
 	m->cpus_online = (int)sysconf(_SC_NPROCESSORS_ONLN);
 	describe_topology(m);
-	read_line("/proc/cmdline", m->kernel_cmdline, sizeof(m->kernel_cmdline));
+	nb_read_line("/proc/cmdline", m->kernel_cmdline, sizeof(m->kernel_cmdline));
 	cmdline_param(m->kernel_cmdline, "isolcpus", m->isolcpus, sizeof(m->isolcpus));
 	cmdline_param(m->kernel_cmdline, "nohz_full", m->nohz_full, sizeof(m->nohz_full));
-	read_line("/sys/devices/system/clocksource/clocksource0/current_clocksource",
+	nb_read_line("/sys/devices/system/clocksource/clocksource0/current_clocksource",
 		  m->clocksource, sizeof(m->clocksource));
 	describe_hypervisor(m);
 	describe_tsc(m);

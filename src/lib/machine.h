@@ -27,6 +27,8 @@ struct nb_machine {
 };
 
 void nb_machine_describe(struct nb_machine *m);
+/* First line of a small file, without its newline; "" when unreadable. */
+void nb_read_line(const char *path, char *buf, size_t size);
 void nb_machine_json(const struct nb_machine *m, struct nb_json *j, const char *key);
 void nb_machine_print(const struct nb_machine *m, FILE *f);
 

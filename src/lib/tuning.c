@@ -17,17 +17,6 @@
 #define NOISEBENCH_COMMIT "unknown"
 #endif
 
-static void read_line(const char *path, char *buf, size_t size)
-{
-	FILE *f = fopen(path, "r");
-
-	buf[0] = '\0';
-	if (f && fgets(buf, (int)size, f))
-		buf[strcspn(buf, "\n")] = '\0';
-	if (f)
-		fclose(f);
-}
-
 static void warn(struct nb_tuning *t, const char *fmt, ...)
 {
 	va_list ap;
@@ -90,10 +79,10 @@ static void irqs_on(struct nb_tuning *t, const int *cpus, int ncpus)
 		if (!isdigit((unsigned char)e->d_name[0]))
 			continue;
 		snprintf(path, sizeof(path), "/proc/irq/%s/effective_affinity_list", e->d_name);
-		read_line(path, list, sizeof(list));
+		nb_read_line(path, list, sizeof(list));
 		if (!list[0]) {
 			snprintf(path, sizeof(path), "/proc/irq/%s/smp_affinity_list", e->d_name);
-			read_line(path, list, sizeof(list));
+			nb_read_line(path, list, sizeof(list));
 		}
 		for (int i = 0; i < ncpus && t->nirqs < NB_TUNING_IRQS; i++) {
 			if (cpus[i] < 0 || !in_list(list, cpus[i]))
@@ -122,7 +111,7 @@ static int running(const char *comm)
 		if (!isdigit((unsigned char)e->d_name[0]))
 			continue;
 		snprintf(path, sizeof(path), "/proc/%s/comm", e->d_name);
-		read_line(path, name, sizeof(name));
+		nb_read_line(path, name, sizeof(name));
 		found = strcmp(name, comm) == 0;
 	}
 	closedir(d);
@@ -211,7 +200,7 @@ void nb_tuning_before(struct nb_tuning *t, const struct nb_machine *m, const int
 			 p + 10);
 	char thp[128];
 
-	read_line("/sys/kernel/mm/transparent_hugepage/enabled", thp, sizeof(thp));
+	nb_read_line("/sys/kernel/mm/transparent_hugepage/enabled", thp, sizeof(thp));
 	/* "always [madvise] never": the bracketed one is in force */
 	char *open = strchr(thp, '['), *close = open ? strchr(open, ']') : NULL;
 

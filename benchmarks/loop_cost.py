@@ -47,7 +47,7 @@ def main():
             run("ftq", "--work", work, "--freq", 10000, "-n", 5000, "-o", work, cwd=d)
             meta = json.loads((Path(d) / f"{work}.json").read_text())
             per_loop = meta["ticks_per_work_loop"]
-            best = meta["threads"][0]["stats"]["max"]
+            best = meta["ranks"][0]["stats"]["max"]
             outside = 1 - best * per_loop / meta["quantum_ticks"]
             print(f"{work:10} {per_loop:10.1f} {per_loop / tpn:8.1f} {best:14.0f} "
                   f"{100 * outside:12.1f}%")

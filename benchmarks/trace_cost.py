@@ -27,11 +27,11 @@ ROUNDS = int(sys.argv[2]) if len(sys.argv) > 2 else 5
 # kernel: (its arguments, its noise in %, its best sample and unit)
 KERNELS = {
     "fwq": (["-n", "20000", "-w", "12"],
-            lambda m: 100 * statistics.mean(t["stats"]["scaled_noise_mean"] for t in m["threads"]),
-            lambda m: (min(t["stats"]["min"] for t in m["threads"]) / m["ticks_per_ns"], "ns")),
+            lambda m: 100 * statistics.mean(t["stats"]["scaled_noise_mean"] for t in m["ranks"]),
+            lambda m: (min(t["stats"]["min"] for t in m["ranks"]) / m["ticks_per_ns"], "ns")),
     "ftq": (["-n", "20000"],
-            lambda m: 100 * statistics.mean(t["stats"]["scaled_noise_mean"] for t in m["threads"]),
-            lambda m: (max(t["stats"]["max"] for t in m["threads"]), "loops")),
+            lambda m: 100 * statistics.mean(t["stats"]["scaled_noise_mean"] for t in m["ranks"]),
+            lambda m: (max(t["stats"]["max"] for t in m["ranks"]), "loops")),
     "psnap": (["-n", "2000"],
               lambda m: m["summary"]["os_noise_percent"],
               lambda m: (min(r["min_us"] for r in m["ranks"]) * 1e3, "ns")),

@@ -70,7 +70,7 @@ def load_meta(prefix):
 
 def participants(meta):
     """The per-thread (FWQ, FTQ) or per-rank (P-SNAP, selfish) rows."""
-    return meta.get("threads") or meta["ranks"]
+    return meta["ranks"]
 
 
 def overhead_ticks(meta):
@@ -236,7 +236,7 @@ def check_injected_run(noisy_prefix, quiet_prefix, period_us):
         assert np.median(gaps_us) == pytest.approx(period_us, rel=1e-3)
         m = match(timeline_of(noisy.parent, meta, row), inj, over)
         q = match(timeline_of(quiet.parent, qmeta, qrow), schedule_like(inj, row, qrow), over)
-        report = (row.get("thread", row.get("rank")), m.recall, m.exact_share, q.clean_share,
+        report = (row["rank"], m.recall, m.exact_share, q.clean_share,
                   q.exact_share, m.length_error(meta["ticks_per_ns"]))
         assert m.recall >= 0.95, report
         assert m.exact_share >= 0.5 * q.clean_share, report

@@ -10,7 +10,7 @@ def load_run(prefix):
     prefix = Path(prefix)
     meta = json.loads(prefix.with_suffix(".json").read_text())
     threads = []
-    for t in meta["threads"]:
+    for t in meta["ranks"]:
         data = {}
         for name in t["files"]:
             kind = name.rsplit("_", 1)[1].removesuffix(".dat")

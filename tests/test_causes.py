@@ -69,7 +69,7 @@ def check_accounts(directory, meta):
     assert meta["trace"]["attributed"] is True, meta["trace"]
     assert meta["trace"]["clock"] in ("x86-tsc", "mono_raw")
     rows_of = {}
-    for p in meta.get("threads") or meta["ranks"]:
+    for p in meta["ranks"]:
         c = p["causes"]
         assert c["attributed"] is True and c["trace_events"] > 0, c
         rows = load_causes(Path(directory) / c["file"])
@@ -83,7 +83,7 @@ def check_accounts(directory, meta):
         for (start, span, lost), causes in detours.items():
             assert sum(causes.values()) >= lost - len(causes), (start, causes)  # each rounded to 1 ns
             assert 0 < lost <= span + 1
-        rows_of[p.get("thread", p.get("rank"))] = rows
+        rows_of[p["rank"]] = rows
     return rows_of
 
 
@@ -116,17 +116,17 @@ def test_a_competitor_is_named_at_its_slices(bin_dir, tmp_path):
     meta = json.loads((tmp_path / "fwq.json").read_text())
     rows_of = check_accounts(tmp_path, meta)
     tpn = meta["ticks_per_ns"]
-    for t in meta["threads"]:
+    for t in meta["ranks"]:
         sl = slices[t["cpu"]]
         sl = sl[(sl[:, 1] > t["start_tick"]) & (sl[:, 2] < t["end_tick"])]
         assert len(sl) > 0.8 * (t["end_tick"] - t["start_tick"]) / tpn / 2e6, len(sl)
-        named = [credited(rows_of[t["thread"]], (b - t["start_tick"]) / tpn,
+        named = [credited(rows_of[t["rank"]], (b - t["start_tick"]) / tpn,
                           (e - t["start_tick"]) / tpn,
                           lambda cls, name: cls == "thread" and
                           name.startswith("noise-slowdown:")) / ((e - b) / tpn)
                  for _, b, e in sl]
         share = np.mean(np.array(named) >= 0.9)
-        assert share >= 0.9, (t["thread"], share, np.percentile(named, [5, 50]))
+        assert share >= 0.9, (t["rank"], share, np.percentile(named, [5, 50]))
         # without a trace, the counters: each slice took the CPU from the thread
         k = t["kernel_counts"]
         assert k["involuntary_switches"] >= 0.9 * len(sl), (k, len(sl))
@@ -151,8 +151,8 @@ def test_injections_are_named_behind_their_timer(run, tmp_path, kernel, args):
     meta = json.loads((tmp_path / "noisy.json").read_text())
     rows_of = check_accounts(tmp_path, meta)
     tpn = meta["ticks_per_ns"]
-    for p in meta.get("threads") or meta["ranks"]:
-        rows = rows_of[p.get("thread", p.get("rank"))]
+    for p in meta["ranks"]:
+        rows = rows_of[p["rank"]]
         inj = load_injections(tmp_path, p)
         entry = (inj["entry"] - p["start_tick"]) / tpn
         exit_ = (inj["exit"] - p["start_tick"]) / tpn
@@ -178,7 +178,7 @@ def test_every_run_counts_its_interrupts_without_a_trace(run, tmp_path, kernel, 
     assert done.returncode == 0, done.stderr
     meta = json.loads((tmp_path / "run.json").read_text())
     assert meta["trace"] == {"attributed": False, "why": "not asked for (--trace)"}
-    for p in meta.get("threads") or meta["ranks"]:
+    for p in meta["ranks"]:
         k = p["kernel_counts"]
         assert "causes" not in p
         assert k["interrupts"] >= p["injections"] > 0, k
@@ -209,6 +209,6 @@ def test_sigterm_writes_the_samples_first_and_removes_the_instance(bin_dir, tmp_
     assert meta["trace"]["attributed"] is False
     assert meta["trace"]["why"].startswith("interrupted by SIGTERM"), meta["trace"]
     assert all(t["causes"] == {"attributed": False} and t["samples"] > 0
-               for t in meta["threads"]), meta["threads"]
-    written = ["cut.json"] + [f"cut_{t['thread']}_times.dat" for t in meta["threads"]]
+               for t in meta["ranks"]), meta["ranks"]
+    written = ["cut.json"] + [f"cut_{t['rank']}_times.dat" for t in meta["ranks"]]
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(written)

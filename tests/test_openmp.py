@@ -20,7 +20,7 @@ def test_omp_threads_follow_omp_places(omp, run, tmp_path, kernel):
     assert res.returncode == 0, res.stderr
     meta = json.loads((tmp_path / "o.json").read_text())
     assert meta["frontend"] == "openmp"
-    cpus = [t["cpu"] for t in meta["threads"]]
+    cpus = [t["cpu"] for t in meta["ranks"]]
     assert len(cpus) == NCPUS and len(set(cpus)) == NCPUS
     assert len(list(tmp_path.glob("o_*_times.dat"))) == NCPUS
 
@@ -30,4 +30,4 @@ def test_omp_without_binding_pins_itself(omp, run, tmp_path):
     res = run("fwq_omp", "-n", 200, "-o", "u", env=env)
     assert res.returncode == 0, res.stderr
     meta = json.loads((tmp_path / "u.json").read_text())
-    assert sorted(t["cpu"] for t in meta["threads"]) == sorted(os.sched_getaffinity(0))
+    assert sorted(t["cpu"] for t in meta["ranks"]) == sorted(os.sched_getaffinity(0))

@@ -39,11 +39,11 @@ def test_fwq_files_and_summary_match(run, tmp_path):
         m2 = (d ** 2).mean()
         assert float(row["kurtosis"]) == pytest.approx((d ** 4).mean() / m2 ** 2, rel=1e-5)
         assert float(row["skewness"]) == pytest.approx((d ** 3).mean() / m2 ** 1.5, rel=1e-5)
-        assert meta["threads"][t]["stats"]["kurtosis"] == pytest.approx(float(row["kurtosis"]),
+        assert meta["ranks"][t]["stats"]["kurtosis"] == pytest.approx(float(row["kurtosis"]),
                                                                          rel=1e-5)
         assert float(row["mean_ns"]) == pytest.approx(
             times.mean() / meta["ticks_per_ns"], rel=1e-3)
-        assert meta["threads"][t]["stats"]["unit"] == "ticks"
+        assert meta["ranks"][t]["stats"]["unit"] == "ticks"
     assert "run kernel=fwq complete=true" in res.stdout
 
 
@@ -57,8 +57,8 @@ def test_fwq_json_describes_the_run(run, tmp_path):
     assert meta["work"] == "daxpy" and meta["daxpy_len"] == 256
     assert meta["work_loops_per_sample"] == 64 and meta["sample_unit"] == "ticks"
     assert meta["ticks_per_work_loop"] > 0 and meta["ticks_per_ns"] > 0
-    assert meta["threads"][0]["samples"] == 500
-    assert meta["threads"][0]["cpu"] in os.sched_getaffinity(0)
+    assert meta["ranks"][0]["samples"] == 500
+    assert meta["ranks"][0]["cpu"] in os.sched_getaffinity(0)
     assert meta["start"]["monotonic_raw_ns"] < meta["end"]["monotonic_raw_ns"]
     assert meta["end"]["utc"].endswith("Z")
     cal = meta["calibration"]
@@ -122,7 +122,7 @@ def test_cpus_option_pins(run, tmp_path):
     res = run("fwq", "--cpus", last, "-n", 100, "-o", "p")
     assert res.returncode == 0, res.stderr
     meta = json.loads((tmp_path / "p.json").read_text())
-    assert [t["cpu"] for t in meta["threads"]] == [last]
+    assert [t["cpu"] for t in meta["ranks"]] == [last]
 
 
 @pytest.mark.parametrize("work", ["multiiter", "asm", "daxpy"])

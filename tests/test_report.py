@@ -101,7 +101,7 @@ def test_injected_noise_is_5_percent(ftq_pairs):
         # at 500 Hz); a line read from a 1.5 s spectrum, and detours of
         # varying length, blur it by a third
         meta = json.loads((ftq_pairs / f"{run}.json").read_text())
-        thread = meta["threads"][0]
+        thread = meta["ranks"][0]
         inj = load_injections(ftq_pairs, thread)
         span = thread["end_tick"] - thread["start_tick"]
         busy = inj["exit"] - inj["entry"]

@@ -23,7 +23,7 @@ def test_signal_keeps_samples_so_far(bin_dir, tmp_path, kernel, sig):
     assert meta["interrupted_by"] == sig.name
     assert "complete=false" in out
     assert not list(tmp_path.glob("*.tmp")), "temporary files left behind"
-    for t in meta["threads"]:
+    for t in meta["ranks"]:
         taken = t["samples"]
         assert 1000 < taken < 10000000
         for name in t["files"]:
@@ -69,4 +69,4 @@ def test_signal_in_the_warm_up_writes_empty_files(bin_dir, tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["x.json", "x_0_times.dat"]
     assert (tmp_path / "x_0_times.dat").read_text() == ""
     meta = json.loads((tmp_path / "x.json").read_text())
-    assert meta["complete"] is False and meta["threads"][0]["samples"] == 0
+    assert meta["complete"] is False and meta["ranks"][0]["samples"] == 0

@@ -80,7 +80,7 @@ def test_slowdown_is_reported_as_running_slow(bin_dir, tmp_path, kernel):
     done, slices = slowed(bin_dir, tmp_path, [bin_dir / kernel, *args, "-o", "slow"])
     assert done.returncode == 0, done.stderr
     meta = json.loads((tmp_path / "slow.json").read_text())
-    for e in meta.get("threads") or meta["ranks"]:
+    for e in meta["ranks"]:
         x, ideal = samples_of(tmp_path, meta, e)
         usual, detour, slow = check_split(e, x, ideal)
         start, end = back_to_back(x, e)
@@ -111,7 +111,7 @@ def test_detours_are_reported_as_detours(run, tmp_path):
     assert done.returncode == 0, done.stderr
     meta = json.loads((tmp_path / "noisy.json").read_text())
     over = meta["inject"]["overhead_ns"] * meta["ticks_per_ns"]
-    for e in meta["threads"]:
+    for e in meta["ranks"]:
         x, ideal = samples_of(tmp_path, meta, e)
         usual, detour, slow = check_split(e, x, ideal)
         start, end = back_to_back(x, e)

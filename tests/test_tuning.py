@@ -39,7 +39,7 @@ def test_the_tuning_object_agrees_with_the_machine(run, tmp_path, kernel, args):
     assert done.returncode == 0, done.stderr
     meta = json.loads((tmp_path / "run.json").read_text())
     t = meta["tuning"]
-    measured = {p["cpu"] for p in meta.get("threads") or meta["ranks"]}
+    measured = {p["cpu"] for p in meta["ranks"]}
 
     # the interrupts that can land on a measured CPU, and only those
     expected = set()

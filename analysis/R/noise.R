@@ -134,12 +134,12 @@ noise_values <- function(run, data) {
 
 # When each sample ended, in s from the start: FWQ and P-SNAP samples follow
 # each other, FTQ quanta carry their end tick.
-end_times <- function(run, data) {
-  tpn <- run$meta$ticks_per_ns
+# Ticks are each rank's own host's.
+end_times <- function(run, t) {
   switch(run$kernel,
-    fwq = cumsum(data$ticks) / tpn / 1e9,
-    psnap = cumsum(data$ns) / 1e9,
-    ftq = (data$tick - run$meta$start_tick) / tpn / 1e9
+    fwq = cumsum(t$data$ticks) / t$ticks_per_ns / 1e9,
+    psnap = cumsum(t$data$ns) / 1e9,
+    ftq = (t$data$tick - t$start_tick) / t$ticks_per_ns / 1e9
   )
 }
 
@@ -147,10 +147,10 @@ end_times <- function(run, data) {
 #   fwq, psnap  (t - min) / min
 #   ftq         (max - count) / max: the share of the best quantum's work missing
 noise_samples <- function(run) {
-  run_long(run, function(d) {
+  run_long(run, function(d, t) {
     x <- noise_values(run, d)
     best <- best_value(x, run$kernel)
-    data.table(value = x, noise = abs(x - best) / best, time_s = end_times(run, d))
+    data.table(value = x, noise = abs(x - best) / best, time_s = end_times(run, t))
   })
 }
 
@@ -234,30 +234,31 @@ speed_figures <- function(run) {
 # units (ticks, ns) to spare the copies a conversion makes.
 noise_over_time <- function(run, bins = 100) {
   if (run$kernel == "selfish") return(detours_over_time(run, bins))
-  tpn <- run$meta$ticks_per_ns
   # per thread: the running sum of its values; FWQ and P-SNAP samples follow
   # each other, so it is also the thread's clock (in ticks, ns)
   sums <- lapply(run$threads, function(t) running_sum(noise_values(run, t$data)))
-  # the clock's unit in s (ns for P-SNAP, ticks for the others), and where a
-  # thread's clock ended
-  unit_s <- if (run$kernel == "psnap") 1e-9 else 1 / tpn / 1e9
+  # each thread's clock unit in s (ns for P-SNAP, its host's ticks for the
+  # others), and where its clock ended
+  unit_s <- vapply(run$threads, function(t) {
+    if (run$kernel == "psnap") 1e-9 else 1 / t$ticks_per_ns / 1e9
+  }, numeric(1))
   ended <- function(i) {
     if (run$kernel == "ftq") {
       tick <- run$threads[[i]]$data$tick
-      tick[length(tick)] - run$meta$start_tick
+      tick[length(tick)] - run$threads[[i]]$start_tick
     } else {
       sums[[i]]$ends[length(sums[[i]]$ends)]
     }
   }
-  width <- max(vapply(seq_along(sums), ended, numeric(1))) * unit_s / bins
+  width <- max(vapply(seq_along(sums), function(i) ended(i) * unit_s[i], numeric(1))) / bins
   rows <- lapply(seq_along(run$threads), function(i) {
     t <- run$threads[[i]]
     x <- sums[[i]]$x
     best <- best_value(x, run$kernel, t$table)
-    edges <- seq_len(bins) * width / unit_s
+    edges <- seq_len(bins) * width / unit_s[i]
     # the samples that ended within each bin's end
     last <- if (run$kernel == "ftq") {
-      findInterval(run$meta$start_tick + edges, t$data$tick)
+      findInterval(t$start_tick + edges, t$data$tick)
     } else {
       running_sum_count(sums[[i]], edges)
     }
@@ -265,7 +266,7 @@ noise_over_time <- function(run, bins = 100) {
     n <- diff(c(0, last))
     total <- diff(c(0, running_sum_at(sums[[i]], last)))
     data.table(bin = seq_len(bins) - 1, noise_percent = lost_percent(run$kernel, total, n,
-      best), unit = t$unit, cpu = t$cpu)[n > 0]
+      best), unit = t$unit, cpu = t$cpu, host = t$host)[n > 0]
   })
   rbindlist(rows)[, time_s := (bin + 0.5) * width][]
 }
@@ -277,7 +278,7 @@ detours_over_time <- function(run, bins) {
     t <- run$threads[[i]]
     t$data[, .(noise_percent = 100 * sum(length_ns - ranks[[i]]$min_iteration_ns) / 1e9 / width),
       by = .(bin = pmin(floor(start_ns / 1e9 / width), bins - 1))
-    ][, `:=`(unit = t$unit, cpu = t$cpu)]
+    ][, `:=`(unit = t$unit, cpu = t$cpu, host = t$host)]
   })
   rbindlist(rows)[, time_s := (bin + 0.5) * width][]
 }

@@ -49,6 +49,6 @@ psnap_by_cores <- function(run_table) {
 psnap_iterations <- function(runs) {
   psnap <- Filter(function(r) r$kernel == "psnap", runs)
   rbindlist(lapply(names(psnap), function(name) {
-    run_long(psnap[[name]], function(d) d[, .(run = name, us = ns / 1e3)])
+    run_long(psnap[[name]], function(d, t) d[, .(run = name, us = ns / 1e3)])
   }))
 }

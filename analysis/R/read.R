@@ -106,8 +106,8 @@ json_field <- function(x, name, path) {
   x[[name]]
 }
 
-# One run: its description, and for each thread (FWQ/FTQ) or rank (P-SNAP,
-# selfish) a list of its number (unit), CPU, host, samples (a data.table of
+# One run: its description, and for each rank (a thread, or an MPI process)
+# a list of its number (unit), CPU, host, tick rate, samples (a data.table of
 # numeric columns) and their value_table. Units stay apart: binding millions
 # of rows into one table would cost more than reading them.
 read_run <- function(json_path) {
@@ -118,8 +118,9 @@ read_run <- function(json_path) {
     stop_input(json_path, sprintf("unknown kernel '%s'", kernel))
   )
   dir <- dirname(json_path)
-  units <- json_field(meta, if (kernel %in% c("fwq", "ftq")) "threads" else "ranks", json_path)
-  if (length(units) == 0) stop_input(json_path, "no threads or ranks in the run description")
+  # "threads": FWQ and FTQ runs written before every kernel ran on one driver
+  units <- meta$ranks %||% meta$threads
+  if (length(units) == 0) stop_input(json_path, "no ranks in the run description")
   host <- meta$machine$hostname %||% NA_character_
   threads <- lapply(units, function(u) {
     files <- file.path(dir, unlist(u$files %||% u$file))
@@ -128,8 +129,11 @@ read_run <- function(json_path) {
     }
     data <- reader(files, u, json_path)
     list(
-      unit = as.integer(u$thread %||% u$rank), cpu = as.integer(u$cpu),
+      unit = as.integer(u$rank %||% u$thread), cpu = as.integer(u$cpu),
       host = u$host %||% host, data = data,
+      # each host's own tick (MPI runs span nodes) and, for FTQ, its start
+      ticks_per_ns = u$ticks_per_ns %||% meta$ticks_per_ns,
+      start_tick = if (kernel == "ftq") u$start_tick %||% meta$start_tick,
       # the distribution of the samples, read once for the statistics that
       # need only that (NULL for detours, or samples that do not tabulate)
       table = if (kernel != "selfish") value_table(noise_values(list(kernel = kernel), data))
@@ -142,10 +146,11 @@ read_run <- function(json_path) {
 }
 
 # The samples of all threads of a run in one table, with unit, cpu and host
-# columns (for figures; the statistics work thread by thread).
-run_long <- function(run, f = identity) {
+# columns (for figures; the statistics work thread by thread). f(data, thread)
+# may derive columns from each thread's samples.
+run_long <- function(run, f = function(d, t) d) {
   rbindlist(lapply(run$threads, function(t) {
-    f(t$data)[, `:=`(unit = t$unit, cpu = t$cpu, host = t$host)]
+    f(t$data, t)[, `:=`(unit = t$unit, cpu = t$cpu, host = t$host)]
   }))
 }
 

@@ -28,7 +28,7 @@ selfish_table <- function(runs) {
 selfish_detours <- function(runs) {
   selfish <- Filter(function(r) r$kernel == "selfish", runs)
   rbindlist(lapply(names(selfish), function(name) {
-    run_long(selfish[[name]], function(d) {
+    run_long(selfish[[name]], function(d, t) {
       d[, .(run = name, start_s = start_ns / 1e9, length_us = length_ns / 1e3)]
     })
   }))

@@ -64,7 +64,7 @@ run_figures <- function(dir, name, run, peaks) {
     # scaled noise below one timer read over the best sample is not resolved;
     # FWQ samples are in ticks, P-SNAP iterations in ns
     resolution_ns <- run$meta$calibration$timer_resolution_ns
-    unit_per_ns <- if (run$kernel == "fwq") run$meta$ticks_per_ns else 1
+    unit_per_ns <- if (run$kernel == "fwq") run$threads[[1]]$ticks_per_ns else 1
     resolution <- resolution_ns * unit_per_ns / max(ns[, min(value), by = unit]$V1)
     add(plot_noise_histogram(ns, resolution, paste(name, "scaled noise per thread")),
       paste0(name, "-histogram"), paste(name, ": histogram of the scaled noise"))

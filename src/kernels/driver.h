@@ -1,14 +1,18 @@
-/* The run of a fixed-work or fixed-time kernel: options, checks, calibration,
- * the team of measuring threads, and the files it leaves.  fwq.c and ftq.c
- * describe what differs between the two. */
+/* The one driver of every kernel. It owns the options and their defaults,
+ * places the participants (threads of one process, OpenMP threads or MPI
+ * ranks: the launch layer linked in, ranks.h), creates the files they write,
+ * calibrates, starts them together, keeps what was measured when SIGINT or
+ * SIGTERM arrives, and writes the parts of the JSON every kernel shares.
+ *
+ * A kernel is one small file (fwq.c, ftq.c, psnap.c, selfish.c) holding a
+ * struct nb_kernel of hooks; docs/kernels.md says how to add one. */
 #ifndef NB_DRIVER_H
 #define NB_DRIVER_H
 
+#include <getopt.h>
 #include <pthread.h>
-#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
-#include <time.h>
 
 #include "calibrate.h"
 #include "causes.h"
@@ -17,90 +21,134 @@
 #include "kcounts.h"
 #include "machine.h"
 #include "output.h"
-#include "speed.h"
-#include "stats.h"
+#include "ranks.h"
+#include "runinfo.h"
 #include "team.h"
 #include "timer.h"
 #include "tracefs.h"
 #include "tuning.h"
 #include "work.h"
 
-enum nb_kernel_id { NB_KERNEL_FWQ, NB_KERNEL_FTQ };
+/* getopt values of the driver's long options; a kernel's start at NB_OPT_KERNEL */
+enum {
+	NB_OPT_CPUS = 256, NB_OPT_WARMUP, NB_OPT_TPN, NB_OPT_INJECT, NB_OPT_NO_PIN,
+	NB_OPT_VERSION, NB_OPT_TRACE, NB_OPT_WORK, NB_OPT_DAXPY,
+	NB_OPT_KERNEL
+};
 
 struct nb_run;
 
 struct nb_kernel {
-	enum nb_kernel_id id;
 	const char *name;
-	size_t sample_size;
-	size_t done_word;           /* offset of the word the loop stores last */
-	int files_per_thread;
-	const char *const *file_suffixes;
-	const char *value_unit;     /* unit of the summarised value */
-	/* after calibration: derive and check the kernel's own parameters, and
-	 * estimate the run's length (r->seconds) */
-	void (*configure)(struct nb_run *r);
-	void (*measure)(struct nb_thread *t);
-	/* writes n samples of thread t to its files (or to out with -s) */
-	void (*write)(struct nb_run *r, struct nb_thread *t, size_t n, FILE **files);
-	/* gathers the summarised value of n samples into v (in place) */
-	uint64_t *(*values)(struct nb_thread *t, size_t n);
-	double (*scaled_noise_mean)(const struct nb_stats *s);
-	/* splits n samples' noise into detours and running slow (speed.h);
-	 * NULL where the samples are not fixed work */
-	void (*speed)(struct nb_thread *t, size_t n, struct nb_speed *s);
-	/* the n samples' detours, in time order, for --trace (causes.h) */
-	size_t (*detours)(struct nb_run *r, struct nb_thread *t, size_t n, struct nb_cause_detour **out);
-	void (*json)(struct nb_run *r, struct nb_json *j);
+	/* what it measures, the files it writes, and its own options' lines */
 	const char *usage;
+	const char *shortopts;          /* its own short options (getopt syntax) */
+	const struct option *longopts;  /* its own long options, NULL-terminated; or NULL */
+	uint64_t default_samples;       /* -n; 0: the kernel has no -n */
+	int has_work;                   /* takes --work and --daxpy-len */
+	int has_stdout;                 /* takes -s: samples to stdout, no data files */
+	/* each participant's data files: PREFIX_<rank>_<suffix> */
+	int nfiles;
+	const char *const *suffixes;
+	size_t sample_size;
+	size_t done_word; /* offset of the word the loop stores last (samples.h) */
+
+	/* one of its own options */
+	void (*option)(struct nb_run *r, int c, const char *arg);
+	/* after the options, before placing: check them together and set
+	 * r->samples where -n is not the buffer's size (may be NULL) */
+	void (*check)(struct nb_run *r);
+	/* after calibration, on every process: derive its parameters and set
+	 * r->seconds; returns why the run cannot go on, or NULL */
+	const char *(*configure)(struct nb_run *r);
+	/* on each participant, pinned, once its samples and work are allocated,
+	 * before the warm-up (may be NULL) */
+	void (*prepare)(struct nb_thread *t);
+	void (*measure)(struct nb_thread *t);
+	/* writes the data files, gathers and reports; signo 0 when complete */
+	void (*finish)(struct nb_run *r, int signo);
+};
+
+/* What every participant reports beside its kernel's figures: fixed size,
+ * so that MPI gathers it as bytes. */
+struct nb_participant {
+	int32_t rank, cpu;
+	char host[64];
+	double ticks_per_ns, timer_read_ticks; /* its own host's tick */
+	uint64_t samples;
+	uint64_t start_tick, end_tick; /* end 0: still measuring */
+	uint64_t injections, injections_missed, injections_logged;
+	double steal_ms; /* its CPU's steal time while it measured; NAN unknown */
+	struct nb_cause_totals causes; /* with --trace (nb_run_attribute) */
+	struct nb_kcount_summary kcounts;
 };
 
 struct nb_run {
 	const struct nb_kernel *k;
 	int argc;
 	char **argv;
+	struct nb_ranks ranks;
 
 	/* options */
-	uint64_t samples;
-	int threads_opt; /* -1: front end's default */
+	uint64_t samples;  /* per participant: the size of its buffer */
+	int threads_opt;   /* -1: the launch layer's default */
 	const char *cpus_opt;
 	const char *prefix;
+	int pin;
 	int to_stdout;
-	const struct nb_work_kind *work;
 	unsigned warmup_ms;
 	double ticks_per_ns_opt;
 	struct nb_inject inject;
 	int trace_opt;
+	const struct nb_work_kind *work;
 	uint64_t daxpy_len;
-	unsigned work_bits;     /* fwq -w */
-	int interval_bits;      /* ftq -i, -1 when not given */
-	double freq_hz;         /* ftq --freq, 0 when not given */
 
-	/* resolved before the start */
-	int nthreads;
-	int cpus[NB_MAX_CPUS];
+	/* the run */
+	double seconds; /* about how long the measurement lasts */
 	struct nb_calibration cal;
 	struct nb_machine machine;
-	double ticks_per_work_loop;
-	uint64_t loops;          /* fwq: work loops per sample */
-	uint64_t interval_ticks; /* ftq: quantum */
-	double seconds;          /* about how long the measurement lasts */
-	struct nb_outfile **files;
-	struct nb_outfile **inject_files; /* one per thread, with --inject */
-	struct nb_outfile **cause_files;  /* one per thread, with --trace */
-	struct nb_trace trace;
+	struct nb_machine *machines; /* the root's: one per host */
+	int nhosts;
+	struct nb_team team;
+	struct nb_outfile **files;        /* nfiles per local participant */
+	struct nb_outfile **inject_files; /* one per local participant, with --inject */
+	struct nb_outfile **cause_files;  /* one per local participant, with --trace */
+	struct nb_trace trace;            /* this process's participants' CPUs */
 	struct nb_kcounts kcounts;
 	struct nb_tuning tuning;
-	struct nb_thread *threads;
-	struct nb_team team;
-
-	struct timespec start_utc, end_utc;
-	struct nb_clock_pair start, end;
+	struct nb_outfile *json; /* the root's */
+	struct nb_run_info info;
 	pthread_mutex_t out_lock;
 	int measuring;
 };
 
-/* Runs the kernel with the command line; returns the exit code. */
+/* Runs kernel k with the command line; returns the exit code. */
 int nb_driver_main(const struct nb_kernel *k, int argc, char **argv);
+
+/* The f-th data file of local participant `local` (stdout with -s). */
+FILE *nb_run_file(struct nb_run *r, int local, int f);
+/* Samples taken so far by a local participant (all of them when complete). */
+size_t nb_run_taken(struct nb_run *r, int local, int signo);
+/* A local participant's common figures. */
+void nb_run_participant(struct nb_run *r, int local, uint64_t samples, struct nb_participant *p);
+/* --trace: joins a local participant's detours (in time order) to what the
+ * trace saw on its CPU, writes its causes file and fills *tot (left
+ * unattributed without a trace). */
+void nb_run_attribute(struct nb_run *r, int local, const struct nb_cause_detour *d, size_t nd,
+		      struct nb_cause_totals *tot);
+/* Writes the injection logs, then renames the local data files into place;
+ * fails the run if any could not be written. */
+void nb_run_commit_files(struct nb_run *r);
+/* The root's copy of every participant's result (`each` bytes; mine holds the
+ * local ones): gathered when the run completed; after a signal, when no
+ * collective is safe, only this process's. Returns NULL on other ranks; the
+ * count is in *n. Free the result. */
+void *nb_run_collect(struct nb_run *r, const void *mine, size_t each, int signo, int *n);
+/* The JSON: head (the kernel adds its keys), a participant's object (the
+ * kernel adds its figures and closes it), then the tail, which commits it and
+ * prints the run's last line. */
+void nb_run_json_head(struct nb_run *r, struct nb_json *j, int signo);
+void nb_run_json_participant(struct nb_run *r, struct nb_json *j, const struct nb_participant *p);
+void nb_run_json_tail(struct nb_run *r, struct nb_json *j, int n, uint64_t samples);
 
 #endif

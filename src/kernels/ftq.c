@@ -4,52 +4,79 @@
 #include <stddef.h>
 #include <stdlib.h>
 
-#include "driver.h"
+#include "quantum.h"
 #include "report.h"
 
-static void configure(struct nb_run *r)
-{
-	double loop_ns = nb_ticks_to_ns(&r->cal, r->ticks_per_work_loop + r->cal.timer_read_ticks);
+enum { OPT_FREQ = NB_OPT_KERNEL };
 
-	if (r->interval_bits >= 0) {
-		r->interval_ticks = (uint64_t)1 << r->interval_bits;
-	} else {
-		if (r->freq_hz == 0)
-			r->freq_hz = 10000;
-		r->interval_ticks = (uint64_t)llround(1e9 / r->freq_hz * r->cal.ticks_per_ns);
-	}
-	double quantum_ns = nb_ticks_to_ns(&r->cal, (double)r->interval_ticks);
+static int interval_bits = -1; /* -i, -1 when not given */
+static double freq_hz;         /* --freq, 0 when not given */
+static uint64_t interval_ticks; /* the quantum, on this host */
+
+static void option(struct nb_run *r, int c, const char *arg)
+{
+	(void)r;
+	if (c == 'i')
+		interval_bits = (int)nb_parse_u64("-i", arg, 8, 40);
+	else
+		freq_hz = nb_parse_double("--freq", arg, 0.001, 1e6);
+}
+
+static void check(struct nb_run *r)
+{
+	(void)r;
+	if (interval_bits >= 0 && freq_hz > 0)
+		nb_fail(NB_EXIT_USAGE, "-i and --freq both set the quantum: give one of them");
+	if (interval_bits < 0 && freq_hz == 0)
+		freq_hz = 10000;
+}
+
+static const char *configure(struct nb_run *r)
+{
+	static char why[512];
+	double loop_ns = nb_ticks_to_ns(&r->cal, nb_quantum_ticks_per_work_loop(r) +
+						      r->cal.timer_read_ticks);
+
+	if (interval_bits >= 0)
+		interval_ticks = (uint64_t)1 << interval_bits;
+	else
+		interval_ticks = (uint64_t)llround(1e9 / freq_hz * r->cal.ticks_per_ns);
+	double quantum_ns = nb_ticks_to_ns(&r->cal, (double)interval_ticks);
 
 	r->seconds = quantum_ns * (double)r->samples / 1e9;
-
-	if (quantum_ns < 10 * loop_ns)
-		nb_fail(NB_EXIT_USAGE,
-			"a quantum of %.0f ns holds fewer than 10 %s work loops (%.0f ns each with "
-			"the timer read): choose a lower --freq or a larger -i",
-			quantum_ns, r->work->name, loop_ns);
+	if (quantum_ns < 10 * loop_ns) {
+		snprintf(why, sizeof(why),
+			 "a quantum of %.0f ns holds fewer than 10 %s work loops (%.0f ns each with "
+			 "the timer read) on %s: choose a lower --freq or a larger -i",
+			 quantum_ns, r->work->name, loop_ns, r->ranks.host);
+		return why;
+	}
+	return NULL;
 }
 
 static void measure(struct nb_thread *t)
 {
 	struct nb_run *r = t->arg;
 
-	r->work->ftq(&t->work, t->samples, r->samples, r->team.start_tick, r->interval_ticks);
+	r->work->ftq(&t->work, t->samples, r->samples, r->team.start_tick, interval_ticks);
 }
 
-static void write_samples(struct nb_run *r, struct nb_thread *t, size_t n, FILE **out)
+static void write_samples(struct nb_run *r, int local, size_t n)
 {
-	const uint64_t *words = t->samples;
+	const uint64_t *words = r->ranks.local[local].samples;
 
 	if (r->to_stdout) { /* "end_tick count" per line, as the original -s */
-		const struct nb_ftq_sample *s = t->samples;
+		const struct nb_ftq_sample *s = r->ranks.local[local].samples;
 
 		for (size_t i = 0; i < n; i++)
-			fprintf(out[0], "%llu %llu\n", (unsigned long long)s[i].tick,
-				(unsigned long long)s[i].count);
+			printf("%llu %llu\n", (unsigned long long)s[i].tick,
+			       (unsigned long long)s[i].count);
 		return;
 	}
-	nb_write_u64_column(out[0], words + offsetof(struct nb_ftq_sample, count) / 8, n, 2);
-	nb_write_u64_column(out[1], words + offsetof(struct nb_ftq_sample, tick) / 8, n, 2);
+	nb_write_u64_column(nb_run_file(r, local, 0),
+			    words + offsetof(struct nb_ftq_sample, count) / 8, n, 2);
+	nb_write_u64_column(nb_run_file(r, local, 1),
+			    words + offsetof(struct nb_ftq_sample, tick) / 8, n, 2);
 }
 
 /* Moves the counts to the front of the buffer: sample i is read at word 2i
@@ -69,6 +96,11 @@ static double scaled_noise_mean(const struct nb_stats *s)
 	return (s->max - s->mean) / s->max;
 }
 
+static double best(const struct nb_stats *s)
+{
+	return s->max;
+}
+
 /* A quantum's loss is its length less what its count of work takes at the
  * run's best rate (the short-of-work of FTQ, against the best quantum as
  * nb_detours_fixed_work is against the fastest sample); it is a detour when
@@ -77,8 +109,9 @@ static double scaled_noise_mean(const struct nb_stats *s)
 static size_t detours(struct nb_run *r, struct nb_thread *t, size_t n, struct nb_cause_detour **out)
 {
 	const struct nb_ftq_sample *s = t->samples;
-	double rate = INFINITY, unit = r->ticks_per_work_loop + r->cal.timer_read_ticks;
-	double threshold = NB_CAUSE_THRESHOLD * (double)r->interval_ticks + unit +
+	double rate = INFINITY,
+	       unit = nb_quantum_ticks_per_work_loop(r) + r->cal.timer_read_ticks;
+	double threshold = NB_CAUSE_THRESHOLD * (double)interval_ticks + unit +
 			   2 * r->cal.timer_read_ticks;
 	struct nb_cause_detour *d = malloc((n ? n : 1) * sizeof(*d));
 	size_t m = 0;
@@ -104,37 +137,66 @@ static size_t detours(struct nb_run *r, struct nb_thread *t, size_t n, struct nb
 
 static void json(struct nb_run *r, struct nb_json *j)
 {
-	nb_json_uint(j, "quantum_ticks", r->interval_ticks);
-	nb_json_double(j, "quantum_ns", nb_ticks_to_ns(&r->cal, (double)r->interval_ticks));
-	if (r->interval_bits >= 0)
-		nb_json_int(j, "interval_bits", r->interval_bits);
+	nb_json_uint(j, "quantum_ticks", interval_ticks);
+	nb_json_double(j, "quantum_ns", nb_ticks_to_ns(&r->cal, (double)interval_ticks));
+	if (interval_bits >= 0)
+		nb_json_int(j, "interval_bits", interval_bits);
 	else
-		nb_json_double(j, "frequency_hz", r->freq_hz);
+		nb_json_double(j, "frequency_hz", freq_hz);
 	nb_json_string(j, "sample_unit", "work loops per quantum; times in ticks");
+}
+
+static void summary(const struct nb_participant *p, const struct nb_stats *s)
+{
+	(void)s;
+	printf(" quantum_ns=%.1f", (double)interval_ticks / p->ticks_per_ns);
+}
+
+static const struct nb_quantum quantum = {
+	.value_unit = "loops",
+	.write = write_samples,
+	.values = values,
+	.scaled_noise_mean = scaled_noise_mean,
+	.best = best,
+	.detours = detours,
+	.json = json,
+	.summary = summary,
+};
+
+static void finish(struct nb_run *r, int signo)
+{
+	nb_quantum_finish(r, &quantum, signo);
 }
 
 static const char *const suffixes[] = { "counts.dat", "times.dat" };
 
+static const struct option longopts[] = {
+	{ "freq", required_argument, NULL, OPT_FREQ },
+	{ NULL, 0, NULL, 0 },
+};
+
 static const struct nb_kernel ftq = {
-	.id = NB_KERNEL_FTQ,
 	.name = "ftq",
-	.sample_size = sizeof(struct nb_ftq_sample),
-	.done_word = offsetof(struct nb_ftq_sample, tick),
-	.files_per_thread = 2,
-	.file_suffixes = suffixes,
-	.value_unit = "loops",
-	.configure = configure,
-	.measure = measure,
-	.write = write_samples,
-	.values = values,
-	.scaled_noise_mean = scaled_noise_mean,
-	.detours = detours,
-	.json = json,
 	.usage = "Fixed time quantum: count work loops in each quantum, SAMPLES quanta, on each\n"
-		 "thread.  Writes PREFIX_<thread>_counts.dat (work loops per quantum),\n"
-		 "PREFIX_<thread>_times.dat (tick at the end of each quantum) and PREFIX.json.\n"
+		 "participant.  Writes PREFIX_<rank>_counts.dat (work loops per quantum),\n"
+		 "PREFIX_<rank>_times.dat (tick at the end of each quantum) and PREFIX.json.\n"
+		 "  -n SAMPLES           quanta per participant (default 10000)\n"
 		 "  --freq HZ            sampling frequency (default 10000: a 100 us quantum)\n"
 		 "  -i BITS              a quantum of 2^BITS ticks instead of --freq\n",
+	.shortopts = "i:",
+	.longopts = longopts,
+	.default_samples = 10000,
+	.has_work = 1,
+	.has_stdout = 1,
+	.nfiles = 2,
+	.suffixes = suffixes,
+	.sample_size = sizeof(struct nb_ftq_sample),
+	.done_word = offsetof(struct nb_ftq_sample, tick),
+	.option = option,
+	.check = check,
+	.configure = configure,
+	.measure = measure,
+	.finish = finish,
 };
 
 int main(int argc, char **argv)

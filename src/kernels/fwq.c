@@ -2,26 +2,37 @@
  * and records how many ticks it took.  Noise makes samples longer. */
 #include <stdlib.h>
 
-#include "driver.h"
+#include "quantum.h"
+#include "report.h"
 
-static void configure(struct nb_run *r)
+static unsigned work_bits = 12;
+static uint64_t loops; /* work loops per sample */
+
+static void option(struct nb_run *r, int c, const char *arg)
 {
-	r->loops = (uint64_t)1 << r->work_bits;
-	r->seconds = nb_ticks_to_ns(&r->cal, (double)r->samples * (double)r->loops *
-						     r->ticks_per_work_loop) / 1e9;
+	(void)r;
+	(void)c; /* -w, its only one */
+	work_bits = (unsigned)nb_parse_u64("-w", arg, 0, 40);
+}
+
+static const char *configure(struct nb_run *r)
+{
+	loops = (uint64_t)1 << work_bits;
+	r->seconds = nb_ticks_to_ns(&r->cal, (double)r->samples * (double)loops *
+						     nb_quantum_ticks_per_work_loop(r)) / 1e9;
+	return NULL;
 }
 
 static void measure(struct nb_thread *t)
 {
 	struct nb_run *r = t->arg;
 
-	r->work->fwq(&t->work, t->samples, r->samples, r->loops, &t->start_tick);
+	r->work->fwq(&t->work, t->samples, r->samples, loops, &t->start_tick);
 }
 
-static void write_samples(struct nb_run *r, struct nb_thread *t, size_t n, FILE **out)
+static void write_samples(struct nb_run *r, int local, size_t n)
 {
-	(void)r;
-	nb_write_u64_column(out[0], t->samples, n, 1);
+	nb_write_u64_column(nb_run_file(r, local, 0), r->ranks.local[local].samples, n, 1);
 }
 
 static uint64_t *values(struct nb_thread *t, size_t n)
@@ -34,6 +45,11 @@ static uint64_t *values(struct nb_thread *t, size_t n)
 static double scaled_noise_mean(const struct nb_stats *s)
 {
 	return (s->mean - s->min) / s->min;
+}
+
+static double best(const struct nb_stats *s)
+{
+	return s->min;
 }
 
 /* Against the fastest sample, Sequoia's ideal. */
@@ -54,32 +70,54 @@ static size_t detours(struct nb_run *r, struct nb_thread *t, size_t n, struct nb
 
 static void json(struct nb_run *r, struct nb_json *j)
 {
-	nb_json_uint(j, "work_bits", r->work_bits);
-	nb_json_uint(j, "work_loops_per_sample", r->loops);
+	(void)r;
+	nb_json_uint(j, "work_bits", work_bits);
+	nb_json_uint(j, "work_loops_per_sample", loops);
 	nb_json_string(j, "sample_unit", "ticks");
+}
+
+static void summary(const struct nb_participant *p, const struct nb_stats *s)
+{
+	printf(" mean_ns=%.1f", s->mean / p->ticks_per_ns);
+}
+
+static const struct nb_quantum quantum = {
+	.value_unit = "ticks",
+	.write = write_samples,
+	.values = values,
+	.scaled_noise_mean = scaled_noise_mean,
+	.best = best,
+	.speed = speed,
+	.detours = detours,
+	.json = json,
+	.summary = summary,
+};
+
+static void finish(struct nb_run *r, int signo)
+{
+	nb_quantum_finish(r, &quantum, signo);
 }
 
 static const char *const suffixes[] = { "times.dat" };
 
 static const struct nb_kernel fwq = {
-	.id = NB_KERNEL_FWQ,
 	.name = "fwq",
+	.usage = "Fixed work quantum: time 2^BITS work loops, SAMPLES times, on each participant.\n"
+		 "Writes PREFIX_<rank>_times.dat (ticks per sample) and PREFIX.json.\n"
+		 "  -n SAMPLES           samples per participant (default 10000)\n"
+		 "  -w BITS              2^BITS work loops per sample (default 12, at most 40)\n",
+	.shortopts = "w:",
+	.default_samples = 10000,
+	.has_work = 1,
+	.has_stdout = 1,
+	.nfiles = 1,
+	.suffixes = suffixes,
 	.sample_size = sizeof(uint64_t),
 	.done_word = 0,
-	.files_per_thread = 1,
-	.file_suffixes = suffixes,
-	.value_unit = "ticks",
+	.option = option,
 	.configure = configure,
 	.measure = measure,
-	.write = write_samples,
-	.values = values,
-	.scaled_noise_mean = scaled_noise_mean,
-	.speed = speed,
-	.detours = detours,
-	.json = json,
-	.usage = "Fixed work quantum: time 2^BITS work loops, SAMPLES times, on each thread.\n"
-		 "Writes PREFIX_<thread>_times.dat (ticks per sample) and PREFIX.json.\n"
-		 "  -w BITS              2^BITS work loops per sample (default 12, at most 40)\n",
+	.finish = finish,
 };
 
 int main(int argc, char **argv)

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rankmain.h"
+#include "driver.h"
 #include "report.h"
 #include "samples.h"
 #include "speed.h"
@@ -21,18 +21,15 @@
 enum { MAX_STEPS = 24, MAX_BINS = 8192, CALIBRATION_SAMPLES = 5 };
 
 struct options {
-	uint64_t reps, warmup_reps, count, granularity_us, bucket_us;
+	uint64_t warmup_reps, count, granularity_us, bucket_us;
 	int warmup_given;
-	const struct nb_work_kind *work;
 };
 
 /* What each participant sends the root: fixed size, so it gathers as bytes. */
 struct result {
-	int32_t rank, cpu;
-	char host[64];
-	struct nb_rank_clock clock;
+	struct nb_participant p;
 	struct nb_speed speed;
-	uint64_t count, samples, overflow;
+	uint64_t count, overflow;
 	double calibrated_us, ideal_us, total_us, min_us, mean_us, max_us, std_us, correlation;
 	uint32_t nsteps;
 	uint64_t step_count[MAX_STEPS];
@@ -49,81 +46,60 @@ struct state {
 	double step_us[MAX_STEPS];
 };
 
-static struct options opt;
-static struct nb_rank_run run;
+static struct options opt = { .granularity_us = 1000, .bucket_us = 1 };
+static struct nb_run *run;
 static struct state *states;
 static double bucket_us; /* the histogram's, after widening to fit MAX_BINS */
 static int nbins;
 
-static const char usage[] =
-	"P-SNAP: a spin loop calibrated to GRANULARITY us, REPS times, on every CPU.\n"
-	"Writes PREFIX_<rank>_times.dat (ns per iteration) and PREFIX.json; prints\n"
-	"histograms per rank and the PRACE summary.\n"
-	"  -n REPS              repetitions (default 100000)\n"
-	"  -w REPS              warm-up repetitions, not recorded (default 10% of -n)\n"
-	"  -c COUNT             spin count per iteration (default: calibrate)\n"
-	"  -g USECS             granularity: the time of one iteration (default 1000)\n"
-	"  --bucket-us US       histogram bucket width (default 1)\n"
-	"  --work KIND          the spin loop's work (default multiiter)\n";
+enum { OPT_BUCKET = NB_OPT_KERNEL };
 
-enum { OPT_BUCKET = NB_OPT_KERNEL, OPT_WORK };
-
-static void parse(int argc, char **argv)
+static void option(struct nb_run *r, int c, const char *arg)
 {
-	static const struct option longopts[] = {
-		NB_RANK_LONG_OPTIONS,
-		{ "bucket-us", required_argument, NULL, OPT_BUCKET },
-		{ "work", required_argument, NULL, OPT_WORK },
-		{ NULL, 0, NULL, 0 },
-	};
-	const char *work = "multiiter";
-	int c;
-
-	opt.reps = 100000;
-	opt.granularity_us = 1000;
-	opt.bucket_us = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:n:w:c:g:t:o:h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'n':
-			opt.reps = nb_parse_u64("-n", optarg, 1, (uint64_t)1 << 36);
-			break;
-		case 'w':
-			opt.warmup_reps = nb_parse_u64("-w", optarg, 0, (uint64_t)1 << 36);
-			opt.warmup_given = 1;
-			break;
-		case 'c':
-			opt.count = nb_parse_u64("-c", optarg, 1, (uint64_t)1 << 40);
-			break;
-		case 'g':
-			opt.granularity_us = nb_parse_u64("-g", optarg, 1, 60000000);
-			break;
-		case OPT_BUCKET:
-			opt.bucket_us = nb_parse_u64("--bucket-us", optarg, 1, 60000000);
-			break;
-		case OPT_WORK:
-			work = optarg;
-			break;
-		default:
-			nb_rank_option(&run, c, optarg, usage);
-		}
+	(void)r;
+	switch (c) {
+	case 'w':
+		opt.warmup_reps = nb_parse_u64("-w", arg, 0, (uint64_t)1 << 36);
+		opt.warmup_given = 1;
+		break;
+	case 'c':
+		opt.count = nb_parse_u64("-c", arg, 1, (uint64_t)1 << 40);
+		break;
+	case 'g':
+		opt.granularity_us = nb_parse_u64("-g", arg, 1, 60000000);
+		break;
+	case OPT_BUCKET:
+		opt.bucket_us = nb_parse_u64("--bucket-us", arg, 1, 60000000);
+		break;
 	}
-	if (optind < argc)
-		nb_fail(NB_EXIT_USAGE, "unexpected argument '%s' (see -h)", argv[optind]);
+}
+
+static void check(struct nb_run *r)
+{
+	if (r->samples > (uint64_t)1 << 36)
+		nb_fail(NB_EXIT_USAGE, "-n %llu: at most 2^36 repetitions",
+			(unsigned long long)r->samples);
 	if (!opt.warmup_given)
-		opt.warmup_reps = opt.reps / 10;
-	opt.work = nb_work_find(work);
-	if (!opt.work)
-		nb_fail(NB_EXIT_USAGE, "--work %s: not compiled into this binary", work);
+		opt.warmup_reps = r->samples / 10;
 	bucket_us = (double)opt.bucket_us;
 	if (4.0 * opt.granularity_us / bucket_us > MAX_BINS)
 		bucket_us = ceil(4.0 * opt.granularity_us / MAX_BINS);
 	nbins = (int)ceil(4.0 * opt.granularity_us / bucket_us);
 }
 
+static const char *configure(struct nb_run *r)
+{
+	run = r;
+	r->seconds = (double)r->samples * (double)opt.granularity_us / 1e6;
+	states = calloc(r->ranks.nlocal, sizeof(*states));
+	if (!states)
+		nb_fail(NB_EXIT_FAILURE, "out of memory");
+	return NULL;
+}
+
 static double ticks_to_us(double ticks)
 {
-	return ticks / run.cal.ticks_per_ns / 1000.0;
+	return ticks / run->cal.ticks_per_ns / 1000.0;
 }
 
 /* P-SNAP's calibration: adjust the count until the fastest of a few
@@ -131,18 +107,18 @@ static double ticks_to_us(double ticks)
 static void calibrate_count(struct nb_thread *t, struct state *st)
 {
 	uint64_t s[CALIBRATION_SAMPLES], first;
-	double target = (double)opt.granularity_us * 1000.0 * run.cal.ticks_per_ns;
+	double target = (double)opt.granularity_us * 1000.0 * run->cal.ticks_per_ns;
 	uint64_t count = opt.count;
 
 	if (!count) {
-		double per_loop = nb_work_ticks_per_loop(opt.work, &t->work, run.cal.ticks_per_ns);
+		double per_loop = nb_work_ticks_per_loop(run->work, &t->work, run->cal.ticks_per_ns);
 
 		count = (uint64_t)fmax(1.0, target / per_loop);
 	}
 	for (st->nsteps = 0; st->nsteps < MAX_STEPS;) {
 		uint64_t best = UINT64_MAX;
 
-		opt.work->fwq(&t->work, s, CALIBRATION_SAMPLES, count, &first);
+		run->work->fwq(&t->work, s, CALIBRATION_SAMPLES, count, &first);
 		for (int i = 0; i < CALIBRATION_SAMPLES; i++)
 			best = s[i] < best ? s[i] : best;
 		st->step_count[st->nsteps] = count;
@@ -156,16 +132,15 @@ static void calibrate_count(struct nb_thread *t, struct state *st)
 
 static void prepare(struct nb_thread *t)
 {
-	struct state *st = &states[t - run.ranks.local];
+	struct state *st = &states[t - run->ranks.local];
 
-	nb_work_ctx_init(&t->work, 1024);
 	calibrate_count(t, st);
 	st->calibrated_us = st->nsteps ? st->step_us[st->nsteps - 1] : NAN;
 	if (opt.warmup_reps) {
 		uint64_t *scratch = nb_samples_alloc(opt.warmup_reps, sizeof(uint64_t));
 		uint64_t best = UINT64_MAX, first;
 
-		opt.work->fwq(&t->work, scratch, opt.warmup_reps, st->count, &first);
+		run->work->fwq(&t->work, scratch, opt.warmup_reps, st->count, &first);
 		/* The warm-up runs the calibrated count too: its fastest iteration
 		 * joins the calibration's 5, as a VM's speed moves by a few % over
 		 * milliseconds and a calibration in a slow stretch would make the
@@ -175,12 +150,11 @@ static void prepare(struct nb_thread *t)
 		st->calibrated_us = fmin(st->calibrated_us, ticks_to_us((double)best));
 		nb_samples_free(scratch, opt.warmup_reps, sizeof(uint64_t));
 	}
-	t->samples = nb_samples_alloc(opt.reps, sizeof(uint64_t));
 }
 
 static void measure(struct nb_thread *t)
 {
-	opt.work->fwq(&t->work, t->samples, opt.reps, states[t - run.ranks.local].count,
+	run->work->fwq(&t->work, t->samples, run->samples, states[t - run->ranks.local].count,
 		      &t->start_tick);
 }
 
@@ -206,23 +180,19 @@ static double correlation(const uint64_t *a, const uint64_t *b, size_t n)
 
 static void compute(int local, size_t n, const uint64_t *rank0, size_t n0, struct result *res)
 {
-	struct nb_thread *t = &run.ranks.local[local];
+	struct nb_thread *t = &run->ranks.local[local];
 	struct state *st = &states[local];
 	const uint64_t *v = t->samples;
 	double sum = 0, sq = 0, min = INFINITY, max = 0;
 
 	memset(res, 0, sizeof(*res));
-	res->rank = t->index;
-	res->cpu = t->cpu;
-	snprintf(res->host, sizeof(res->host), "%.63s", run.ranks.host);
 	res->count = st->count;
-	res->samples = n;
-	nb_rank_clock_get(&run, local, &res->clock);
-	if (run.trace_opt) {
+	nb_run_participant(run, local, n, &res->p);
+	if (run->trace_opt) {
 		struct nb_cause_detour *d;
-		size_t nd = nb_detours_fixed_work(v, n, t->start_tick, run.cal.timer_read_ticks, &d);
+		size_t nd = nb_detours_fixed_work(v, n, t->start_tick, run->cal.timer_read_ticks, &d);
 
-		nb_rank_attribute(&run, local, d, nd, &res->clock.causes);
+		nb_run_attribute(run, local, d, nd, &res->p.causes);
 		free(d);
 	}
 	res->calibrated_us = st->calibrated_us;
@@ -252,23 +222,23 @@ static void compute(int local, size_t n, const uint64_t *rank0, size_t n0, struc
 	 * too: were the machine faster during the run than while calibrating,
 	 * the calibrated time alone would hide that much of the noise. */
 	res->ideal_us = fmin(st->calibrated_us, res->min_us);
-	nb_speed_split(v, n, res->ideal_us * 1000.0 * run.cal.ticks_per_ns, &res->speed);
+	nb_speed_split(v, n, res->ideal_us * 1000.0 * run->cal.ticks_per_ns, &res->speed);
 }
 
 static double noise_percent(const struct result *r)
 {
-	double ideal = (double)r->samples * r->ideal_us;
+	double ideal = (double)r->p.samples * r->ideal_us;
 
 	return 100.0 * (r->total_us - ideal) / ideal;
 }
 
 static void write_times(int local, size_t n)
 {
-	const uint64_t *v = run.ranks.local[local].samples;
-	FILE *f = run.files[local]->f;
+	const uint64_t *v = run->ranks.local[local].samples;
+	FILE *f = nb_run_file(run, local, 0);
 
 	for (size_t i = 0; i < n; i++)
-		fprintf(f, "%lld\n", llround((double)v[i] / run.cal.ticks_per_ns));
+		fprintf(f, "%lld\n", llround((double)v[i] / run->cal.ticks_per_ns));
 }
 
 static void report(const struct result *all, int nranks, int signo)
@@ -282,7 +252,7 @@ static void report(const struct result *all, int nranks, int signo)
 		       r0->step_us[s]);
 	for (int i = 0; i < nranks; i++)
 		printf("#rank %d host %s cpu %d count %llu calibrated_us %.3f ideal_us %.3f\n",
-		       all[i].rank, all[i].host, all[i].cpu, (unsigned long long)all[i].count,
+		       all[i].p.rank, all[i].p.host, all[i].p.cpu, (unsigned long long)all[i].count,
 		       all[i].calibrated_us, all[i].ideal_us);
 	printf("#columns: '# rank correlation_with_rank_0 total_time_us host', then per line "
 	       "'iteration_time_us iterations' (buckets of %g us; 'overflow' counts %g us or more)\n",
@@ -290,13 +260,13 @@ static void report(const struct result *all, int nranks, int signo)
 	for (int i = 0; i < nranks; i++) {
 		const struct result *r = &all[i];
 
-		printf("# %d %.6f %.0f %s\n", r->rank, r->correlation, r->total_us, r->host);
+		printf("# %d %.6f %.0f %s\n", r->p.rank, r->correlation, r->total_us, r->p.host);
 		for (int b = 0; b < nbins; b++)
 			if (r->bins[b])
 				printf("%g %u\n", b * bucket_us, r->bins[b]);
 		if (r->overflow)
 			printf("overflow %llu\n", (unsigned long long)r->overflow);
-		calib += (double)r->samples * r->ideal_us / 1e6 / nranks;
+		calib += (double)r->p.samples * r->ideal_us / 1e6 / nranks;
 		mean += r->total_us / 1e6 / nranks;
 		if (i > 0 && (isnan(maxcorr) || fabs(r->correlation) > maxcorr))
 			maxcorr = fabs(r->correlation);
@@ -310,22 +280,21 @@ static void report(const struct result *all, int nranks, int signo)
 		printf("psnap rank=%d host=%s cpu=%d count=%llu iterations=%llu total_time_us=%.0f "
 		       "min_us=%.3f mean_us=%.3f max_us=%.3f correlation=%.6f noise_percent=%.4f "
 		       "injections=%llu",
-		       all[i].rank, all[i].host, all[i].cpu, (unsigned long long)all[i].count,
-		       (unsigned long long)all[i].samples, all[i].total_us, all[i].min_us,
+		       all[i].p.rank, all[i].p.host, all[i].p.cpu, (unsigned long long)all[i].count,
+		       (unsigned long long)all[i].p.samples, all[i].total_us, all[i].min_us,
 		       all[i].mean_us, all[i].max_us, all[i].correlation, noise_percent(&all[i]),
-		       (unsigned long long)all[i].clock.injections);
+		       (unsigned long long)all[i].p.injections);
 		nb_speed_print(&all[i].speed);
-		nb_causes_print(&all[i].clock.causes);
+		nb_causes_print(&all[i].p.causes);
 		putchar('\n');
 	}
 	printf("psnap summary ranks=%d reps=%llu granularity_us=%llu calibration_time_s=%.3f "
 	       "mean_run_time_s=%.3f sd_run_time_s=%.6f os_noise_percent=%.4f max_correlation=%.6f\n",
-	       nranks, (unsigned long long)opt.reps, (unsigned long long)opt.granularity_us, calib,
+	       nranks, (unsigned long long)run->samples, (unsigned long long)opt.granularity_us, calib,
 	       mean, sd, noise, maxcorr);
 
-	nb_rank_json_head(&run, &j, signo);
-	nb_json_string(&j, "work", opt.work->name);
-	nb_json_uint(&j, "reps", opt.reps);
+	nb_run_json_head(run, &j, signo);
+	nb_json_uint(&j, "reps", run->samples);
 	nb_json_uint(&j, "warmup_reps", opt.warmup_reps);
 	nb_json_uint(&j, "granularity_us", opt.granularity_us);
 	nb_json_bool(&j, "count_given", opt.count != 0);
@@ -341,12 +310,10 @@ static void report(const struct result *all, int nranks, int signo)
 	nb_json_end(&j, '}');
 	nb_json_array(&j, "ranks");
 	for (int i = 0; i < nranks; i++) {
-		nb_rank_json_rank(&run, &j, all[i].rank, all[i].host, all[i].cpu, "times.dat");
+		nb_run_json_participant(run, &j, &all[i].p);
 		nb_json_uint(&j, "count", all[i].count);
 		nb_json_double(&j, "calibrated_us", all[i].calibrated_us);
 		nb_json_double(&j, "ideal_us", all[i].ideal_us);
-		nb_json_uint(&j, "samples", all[i].samples);
-		nb_rank_json_clock(&run, &j, all[i].rank, &all[i].clock);
 		nb_speed_json(&j, &all[i].speed);
 		nb_json_double(&j, "total_time_us", all[i].total_us);
 		nb_json_double(&j, "min_us", all[i].min_us);
@@ -358,14 +325,18 @@ static void report(const struct result *all, int nranks, int signo)
 		nb_json_end(&j, '}');
 	}
 	nb_json_end(&j, ']');
-	nb_rank_json_tail(&run, &j, nranks);
+	uint64_t total = 0;
+
+	for (int i = 0; i < nranks; i++)
+		total += all[i].p.samples;
+	nb_run_json_tail(run, &j, nranks, total);
 }
 
 /* Complete: every rank writes its files, rank 0's series goes to all for the
  * correlations, and the root gathers one result per rank and reports.
  * Interrupted: no collective is safe any more; each process writes what its
  * participants measured and the root reports on its own participants. */
-static void finish(struct nb_rank_run *rr, int signo)
+static void finish(struct nb_run *rr, int signo)
 {
 	struct nb_ranks *r = &rr->ranks;
 	size_t *taken = calloc(r->nlocal, sizeof(*taken));
@@ -375,25 +346,25 @@ static void finish(struct nb_rank_run *rr, int signo)
 	if (!taken || !mine)
 		nb_fail(NB_EXIT_FAILURE, "out of memory for the results");
 	for (int i = 0; i < r->nlocal; i++) {
-		taken[i] = signo ? nb_rank_taken(rr, i) : opt.reps;
+		taken[i] = nb_run_taken(rr, i, signo);
 		write_times(i, taken[i]);
 	}
-	nb_rank_commit_files(rr);
+	nb_run_commit_files(rr);
 
 	const uint64_t *rank0 = r->local[0].samples;
 	uint64_t *copy = NULL;
 
 	if (!signo && !r->root) {
-		copy = malloc(opt.reps * sizeof(*copy));
+		copy = malloc(run->samples * sizeof(*copy));
 		if (!copy)
 			nb_fail(NB_EXIT_FAILURE, "out of memory for rank 0's series");
 		rank0 = copy;
 	}
 	if (!signo)
-		nb_ranks_bcast(r, (void *)rank0, opt.reps * sizeof(*rank0));
+		nb_ranks_bcast(r, (void *)rank0, run->samples * sizeof(*rank0));
 	for (int i = 0; i < r->nlocal; i++)
-		compute(i, taken[i], rank0, signo ? taken[0] : opt.reps, &mine[i]);
-	all = nb_rank_collect(rr, mine, sizeof(*mine), signo, &nranks);
+		compute(i, taken[i], rank0, signo ? taken[0] : run->samples, &mine[i]);
+	all = nb_run_collect(rr, mine, sizeof(*mine), signo, &nranks);
 	if (r->root)
 		report(all, nranks, signo);
 	fflush(stdout);
@@ -403,22 +374,40 @@ static void finish(struct nb_rank_run *rr, int signo)
 	free(taken);
 }
 
+static const struct option longopts[] = {
+	{ "bucket-us", required_argument, NULL, OPT_BUCKET },
+	{ NULL, 0, NULL, 0 },
+};
+
+static const char *const suffixes[] = { "times.dat" };
+
+static const struct nb_kernel psnap = {
+	.name = "psnap",
+	.usage = "P-SNAP: a spin loop calibrated to GRANULARITY us, REPS times, on every CPU.\n"
+		 "Writes PREFIX_<rank>_times.dat (ns per iteration) and PREFIX.json; prints\n"
+		 "histograms per rank and the PRACE summary.\n"
+		 "  -n REPS              repetitions (default 100000)\n"
+		 "  -w REPS              warm-up repetitions, not recorded (default 10% of -n)\n"
+		 "  -c COUNT             spin count per iteration (default: calibrate)\n"
+		 "  -g USECS             granularity: the time of one iteration (default 1000)\n"
+		 "  --bucket-us US       histogram bucket width (default 1)\n",
+	.shortopts = "w:c:g:",
+	.longopts = longopts,
+	.default_samples = 100000,
+	.has_work = 1,
+	.nfiles = 1,
+	.suffixes = suffixes,
+	.sample_size = sizeof(uint64_t),
+	.done_word = 0,
+	.option = option,
+	.check = check,
+	.configure = configure,
+	.prepare = prepare,
+	.measure = measure,
+	.finish = finish,
+};
+
 int main(int argc, char **argv)
 {
-	nb_rank_begin(&run, "psnap", &argc, &argv);
-	parse(argc, argv);
-	run.capacity = opt.reps;
-	run.seconds = (double)opt.reps * (double)opt.granularity_us / 1e6;
-	run.sample_size = sizeof(uint64_t);
-	run.done_word = 0;
-	run.finish = finish;
-	nb_rank_prepare(&run, "times.dat");
-	states = calloc(run.ranks.nlocal, sizeof(*states));
-	if (!states)
-		nb_fail(NB_EXIT_FAILURE, "out of memory");
-	nb_rank_measure(&run, prepare, measure);
-	finish(&run, 0);
-	free(states);
-	nb_rank_end(&run);
-	return 0;
+	return nb_driver_main(&psnap, argc, argv);
 }

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "rankmain.h"
+#include "driver.h"
 #include "report.h"
 #include "samples.h"
 #include "selfish.h"
@@ -22,9 +22,7 @@ struct options {
 };
 
 struct result {
-	int32_t rank, cpu;
-	char host[64];
-	struct nb_rank_clock clock;
+	struct nb_participant p;
 	struct nb_speed speed;
 	uint64_t min_ticks, iterations, detours;
 	double min_ns, ordinary_ns, period_s, overhead_percent, detours_per_s, median_detour_ns;
@@ -38,69 +36,58 @@ struct state {
 	int done;
 };
 
-static struct options opt;
-static struct nb_rank_run run;
+static struct options opt = { .detours = 10000, .seconds = 60, .threshold_percent = 900 };
+static struct nb_run *run;
 static struct state *states;
-
-static const char usage[] =
-	"Selfish detour: record every loop iteration longer than THRESHOLD% of the\n"
-	"minimal one, on every CPU, until DETOURS are recorded or SECONDS have passed.\n"
-	"Writes PREFIX_<rank>_detours.dat (start_ns length_ns) and PREFIX.json.\n"
-	"  --detours N          stop after N detours per rank (default 10000)\n"
-	"  --seconds S          stop after S seconds (default 60)\n"
-	"  --threshold PCT      detour threshold, % of the minimal iteration (default 900)\n";
 
 enum { OPT_DETOURS = NB_OPT_KERNEL, OPT_SECONDS, OPT_THRESHOLD };
 
-static void parse(int argc, char **argv)
+static void option(struct nb_run *r, int c, const char *arg)
 {
-	static const struct option longopts[] = {
-		NB_RANK_LONG_OPTIONS,
-		{ "detours", required_argument, NULL, OPT_DETOURS },
-		{ "seconds", required_argument, NULL, OPT_SECONDS },
-		{ "threshold", required_argument, NULL, OPT_THRESHOLD },
-		{ NULL, 0, NULL, 0 },
-	};
-	int c;
-
-	opt.detours = 10000;
-	opt.seconds = 60;
-	opt.threshold_percent = 900;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:t:o:h", longopts, NULL)) != -1) {
-		switch (c) {
-		case OPT_DETOURS:
-			opt.detours = nb_parse_u64("--detours", optarg, 1, (uint64_t)1 << 32);
-			break;
-		case OPT_SECONDS:
-			opt.seconds = nb_parse_double("--seconds", optarg, 0.001, 1e7);
-			break;
-		case OPT_THRESHOLD:
-			opt.threshold_percent = nb_parse_u64("--threshold", optarg, 101, 1000000);
-			break;
-		default:
-			nb_rank_option(&run, c, optarg, usage);
-		}
+	(void)r;
+	switch (c) {
+	case OPT_DETOURS:
+		opt.detours = nb_parse_u64("--detours", arg, 1, (uint64_t)1 << 32);
+		break;
+	case OPT_SECONDS:
+		opt.seconds = nb_parse_double("--seconds", arg, 0.001, 1e7);
+		break;
+	case OPT_THRESHOLD:
+		opt.threshold_percent = nb_parse_u64("--threshold", arg, 101, 1000000);
+		break;
 	}
-	if (optind < argc)
-		nb_fail(NB_EXIT_USAGE, "unexpected argument '%s' (see -h)", argv[optind]);
+}
+
+/* The buffer holds --detours detours. */
+static void check(struct nb_run *r)
+{
+	r->samples = opt.detours;
+}
+
+static const char *configure(struct nb_run *r)
+{
+	run = r;
+	r->seconds = opt.seconds;
+	states = calloc(r->ranks.nlocal, sizeof(*states));
+	if (!states)
+		nb_fail(NB_EXIT_FAILURE, "out of memory");
+	return NULL;
 }
 
 static void prepare(struct nb_thread *t)
 {
-	struct state *st = &states[t - run.ranks.local];
+	struct state *st = &states[t - run->ranks.local];
 
 	/* Netgauge's calibration: the fastest iteration of a long run. */
 	st->min_ticks = nb_selfish_min_iteration(10000000);
 	st->threshold = st->min_ticks * opt.threshold_percent / 100;
 	st->ordinary_ticks = nb_selfish_ordinary_iteration(1000000, st->threshold);
-	t->samples = nb_samples_alloc(opt.detours, sizeof(struct nb_detour));
 }
 
 static void measure(struct nb_thread *t)
 {
-	struct state *st = &states[t - run.ranks.local];
-	uint64_t end = run.team.start_tick + (uint64_t)(opt.seconds * 1e9 * run.cal.ticks_per_ns);
+	struct state *st = &states[t - run->ranks.local];
+	uint64_t end = run->team.start_tick + (uint64_t)(opt.seconds * 1e9 * run->cal.ticks_per_ns);
 
 	st->iterations = nb_selfish_loop(t->samples, opt.detours, st->threshold, end, &st->detours);
 	__atomic_store_n(&st->done, 1, __ATOMIC_RELEASE);
@@ -137,11 +124,11 @@ static void ordinary_speed(struct result *res, double span, const struct nb_deto
 /* --trace: each detour loses its length beyond the fastest iteration. */
 static void attribute(int local, size_t n, struct nb_cause_totals *tot)
 {
-	const struct nb_detour *d = run.ranks.local[local].samples;
+	const struct nb_detour *d = run->ranks.local[local].samples;
 	struct nb_cause_detour *c;
 	uint64_t min = states[local].min_ticks;
 
-	if (!run.trace_opt)
+	if (!run->trace_opt)
 		return;
 	c = malloc((n ? n : 1) * sizeof(*c));
 	if (!c)
@@ -149,46 +136,43 @@ static void attribute(int local, size_t n, struct nb_cause_totals *tot)
 	for (size_t i = 0; i < n; i++)
 		c[i] = (struct nb_cause_detour){ d[i].start, d[i].start + d[i].length,
 						 (double)(d[i].length - min) };
-	nb_rank_attribute(&run, local, c, n, tot);
+	nb_run_attribute(run, local, c, n, tot);
 	free(c);
 }
 
 static void compute(int local, size_t n, struct result *res)
 {
-	struct nb_thread *t = &run.ranks.local[local];
+	struct nb_thread *t = &run->ranks.local[local];
 	struct state *st = &states[local];
 	const struct nb_detour *d = t->samples;
-	double tpn = run.cal.ticks_per_ns;
+	double tpn = run->cal.ticks_per_ns;
 	uint64_t stolen = 0, *lengths = malloc((n ? n : 1) * sizeof(*lengths));
 	struct nb_stats s;
 
 	if (!lengths)
 		nb_fail(NB_EXIT_FAILURE, "out of memory");
 	memset(res, 0, sizeof(*res));
-	res->rank = t->index;
-	res->cpu = t->cpu;
-	snprintf(res->host, sizeof(res->host), "%.63s", run.ranks.host);
 	res->min_ticks = st->min_ticks;
 	res->min_ns = (double)st->min_ticks / tpn;
 	res->ordinary_ns = st->ordinary_ticks / tpn;
 	res->detours = n;
-	nb_rank_clock_get(&run, local, &res->clock);
-	attribute(local, n, &res->clock.causes);
+	nb_run_participant(run, local, n, &res->p);
+	attribute(local, n, &res->p.causes);
 	res->iterations_known = __atomic_load_n(&st->done, __ATOMIC_ACQUIRE);
 	res->iterations = res->iterations_known ? st->iterations : 0;
 	/* The run lasted until its last detour when the buffer filled, else until
 	 * the time limit, or until now when interrupted before it. */
 	uint64_t now = nb_ticks();
-	uint64_t limit = run.team.start_tick + (uint64_t)(opt.seconds * 1e9 * tpn);
+	uint64_t limit = run->team.start_tick + (uint64_t)(opt.seconds * 1e9 * tpn);
 	uint64_t end = res->iterations_known && n == opt.detours ? d[n - 1].start + d[n - 1].length
 								 : (now < limit ? now : limit);
 	for (size_t i = 0; i < n; i++) {
 		stolen += d[i].length - st->min_ticks;
 		lengths[i] = d[i].length;
 	}
-	res->period_s = (double)(end - run.team.start_tick) / tpn / 1e9;
-	ordinary_speed(res, (double)(end - run.team.start_tick), d, n, st->ordinary_ticks);
-	res->overhead_percent = 100.0 * (double)stolen / (double)(end - run.team.start_tick);
+	res->period_s = (double)(end - run->team.start_tick) / tpn / 1e9;
+	ordinary_speed(res, (double)(end - run->team.start_tick), d, n, st->ordinary_ticks);
+	res->overhead_percent = 100.0 * (double)stolen / (double)(end - run->team.start_tick);
 	res->detours_per_s = (double)n / res->period_s;
 	nb_stats_compute(lengths, n, &s);
 	res->median_detour_ns = s.median / tpn;
@@ -197,12 +181,12 @@ static void compute(int local, size_t n, struct result *res)
 
 static void write_detours(int local, size_t n)
 {
-	const struct nb_detour *d = run.ranks.local[local].samples;
-	FILE *f = run.files[local]->f;
-	double tpn = run.cal.ticks_per_ns;
+	const struct nb_detour *d = run->ranks.local[local].samples;
+	FILE *f = nb_run_file(run, local, 0);
+	double tpn = run->cal.ticks_per_ns;
 
 	for (size_t i = 0; i < n; i++)
-		fprintf(f, "%lld %lld\n", llround((double)(d[i].start - run.team.start_tick) / tpn),
+		fprintf(f, "%lld %lld\n", llround((double)(d[i].start - run->team.start_tick) / tpn),
 			llround((double)d[i].length / tpn));
 }
 
@@ -238,12 +222,12 @@ static void report(const struct result *all, int nranks, int signo)
 		printf("selfish rank=%d host=%s cpu=%d min_iteration_ticks=%llu min_iteration_ns=%.1f "
 		       "detours=%llu detours_per_s=%.1f median_detour_ns=%.0f "
 		       "cpu_overhead_percent=%.4f period_s=%.3f injections=%llu",
-		       all[i].rank, all[i].host, all[i].cpu, (unsigned long long)all[i].min_ticks,
+		       all[i].p.rank, all[i].p.host, all[i].p.cpu, (unsigned long long)all[i].min_ticks,
 		       all[i].min_ns, (unsigned long long)all[i].detours, all[i].detours_per_s,
 		       all[i].median_detour_ns, all[i].overhead_percent, all[i].period_s,
-		       (unsigned long long)all[i].clock.injections);
+		       (unsigned long long)all[i].p.injections);
 		nb_speed_print(&all[i].speed);
-		nb_causes_print(&all[i].clock.causes);
+		nb_causes_print(&all[i].p.causes);
 		putchar('\n');
 	}
 	printf("selfish summary ranks=%d min_iteration_ns=%.1f threshold_percent=%llu detours=%llu "
@@ -251,11 +235,10 @@ static void report(const struct result *all, int nranks, int signo)
 	       nranks, min_ns, (unsigned long long)opt.threshold_percent,
 	       (unsigned long long)detours, rate, overhead, period);
 
-	nb_rank_json_head(&run, &j, signo);
+	nb_run_json_head(run, &j, signo);
 	nb_json_uint(&j, "threshold_percent", opt.threshold_percent);
 	nb_json_uint(&j, "max_detours", opt.detours);
 	nb_json_double(&j, "max_seconds", opt.seconds);
-	nb_json_uint(&j, "start_tick", run.team.start_tick);
 	nb_json_string(&j, "sample_unit", "start_ns length_ns per detour, from the start");
 	nb_json_object(&j, "summary");
 	nb_json_int(&j, "ranks", nranks);
@@ -267,7 +250,7 @@ static void report(const struct result *all, int nranks, int signo)
 	nb_json_end(&j, '}');
 	nb_json_array(&j, "ranks");
 	for (int i = 0; i < nranks; i++) {
-		nb_rank_json_rank(&run, &j, all[i].rank, all[i].host, all[i].cpu, "detours.dat");
+		nb_run_json_participant(run, &j, &all[i].p);
 		nb_json_uint(&j, "min_iteration_ticks", all[i].min_ticks);
 		nb_json_double(&j, "min_iteration_ns", all[i].min_ns);
 		nb_json_double(&j, "ordinary_iteration_ns", all[i].ordinary_ns);
@@ -280,15 +263,14 @@ static void report(const struct result *all, int nranks, int signo)
 		nb_json_double(&j, "median_detour_ns", all[i].median_detour_ns);
 		nb_json_double(&j, "cpu_overhead_percent", all[i].overhead_percent);
 		nb_json_double(&j, "period_s", all[i].period_s);
-		nb_rank_json_clock(&run, &j, all[i].rank, &all[i].clock);
 		nb_speed_json(&j, &all[i].speed);
 		nb_json_end(&j, '}');
 	}
 	nb_json_end(&j, ']');
-	nb_rank_json_tail(&run, &j, nranks);
+	nb_run_json_tail(run, &j, nranks, detours);
 }
 
-static void finish(struct nb_rank_run *rr, int signo)
+static void finish(struct nb_run *rr, int signo)
 {
 	struct nb_ranks *r = &rr->ranks;
 	struct result *mine = calloc(r->nlocal, sizeof(*mine)), *all;
@@ -297,13 +279,13 @@ static void finish(struct nb_rank_run *rr, int signo)
 	if (!mine)
 		nb_fail(NB_EXIT_FAILURE, "out of memory for the results");
 	for (int i = 0; i < r->nlocal; i++) {
-		size_t n = signo ? nb_rank_taken(rr, i) : states[i].detours;
+		size_t n = signo ? nb_run_taken(rr, i, signo) : states[i].detours;
 
 		write_detours(i, n);
 		compute(i, n, &mine[i]);
 	}
-	nb_rank_commit_files(rr);
-	all = nb_rank_collect(rr, mine, sizeof(*mine), signo, &nranks);
+	nb_run_commit_files(rr);
+	all = nb_run_collect(rr, mine, sizeof(*mine), signo, &nranks);
 	if (r->root)
 		report(all, nranks, signo);
 	fflush(stdout);
@@ -311,22 +293,38 @@ static void finish(struct nb_rank_run *rr, int signo)
 	free(mine);
 }
 
+static const struct option longopts[] = {
+	{ "detours", required_argument, NULL, OPT_DETOURS },
+	{ "seconds", required_argument, NULL, OPT_SECONDS },
+	{ "threshold", required_argument, NULL, OPT_THRESHOLD },
+	{ NULL, 0, NULL, 0 },
+};
+
+static const char *const suffixes[] = { "detours.dat" };
+
+static const struct nb_kernel selfish = {
+	.name = "selfish",
+	.usage = "Selfish detour: record every loop iteration longer than THRESHOLD% of the\n"
+		 "minimal one, on every CPU, until DETOURS are recorded or SECONDS have passed.\n"
+		 "Writes PREFIX_<rank>_detours.dat (start_ns length_ns) and PREFIX.json.\n"
+		 "  --detours N          stop after N detours per rank (default 10000)\n"
+		 "  --seconds S          stop after S seconds (default 60)\n"
+		 "  --threshold PCT      detour threshold, % of the minimal iteration (default 900)\n",
+	.shortopts = "",
+	.longopts = longopts,
+	.nfiles = 1,
+	.suffixes = suffixes,
+	.sample_size = sizeof(struct nb_detour),
+	.done_word = offsetof(struct nb_detour, length),
+	.option = option,
+	.check = check,
+	.configure = configure,
+	.prepare = prepare,
+	.measure = measure,
+	.finish = finish,
+};
+
 int main(int argc, char **argv)
 {
-	nb_rank_begin(&run, "selfish", &argc, &argv);
-	parse(argc, argv);
-	run.capacity = opt.detours;
-	run.seconds = opt.seconds;
-	run.sample_size = sizeof(struct nb_detour);
-	run.done_word = offsetof(struct nb_detour, length);
-	run.finish = finish;
-	nb_rank_prepare(&run, "detours.dat");
-	states = calloc(run.ranks.nlocal, sizeof(*states));
-	if (!states)
-		nb_fail(NB_EXIT_FAILURE, "out of memory");
-	nb_rank_measure(&run, prepare, measure);
-	finish(&run, 0);
-	free(states);
-	nb_rank_end(&run);
-	return 0;
+	return nb_driver_main(&selfish, argc, argv);
 }

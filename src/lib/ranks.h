@@ -1,6 +1,6 @@
-/* The participants of a rank kernel (P-SNAP, selfish detour): MPI ranks, one
- * per CPU of every node, in an MPI build; threads of one process otherwise.
- * The kernel is written once against this interface. */
+/* The participants of a run, the launch layer every kernel runs under: MPI
+ * ranks, one per CPU of every node, in an MPI build; threads of one process
+ * (pthreads or OpenMP: team.h) otherwise. */
 #ifndef NB_RANKS_H
 #define NB_RANKS_H
 
@@ -20,7 +20,8 @@ struct nb_ranks {
 	int pin;
 };
 
-extern const char nb_ranks_frontend[]; /* "mpi" or "pthreads" */
+/* "mpi", or the threads' front end ("pthreads", "openmp") */
+const char *nb_ranks_frontend(void);
 
 /* The MPI library's version string (NULL without MPI). */
 const char *nb_ranks_library(void);
@@ -30,7 +31,7 @@ const char *nb_ranks_library(void);
 void nb_ranks_init(struct nb_ranks *r, int *argc, char ***argv);
 
 /* Chooses how many participants run here and on which CPUs: threads_opt and
- * cpus_opt as for FWQ (threads only); with MPI, the rank's place on its node
+ * cpus_opt as for the threads front ends; with MPI, the rank's place on its node
  * picks the CPU. Impossible placements fail on every rank, the first failing
  * rank saying why in one line. */
 void nb_ranks_place(struct nb_ranks *r, int threads_opt, const char *cpus_opt, int pin);
@@ -48,6 +49,10 @@ void nb_ranks_bcast(struct nb_ranks *r, void *buf, size_t bytes);
 /* Collects each local participant's `each` bytes (mine holds nlocal of them)
  * into all (size of them, by rank) on the root. */
 void nb_ranks_gather(struct nb_ranks *r, const void *mine, size_t each, void *all);
+
+/* One `each`-byte item from every host (its first rank's `mine`) on the
+ * root, by host; NULL elsewhere. The count is in *nhosts. Free the result. */
+void *nb_ranks_hosts(struct nb_ranks *r, const void *mine, size_t each, int *nhosts);
 
 void nb_ranks_finalize(struct nb_ranks *r);
 

@@ -15,7 +15,10 @@
 #include "report.h"
 #include "timer.h"
 
-const char nb_ranks_frontend[] = "mpi";
+const char *nb_ranks_frontend(void)
+{
+	return "mpi";
+}
 
 const char *nb_ranks_library(void)
 {
@@ -185,6 +188,28 @@ void nb_ranks_gather(struct nb_ranks *r, const void *mine, size_t each, void *al
 	(void)r;
 	MPI_CHECK(MPI_Gather(mine, (int)each, MPI_BYTE, all, (int)each, MPI_BYTE, 0,
 			     MPI_COMM_WORLD));
+}
+
+/* The first rank of each node sends; the others take no part. */
+void *nb_ranks_hosts(struct nb_ranks *r, const void *mine, size_t each, int *nhosts)
+{
+	MPI_Comm leaders;
+	int local_rank, color, n = 0;
+	void *all = NULL;
+
+	MPI_CHECK(MPI_Comm_rank(node_comm, &local_rank));
+	color = local_rank == 0 ? 0 : MPI_UNDEFINED;
+	MPI_CHECK(MPI_Comm_split(MPI_COMM_WORLD, color, r->rank, &leaders));
+	*nhosts = 0;
+	if (leaders == MPI_COMM_NULL)
+		return NULL;
+	MPI_CHECK(MPI_Comm_size(leaders, &n));
+	if (r->root && !(all = calloc(n, each)))
+		nb_fail(NB_EXIT_FAILURE, "out of memory");
+	MPI_CHECK(MPI_Gather(mine, (int)each, MPI_BYTE, all, (int)each, MPI_BYTE, 0, leaders));
+	MPI_CHECK(MPI_Comm_free(&leaders));
+	*nhosts = r->root ? n : 0;
+	return all;
 }
 
 void nb_ranks_finalize(struct nb_ranks *r)

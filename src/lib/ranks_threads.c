@@ -1,4 +1,4 @@
-/* Ranks as threads of one process, for machines without MPI. */
+/* Ranks as threads of one process (pthreads or OpenMP), for runs without MPI. */
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -6,7 +6,10 @@
 #include "ranks.h"
 #include "report.h"
 
-const char nb_ranks_frontend[] = "pthreads";
+const char *nb_ranks_frontend(void)
+{
+	return nb_team_frontend;
+}
 
 const char *nb_ranks_library(void)
 {
@@ -59,6 +62,18 @@ void nb_ranks_bcast(struct nb_ranks *r, void *buf, size_t bytes)
 void nb_ranks_gather(struct nb_ranks *r, const void *mine, size_t each, void *all)
 {
 	memcpy(all, mine, each * r->nlocal);
+}
+
+void *nb_ranks_hosts(struct nb_ranks *r, const void *mine, size_t each, int *nhosts)
+{
+	void *all = malloc(each);
+
+	(void)r;
+	if (!all)
+		nb_fail(NB_EXIT_FAILURE, "out of memory");
+	memcpy(all, mine, each);
+	*nhosts = 1;
+	return all;
 }
 
 void nb_ranks_finalize(struct nb_ranks *r)

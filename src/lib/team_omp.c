@@ -55,6 +55,10 @@ static void place(struct nb_thread *t, const int *cpus)
 {
 	cpu_set_t set;
 
+	if (cpus[t->index] < 0) { /* --no-pin: the runtime and the OS place it */
+		t->cpu = sched_getcpu();
+		return;
+	}
 	if (omp_get_proc_bind() == omp_proc_bind_false) {
 		t->cpu = cpus[t->index];
 		nb_team_pin(t->index, t->cpu);

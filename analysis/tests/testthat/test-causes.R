@@ -6,7 +6,7 @@ write_traced <- function(dir, causes0, trace = list(attributed = TRUE, clock = "
   meta$trace <- trace
   if (isTRUE(trace$attributed)) {
     fwrite(causes0, file.path(dir, "fwq_0_causes.dat"), sep = " ", col.names = FALSE)
-    meta$threads[[1]]$causes <- list(attributed = TRUE, file = "fwq_0_causes.dat")
+    meta$ranks[[1]]$causes <- list(attributed = TRUE, file = "fwq_0_causes.dat")
   }
   write_json_run(dir, "fwq", meta)
 }

@@ -1,0 +1,118 @@
+#include "quantum.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "report.h"
+
+struct result {
+	struct nb_participant p;
+	struct nb_stats stats;
+	struct nb_speed speed;
+};
+
+static void print_summary(struct nb_run *r, const struct nb_quantum *q, const struct result *x)
+{
+	const char *u = q->value_unit;
+	const struct nb_stats *s = &x->stats;
+
+	printf("summary kernel=%s work=%s rank=%d host=%s cpu=%d samples=%zu min_%s=%.0f "
+	       "mean_%s=%.2f max_%s=%.0f std_%s=%.2f median_%s=%.1f ci95_%s=%.2f:%.2f "
+	       "scaled_noise_mean=%.6f",
+	       r->k->name, r->work->name, x->p.rank, x->p.host, x->p.cpu, s->n, u, s->min, u,
+	       s->mean, u, s->max, u, s->std, u, s->median, u, s->ci95_low, s->ci95_high,
+	       q->scaled_noise_mean(s));
+	/* Sequoia's other two figures: the sd of the scaled noise (the values'
+	 * sd over the best one) and its kurtosis, which no shift or scale changes */
+	printf(" scaled_noise_sd=%.6g kurtosis=%.6g skewness=%.6g", s->std / q->best(s),
+	       s->kurtosis, s->skewness);
+	q->summary(&x->p, s);
+	if (q->speed)
+		nb_speed_print(&x->speed);
+	if (r->inject.duration_us)
+		printf(" injections=%llu injections_missed=%llu",
+		       (unsigned long long)x->p.injections,
+		       (unsigned long long)x->p.injections_missed);
+	nb_causes_print(&x->p.causes);
+	putchar('\n');
+}
+
+static void report(struct nb_run *r, const struct nb_quantum *q, const struct result *all, int n,
+		   int signo)
+{
+	struct nb_json j;
+	uint64_t total = 0;
+
+	for (int i = 0; i < n; i++) {
+		print_summary(r, q, &all[i]);
+		total += all[i].p.samples;
+	}
+	nb_run_json_head(r, &j, signo);
+	nb_json_double(&j, "ticks_per_work_loop", nb_quantum_ticks_per_work_loop(r));
+	q->json(r, &j);
+	nb_json_array(&j, "ranks");
+	for (int i = 0; i < n; i++) {
+		nb_run_json_participant(r, &j, &all[i].p);
+		if (q->speed)
+			nb_speed_json(&j, &all[i].speed);
+		nb_json_stats(&j, &all[i].stats, q->value_unit,
+			      q->scaled_noise_mean(&all[i].stats));
+		nb_json_end(&j, '}');
+	}
+	nb_json_end(&j, ']');
+	nb_run_json_tail(r, &j, n, total);
+}
+
+void nb_quantum_finish(struct nb_run *r, const struct nb_quantum *q, int signo)
+{
+	struct nb_ranks *rk = &r->ranks;
+	struct result *mine = calloc(rk->nlocal, sizeof(*mine)), *all;
+	int n;
+
+	if (!mine)
+		nb_fail(NB_EXIT_FAILURE, "out of memory while writing the results");
+	for (int i = 0; i < rk->nlocal; i++) {
+		size_t taken = nb_run_taken(r, i, signo);
+
+		if (r->to_stdout)
+			printf("# rank %d cpu %d\n", rk->local[i].index, rk->local[i].cpu);
+		q->write(r, i, taken);
+		nb_run_participant(r, i, taken, &mine[i].p);
+	}
+	nb_run_commit_files(r);
+	/* The samples are on disk: the buffers may now be reordered for the
+	 * stats, once their order has been read for the speed and the causes. */
+	for (int i = 0; i < rk->nlocal; i++) {
+		struct nb_thread *t = &rk->local[i];
+		size_t taken = mine[i].p.samples;
+
+		if (r->trace_opt) {
+			struct nb_cause_detour *d = NULL;
+			size_t nd = q->detours(r, t, taken, &d);
+
+			nb_run_attribute(r, i, d, nd, &mine[i].p.causes);
+			free(d);
+		}
+		if (q->speed)
+			q->speed(t, taken, &mine[i].speed);
+		nb_stats_compute(q->values(t, taken), taken, &mine[i].stats);
+	}
+	all = nb_run_collect(r, mine, sizeof(*mine), signo, &n);
+	if (rk->root)
+		report(r, q, all, n, signo);
+	free(all);
+	free(mine);
+}
+
+double nb_quantum_ticks_per_work_loop(struct nb_run *r)
+{
+	static double ticks;
+	struct nb_work_ctx ctx;
+
+	if (ticks == 0) {
+		nb_work_ctx_init(&ctx, r->daxpy_len);
+		ticks = nb_work_ticks_per_loop(r->work, &ctx, r->cal.ticks_per_ns);
+		nb_work_ctx_free(&ctx);
+	}
+	return ticks;
+}

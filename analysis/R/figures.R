@@ -15,7 +15,8 @@ save_figure <- function(plot, dir, name, width = 9, height = 5) {
   basename(file)
 }
 
-unit_label <- function(unit, cpu) sprintf("thread %s (cpu %s)", unit, cpu)
+# A participant by where it ran: host:cpu, and its rank.
+unit_label <- function(unit, cpu, host) sprintf("%s:%s (rank %s)", host, cpu, unit)
 
 # Bins of 1/20 decade from `resolution` up: scaled noise spans from the
 # timer's resolution (a few 1e-4 of a 100 us sample) to stalls of 1e3, and
@@ -44,7 +45,7 @@ plot_bins <- function(bins) {
 
 plot_noise_histogram <- function(ns, resolution, title) {
   noise <- pmax(ns$noise, resolution)
-  bins <- bin_counts(noise, unit_label(ns$unit, ns$cpu), log_breaks(resolution, max(noise)))
+  bins <- bin_counts(noise, unit_label(ns$unit, ns$cpu, ns$host), log_breaks(resolution, max(noise)))
   plot_bins(bins) +
     ggplot2::scale_x_log10() +
     ggplot2::facet_wrap(~label) +
@@ -58,19 +59,19 @@ plot_noise_histogram <- function(ns, resolution, title) {
 # At most `bins` points per thread: the largest y of each run of consecutive
 # rows (rows in x order), at the largest x of the run.
 reduce_max <- function(d, x, y, bins = 2000) {
-  d <- d[, .(unit, cpu, x = get(x), y = get(y))]
-  d[, bin := floor((seq_len(.N) - 1) / ceiling(.N / bins)), by = unit]
-  d <- d[, .(x = max(x), y = max(y)), by = .(unit, cpu, bin)]
+  d <- d[, .(unit, cpu, host, x = get(x), y = get(y))]
+  d[, bin := floor((seq_len(.N) - 1) / ceiling(.N / bins)), by = .(host, unit)]
+  d <- d[, .(x = max(x), y = max(y)), by = .(unit, cpu, host, bin)]
   setnames(d, c("x", "y"), c(x, y))[]
 }
 
 # y over time, one panel per thread, at most `bins` points per thread (the
 # caption says how many values each point stands for).
 plot_max_over_time <- function(d, x, y, bins, title, y_label, what, lowest = 0, size = 0.4) {
-  per_point <- ceiling(max(d[, .N, by = unit]$N) / bins)
+  per_point <- ceiling(max(d[, .N, by = .(host, unit)]$N) / bins)
   d <- reduce_max(d, x, y, bins)
   set(d, j = y, value = pmax(d[[y]], lowest))
-  d[, label := unit_label(unit, cpu)]
+  d[, label := unit_label(unit, cpu, host)]
   ggplot2::ggplot(d, ggplot2::aes(.data[[x]], .data[[y]])) +
     ggplot2::geom_point(size = size, alpha = 0.6, colour = "steelblue4") +
     ggplot2::scale_y_log10() +
@@ -89,7 +90,7 @@ plot_noise_series <- function(ns, resolution, title) {
 
 plot_spectrum <- function(spectra, peaks, title) {
   # a bin of exactly no power (noiseless counts) has no place on a log axis
-  d <- reduce_max(spectra, "frequency_hz", "power")[power > 0][, label := unit_label(unit, cpu)]
+  d <- reduce_max(spectra, "frequency_hz", "power")[power > 0][, label := unit_label(unit, cpu, host)]
   p <- ggplot2::ggplot(d, ggplot2::aes(frequency_hz, power)) +
     ggplot2::geom_line(linewidth = 0.3, colour = "grey30") +
     ggplot2::scale_y_log10() +
@@ -99,7 +100,7 @@ plot_spectrum <- function(spectra, peaks, title) {
     theme_noise()
   if (nrow(peaks)) {
     p <- p + ggplot2::geom_point(
-      data = peaks[, .(frequency_hz, power, origin, label = unit_label(thread, cpu))],
+      data = peaks[, .(frequency_hz, power, origin, label = unit_label(thread, cpu, host))],
       ggplot2::aes(colour = origin), size = 1.5
     ) + ggplot2::scale_colour_manual(values = c(external = "firebrick", artifact = "darkorange",
       unknown = "grey50"), drop = FALSE)
@@ -108,7 +109,7 @@ plot_spectrum <- function(spectra, peaks, title) {
 }
 
 plot_heatmap <- function(over_time, title) {
-  d <- over_time[, .(time_s, noise_percent, label = unit_label(unit, cpu))]
+  d <- over_time[, .(time_s, noise_percent, label = unit_label(unit, cpu, host))]
   ggplot2::ggplot(d, ggplot2::aes(time_s, label, fill = noise_percent)) +
     ggplot2::geom_tile() +
     ggplot2::scale_fill_viridis_c(option = "magma", trans = "sqrt", direction = -1) +
@@ -132,7 +133,7 @@ plot_psnap_histogram <- function(iterations, title) {
 
 plot_detour_histogram <- function(detours, title) {
   breaks <- log_breaks(min(detours$length_us), max(detours$length_us), 10)
-  plot_bins(bin_counts(detours$length_us, unit_label(detours$unit, detours$cpu), breaks)) +
+  plot_bins(bin_counts(detours$length_us, unit_label(detours$unit, detours$cpu, detours$host), breaks)) +
     ggplot2::scale_x_log10() +
     ggplot2::facet_wrap(~label) +
     ggplot2::labs(title = title, x = "detour length (us), bins of 1/10 decade", y = "detours") +

@@ -109,11 +109,12 @@ node_verdict <- function(stats) {
   if (nrow(fwq) == 0) {
     return(list(diminutive = NA, text = "no FWQ run: the Sequoia criteria need one"))
   }
+  # a constant sample (kurtosis NaN) has no tail at all
+  k <- fwq$kurtosis[!is.na(fwq$kurtosis)]
   worst <- c(
     mean = max(fwq$scaled_noise_mean), sd = max(fwq$scaled_noise_sd),
-    kurtosis = max(fwq$kurtosis, na.rm = TRUE)
+    kurtosis = if (length(k)) max(k) else 0
   )
-  if (!is.finite(worst[["kurtosis"]])) worst[["kurtosis"]] <- 0
   ok <- is_diminutive(worst[["mean"]], worst[["sd"]], worst[["kurtosis"]])
   list(
     diminutive = ok, worst = worst,
@@ -175,7 +176,7 @@ noise_summary <- function(run, run_name) {
     if (run$kernel == "selfish") {
       r <- meta$ranks[[i]]
       overhead <- 100 * sum(t$data$length_ns - r$min_iteration_ns) / 1e9 / r$period_s
-      return(data.table(unit = t$unit, cpu = t$cpu, samples = nrow(t$data),
+      return(data.table(unit = t$unit, host = t$host, cpu = t$cpu, samples = nrow(t$data),
         scaled_noise_mean = NA_real_, scaled_noise_sd = NA_real_, kurtosis = NA_real_,
         skewness = NA_real_, noise_percent = overhead))
     }
@@ -191,7 +192,8 @@ noise_summary <- function(run, run_name) {
       lost_percent(run$kernel, m$total, length(x), best)
     }
     m$total <- NULL
-    as.data.table(c(list(unit = t$unit, cpu = t$cpu), m, list(noise_percent = noise)))
+    as.data.table(c(list(unit = t$unit, host = t$host, cpu = t$cpu), m,
+      list(noise_percent = noise)))
   }))
   rows <- cbind(rows, speed_figures(run))
   rows[, `:=`(
@@ -203,19 +205,29 @@ noise_summary <- function(run, run_name) {
     },
     work = meta$work %||% NA_character_,
     sampling_hz = if (run$kernel == "ftq") ftq_sampling_hz(meta) else NA_real_,
-    inject = format_inject(meta$inject)
+    inject = unit_injects(run)
   )]
   setnames(rows, "unit", "thread")
-  setcolorder(rows, c("run", "kernel", "thread", "cpu", "samples", "scaled_noise_mean",
+  setcolorder(rows, c("run", "kernel", "host", "thread", "cpu", "samples", "scaled_noise_mean",
     "scaled_noise_sd", "kurtosis", "skewness", "noise_percent", "diminutive"))
   rows[]
+}
+
+# Each rank's injection ("period_us:duration_us", or "none"): its own, as the
+# ranks of one MPMD job may differ; the run's in runs before ranks had one
+# (no "machines" in the JSON).
+unit_injects <- function(run) {
+  units <- run$meta$ranks %||% run$meta$threads
+  vapply(units, function(u) {
+    format_inject(if (is.null(run$meta$machines)) run$meta$inject else u$inject)
+  }, character(1))
 }
 
 # What the kernel split its noise into (src/lib/speed.h), per thread or
 # rank: detours, running slow (time lost, time spent, and how much slower),
 # and its CPU's steal time; NA where the kernel did not (FTQ, older runs).
 speed_figures <- function(run) {
-  entries <- run$meta$threads %||% run$meta$ranks
+  entries <- run$meta$ranks %||% run$meta$threads
   figure <- function(e, key) e[[key]] %||% NA_real_
   rbindlist(lapply(entries, function(e) data.table(
     detour_percent = figure(e, "detour_percent"),

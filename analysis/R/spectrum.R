@@ -154,7 +154,9 @@ frequencies_independent <- function(fs_a, fs_b) {
 
 # Spectra and classified peaks of every FTQ run and thread. A run's partner
 # for the two-frequency test is another FTQ run of the same work and
-# injection whose sampling frequency is independent of its own.
+# injection whose sampling frequency is independent of its own; a thread's
+# partner is that run's thread on the same host and CPU (another node's
+# lines are another node's noise).
 ftq_peak_table <- function(runs) {
   ftq <- Filter(function(r) r$kernel == "ftq", runs)
   if (length(ftq) == 0) return(list(peaks = data.table(), spectra = data.table()))
@@ -167,11 +169,12 @@ ftq_peak_table <- function(runs) {
     t <- job$thread
     x <- t$data$count
     ftq_spectrum(x, ftq_sampling_hz(ftq[[job$run]]$meta))[, `:=`(unit = t$unit, cpu = t$cpu,
+      host = t$host,
       mean_count = sum(x) / length(x), median_count = median_of(x, t$table %||% value_table(x)))]
   })
   spectra <- lapply(names(ftq), function(a) {
     mine <- computed[vapply(jobs, function(job) job$run == a, logical(1))]
-    setNames(mine, vapply(mine, function(s) as.character(s$unit[1]), character(1)))
+    setNames(mine, vapply(mine, function(s) paste0(s$host[1], ":", s$cpu[1]), character(1)))
   })
   names(spectra) <- names(ftq)
   peaks <- list()
@@ -193,7 +196,8 @@ ftq_peak_table <- function(runs) {
       # train out of the counts, whose lines have the amplitude 2 s times the
       # undisturbed count (the median quantum's) and the power half its square.
       found[, `:=`(share_percent = 100 * sqrt(power / 2) / spec$median_count[1], run = a,
-        thread = spec$unit[1], cpu = spec$cpu[1], sampling_hz = fs_a, partner_run = b)]
+        thread = spec$unit[1], host = spec$host[1], cpu = spec$cpu[1], sampling_hz = fs_a,
+        partner_run = if (is.null(partner)) NA_character_ else b)]
       peaks[[length(peaks) + 1]] <- found
     }
   }

@@ -20,6 +20,23 @@ machine_description <- function(data) {
   )
 }
 
+# One row per host the runs measured on: each run describes every host its
+# ranks ran on ("machines"; before that, only its own "machine").
+machines_table <- function(runs) {
+  all <- unlist(lapply(runs, function(r) r$meta$machines %||% list(r$meta$machine)),
+    recursive = FALSE)
+  rows <- rbindlist(lapply(all, function(m) data.table(
+    host = m$hostname %||% NA_character_, cpu = m$cpu_model %||% NA_character_,
+    architecture = m$arch %||% NA_character_, cpus_online = m$cpus_online %||% NA_integer_,
+    cores = m$cores %||% NA_integer_, smt = m$smt %||% NA_integer_,
+    numa_nodes = m$numa_nodes %||% NA_integer_, kernel = m$kernel_release %||% NA_character_,
+    isolcpus = m$isolcpus %||% "", nohz_full = m$nohz_full %||% "",
+    clocksource = m$clocksource %||% NA_character_,
+    virtual_machine = m$virtual_machine %||% NA_character_
+  )), fill = TRUE)
+  unique(rows, by = "host")
+}
+
 # What a tuner checks first (the kernels' "tuning" object), where recorded.
 tuning_description <- function(t) {
   if (is.null(t)) return(NULL)
@@ -79,9 +96,15 @@ run_figures <- function(dir, name, run, peaks) {
       height = 1.5 + 2 * n_units)
   }
   if (run$kernel == "psnap") {
-    add(plot_psnap_histogram(psnap_iterations(setNames(list(run), name)),
-      paste(name, "iteration times, all ranks")), paste0(name, "-psnap-histogram"),
-      paste(name, ": P-SNAP iteration times over all ranks"))
+    iterations <- psnap_iterations(setNames(list(run), name))
+    add(plot_psnap_histogram(iterations, paste(name, "iteration times, all ranks")),
+      paste0(name, "-psnap-histogram"), paste(name, ": P-SNAP iteration times over all ranks"))
+    hosts <- uniqueN(iterations$host)
+    if (hosts > 1) {
+      add(plot_psnap_nodes(iterations, paste(name, "iteration times per node")),
+        paste0(name, "-psnap-nodes"), paste(name, ": P-SNAP iteration times per node"),
+        height = 1.5 + 1.5 * hosts)
+    }
   }
   if (run$kernel == "selfish" && sum(vapply(run$threads, function(t) nrow(t$data), 0)) > 0) {
     detours <- selfish_detours(setNames(list(run), name))
@@ -101,18 +124,22 @@ write_report <- function(results_dir) {
   data <- read_results(results_dir)
   runs <- data$runs
   summary <- rbindlist(lapply(names(runs), function(n) noise_summary(runs[[n]], n)))
-  verdict <- node_verdict(summary)
+  verdicts <- host_verdicts(summary)
   peaks <- ftq_peak_table(runs)
   psnap_table <- psnap_runs(runs)
   tables <- list(
     summary = summary,
     peaks = if (nrow(peaks$peaks)) {
-      peaks$peaks[, .(frequency_hz, power, share_percent, origin, run, thread, cpu, sampling_hz,
+      peaks$peaks[, .(frequency_hz, power, share_percent, origin, run, host, thread, cpu,
+        sampling_hz,
         partner_run, above_floor = ratio)]
     } else {
       data.table(frequency_hz = numeric(), power = numeric(), share_percent = numeric(),
         origin = character())
     },
+    verdicts = verdicts,
+    nodes = node_table(runs, summary),
+    machines = machines_table(runs),
     psnap_runs = psnap_table,
     psnap_cores = psnap_by_cores(psnap_table),
     selfish = selfish_table(runs),
@@ -135,7 +162,7 @@ write_report <- function(results_dir) {
       "causes", height = 1.5 + 0.5 * nrow(unique(tables$causes[, .(run, unit)]))), caption)),
       figures)
   }
-  writeLines(report_html(data, tables, verdict, figures, untraced_runs(runs)),
+  writeLines(report_html(data, tables, verdict_text(verdicts), figures, untraced_runs(runs)),
     file.path(tmp, "index.html"))
 
   old <- paste0(tmp, ".old")
@@ -147,19 +174,31 @@ write_report <- function(results_dir) {
 }
 
 report_html <- function(data, tables, verdict, figures, untraced = NULL) {
+  hosts <- tables$machines
   s <- tables$summary
   body <- c(
     "<h2>Machine</h2>", html_list(machine_description(data)),
+    if (nrow(hosts) > 1) html_table(hosts, "Every host measured (also in machines.csv)"),
     "<h2>Tuning findings</h2>",
     "<p>What the kernels found that can explain noise on the measured CPUs (interrupts",
     "delivered to isolated or nohz_full CPUs, irqbalance, nohz_full without NO_HZ_FULL,",
     "transparent huge pages always, SMIs during the run, a governor other than performance).</p>",
     html_table(tuning_findings(data$runs)),
     "<h2>Verdict (Sequoia RFP criteria)</h2>",
-    sprintf('<p class="verdict">%s</p>', html_escape(verdict$text)),
-    "<p>Diminutive noise: over every FWQ thread, the largest mean of the scaled noise",
+    sprintf('<p class="verdict">%s</p>', html_escape(verdict)),
+    "<p>Diminutive noise: over every FWQ thread of a host, the largest mean of the scaled noise",
     "(t - min) / min is below 1e-6, its largest standard deviation below 1e-3, and its largest",
-    "kurtosis below 100.</p>",
+    "kurtosis below 100. Per host and work kind; runs with injected noise are left out.",
+    "Also in verdicts.csv.</p>",
+    html_table(tables$verdicts),
+    "<h2>Nodes</h2>",
+    "<p>Per run and host: noise_percent, the mean over its ranks; typical_percent, the median",
+    "of its ranks' 100 equal stretches of the run; against the stretches of every other host of",
+    "the run, their median and MAD (as a standard deviation), and the robust z-score of the",
+    sprintf("typical stretch. <b>outlier</b>: noisier than the other hosts by more than %.1f", outlier_z),
+    "(Iglewicz and Hoaglin's cut). inject: the injection its ranks ran with. Also in",
+    "nodes.csv.</p>",
+    html_table(tables$nodes),
     "<h2>Noise per kernel run and thread</h2>",
     "<p>noise_percent: FWQ and P-SNAP iteration times, the share of time not spent on the work,",
     "sum(t - min) / sum(t) (P-SNAP: its own slowdown of the calibrated loop,",
@@ -173,7 +212,7 @@ report_html <- function(data, tables, verdict, figures, untraced = NULL) {
     "frequency, an SMT sibling, a hypervisor sharing the core), slow_time_percent the time",
     "spent so and slow_factor how much slower (selfish: the ordinary iterations' average, its",
     "time unknown); steal_ms, the steal time /proc/stat gave the CPU over the run.</p>",
-    html_table(s[, .(run, kernel, work, sampling_hz, inject, thread, cpu, samples,
+    html_table(s[, .(run, kernel, work, sampling_hz, inject, host, thread, cpu, samples,
       scaled_noise_mean, scaled_noise_sd, kurtosis, skewness, noise_percent, diminutive,
       detour_percent, slow_percent, slow_time_percent, slow_factor, steal_ms)]),
     "<h2>FTQ peaks</h2>",

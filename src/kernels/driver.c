@@ -410,6 +410,8 @@ void nb_run_participant(struct nb_run *r, int local, uint64_t samples, struct nb
 		.samples = samples,
 		.start_tick = t->start_tick,
 		.end_tick = t->end_tick,
+		.inject_period_us = r->inject.period_us,
+		.inject_duration_us = r->inject.duration_us,
 		.injections = t->injections.served,
 		.injections_missed = t->injections.missed,
 		.injections_logged = __atomic_load_n(&t->injections.logged, __ATOMIC_ACQUIRE),
@@ -533,7 +535,14 @@ void nb_run_json_participant(struct nb_run *r, struct nb_json *j, const struct n
 	nb_json_uint(j, "injections_logged", p->injections_logged);
 	nb_json_double(j, "steal_ms", p->steal_ms);
 	nb_kcounts_json(j, &p->kcounts);
-	if (r->inject.duration_us && !r->to_stdout) {
+	/* ranks of one MPMD job (srun --multi-prog) may be given different ones */
+	if (p->inject_duration_us) {
+		nb_json_object(j, "inject");
+		nb_json_uint(j, "period_us", p->inject_period_us);
+		nb_json_uint(j, "duration_us", p->inject_duration_us);
+		nb_json_end(j, '}');
+	}
+	if (p->inject_duration_us && !r->to_stdout) {
 		file_name(r, p->rank, "injections.dat", name, sizeof(name), 1);
 		nb_json_string(j, "injections_file", name);
 	}

@@ -4,15 +4,42 @@
 # so that sacct works. Everything lives in one state directory; the system's
 # own /etc/slurm is not touched.
 #
-#   tests/slurm/cluster.sh start [--with-db]   start (or check) the cluster
-#   tests/slurm/cluster.sh stop                stop what start started
-#   tests/slurm/cluster.sh env                 the variables clients need
+# With --nodes N, N nodes on this one machine instead (nbnode1..N), each
+# slurmd in a UTS namespace of its own, so that its jobs see their node's
+# host name, and on its own share of the CPUs (the jobs inherit it: the task
+# plugin binds nothing). This cluster has its own state directory and ports,
+# and runs beside the one-node cluster.
+#
+#   tests/slurm/cluster.sh start [--with-db] [--nodes N]   start (or check) it
+#   tests/slurm/cluster.sh stop [--nodes N]                stop what start started
+#   tests/slurm/cluster.sh env [--nodes N]                 the variables clients need
 #
 # Clients find the cluster through SLURM_CONF (printed by `env`). The state
-# directory is $NB_SLURM_DIR, by default .cache/slurm in the repository.
+# directory is $NB_SLURM_DIR, by default .cache/slurm in the repository
+# (.cache/slurm-Nnodes with --nodes N).
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
+cmd=${1:-}
+[ $# -gt 0 ] && shift
+with_db=0 nodes=1
+while [ $# -gt 0 ]; do
+  case $1 in
+    --with-db) with_db=1 ;;
+    --nodes) nodes=${2:-}; shift ;;
+    *) echo "cluster.sh: unknown option $1" >&2; exit 2 ;;
+  esac
+  shift
+done
+[[ $nodes =~ ^[1-9][0-9]*$ ]] || { echo "cluster.sh: --nodes needs a count of nodes" >&2; exit 2; }
+if [ "$nodes" -gt 1 ] && [ "$with_db" = 1 ]; then
+  echo "cluster.sh: --with-db is for the one-node cluster (one slurmdbd serves this machine)" >&2; exit 2
+fi
 dir=${NB_SLURM_DIR:-$repo/.cache/slurm}
+ctld_port=6817 slurmd_port=6818
+if [ "$nodes" -gt 1 ]; then
+  dir=$dir-${nodes}nodes
+  ctld_port=6917 slurmd_port=6918
+fi
 conf=$dir/slurm.conf
 node=$(hostname -s)
 # Job ids start again at 1 with a new state directory, while the accounting
@@ -49,10 +76,23 @@ wait_for() { # wait_for SECONDS what command...: until the command succeeds
   done
 }
 
+# The CPUs of node i (1..nodes): an equal share of this process's CPUs.
+node_cpus() {
+  local all per
+  read -ra all <<< "$(taskset -pc $$ | sed 's/.*: //; s/,/ /g' | awk '{
+    for (i = 1; i <= NF; i++) { n = split($i, r, "-"); for (c = r[1]; c <= r[n]; c++) printf "%d ", c } }')"
+  per=$(( ${#all[@]} / nodes ))
+  echo "${all[@]:$(( ($1 - 1) * per )):$per}" | tr ' ' ','
+}
+
 write_conf() {
   local with_db=$1 cpus mem
   cpus=$(nproc)
   mem=$(awk '/MemTotal/ {print int($2 / 1024 * 0.9)}' /proc/meminfo)
+  if [ "$nodes" -gt 1 ]; then
+    [ "$cpus" -ge "$nodes" ] || die "--nodes $nodes: this machine has only $cpus CPUs, one per node at least"
+    cpus=$((cpus / nodes)) mem=$((mem / nodes))
+  fi
   # state saved under another cluster name (before names were per state
   # directory) would stop slurmctld
   if [ -f "$dir/ctld/clustername" ] && [ "$(cat "$dir/ctld/clustername")" != "$(cluster_name)" ]; then
@@ -70,13 +110,10 @@ CredType=cred/munge
 StateSaveLocation=$dir/ctld
 SlurmdSpoolDir=$dir/d
 SlurmctldPidFile=$dir/slurmctld.pid
-SlurmdPidFile=$dir/slurmd.pid
 SlurmctldLogFile=$dir/slurmctld.log
-SlurmdLogFile=$dir/slurmd.log
-SlurmctldPort=6817
-SlurmdPort=6818
+SlurmctldPort=$ctld_port
+SlurmdPort=$slurmd_port
 ProctrackType=proctrack/linuxproc
-TaskPlugin=task/affinity
 SchedulerType=sched/backfill
 SelectType=select/cons_tres
 SelectTypeParameters=CR_Core
@@ -88,9 +125,31 @@ MinJobAge=300
 JobCompType=jobcomp/none
 JobAcctGatherType=jobacct_gather/linux
 JobAcctGatherFrequency=30
+CONF
+  if [ "$nodes" = 1 ]; then
+    cat >> "$conf" <<CONF
+SlurmdPidFile=$dir/slurmd.pid
+SlurmdLogFile=$dir/slurmd.log
+TaskPlugin=task/affinity
 NodeName=$node NodeAddr=127.0.0.1 CPUs=$cpus RealMemory=$mem State=UNKNOWN
 PartitionName=debug Nodes=$node Default=YES MaxTime=INFINITE State=UP OverSubscribe=NO
 CONF
+  else
+    # per node: its spool, log and PMIx client directories (two steps of
+    # one job on one machine would share them), and its own port
+    cat >> "$conf" <<CONF
+SlurmdPidFile=$dir/slurmd-%n.pid
+SlurmdLogFile=$dir/slurmd-%n.log
+SlurmdSpoolDir=$dir/d-%n
+TmpFS=$dir/tmp-%n
+TaskPlugin=task/none
+CONF
+    for i in $(seq "$nodes"); do
+      mkdir -p "$dir/d-nbnode$i" "$dir/tmp-nbnode$i"
+      echo "NodeName=nbnode$i NodeHostname=nbnode$i NodeAddr=127.0.0.1 Port=$((slurmd_port + 2 + i)) CPUs=$cpus RealMemory=$mem State=UNKNOWN" >> "$conf"
+    done
+    echo "PartitionName=debug Nodes=nbnode[1-$nodes] Default=YES MaxTime=INFINITE State=UP OverSubscribe=NO" >> "$conf"
+  fi
   if [ "$with_db" = 1 ]; then
     cat >> "$conf" <<CONF
 AccountingStorageType=accounting_storage/slurmdbd
@@ -143,9 +202,22 @@ CONF
 
 running() { [ -f "$dir/$1.pid" ] && kill -0 "$(cat "$dir/$1.pid")" 2>/dev/null; }
 
+start_slurmds() {
+  if [ "$nodes" = 1 ]; then
+    running slurmd || slurmd -f "$conf" -N "$node" </dev/null >>"$dir/daemons.out" 2>&1
+    wait_for 30 "node $node" bash -c "sinfo -h -N -o %t | grep -Eq '^(idle|mix|alloc)'"
+    return
+  fi
+  for i in $(seq "$nodes"); do
+    running "slurmd-nbnode$i" ||
+      taskset -c "$(node_cpus "$i")" unshare --uts sh -c \
+        "hostname nbnode$i && exec slurmd -f '$conf' -N nbnode$i" </dev/null >>"$dir/daemons.out" 2>&1
+  done
+  wait_for 30 "nodes nbnode[1-$nodes]" bash -c \
+    "[ \$(sinfo -h -N -o %t | grep -Ec '^(idle|mix|alloc)') = $nodes ]"
+}
+
 start() {
-  local with_db=0
-  [ "${1:-}" = --with-db ] && with_db=1
   [ "$(id -u)" -eq 0 ] || die "needs root (it starts the daemons as root)"
   install_packages $([ $with_db = 1 ] && echo db)
   mkdir -p "$dir"
@@ -163,9 +235,8 @@ start() {
   # end (a test) must not wait on them
   running slurmctld || slurmctld -f "$conf" </dev/null >>"$dir/daemons.out" 2>&1
   wait_for 30 slurmctld scontrol ping
-  running slurmd || slurmd -f "$conf" -N "$node" </dev/null >>"$dir/daemons.out" 2>&1
-  wait_for 30 "node $node" bash -c "sinfo -h -N -o %t | grep -Eq '^(idle|mix|alloc)'"
-  echo "cluster.sh: Slurm is up on $node ($(nproc) CPUs$([ $with_db = 1 ] && echo ', with accounting')); export SLURM_CONF=$conf"
+  start_slurmds
+  echo "cluster.sh: Slurm is up on $(sinfo -h -o %N) ($(nproc) CPUs$([ $with_db = 1 ] && echo ', with accounting')); export SLURM_CONF=$conf"
 }
 
 # Stops one daemon: SIGTERM, up to 30 s to save its state, then SIGKILL.
@@ -180,7 +251,9 @@ stop_daemon() {
 
 stop() {
   export SLURM_CONF=$conf
-  for d in slurmd slurmctld slurmdbd; do stop_daemon $d; done
+  local d
+  for d in "$dir"/slurmd*.pid; do [ -f "$d" ] && stop_daemon "$(basename "$d" .pid)"; done
+  for d in slurmctld slurmdbd; do stop_daemon $d; done
   # anything still running on this state directory (a daemon whose pid file
   # was lost) would keep the ports
   pkill -9 -f -- "$dir/" 2>/dev/null || true
@@ -188,14 +261,17 @@ stop() {
     mariadb-admin shutdown 2>/dev/null || true
     rm -f "$dir/mariadb.log"
   fi
-  pkill -x munged 2>/dev/null || true
-  for _ in $(seq 100); do pgrep -x munged >/dev/null || break; sleep 0.1; done
+  # munged serves every cluster on this machine: the last one stopped stops it
+  if ! pgrep -x slurmctld >/dev/null; then
+    pkill -x munged 2>/dev/null || true
+    for _ in $(seq 100); do pgrep -x munged >/dev/null || break; sleep 0.1; done
+  fi
   echo "cluster.sh: stopped"
 }
 
-case "${1:-}" in
-  start) shift; start "$@" ;;
+case "$cmd" in
+  start) start ;;
   stop) stop ;;
   env) echo "export SLURM_CONF=$conf" ;;
-  *) echo "usage: $0 start [--with-db] | stop | env" >&2; exit 2 ;;
+  *) echo "usage: $0 start [--with-db] [--nodes N] | stop [--nodes N] | env [--nodes N]" >&2; exit 2 ;;
 esac

@@ -19,19 +19,20 @@ common_meta <- function(kernel, tpn = 1) {
 
 write_column <- function(path, ...) fwrite(data.table(...), path, sep = " ", col.names = FALSE)
 
-# A rank's entry; hosts: one per rank, or NULL for the machine's.
-rank_entry <- function(t, hosts, ...) {
-  e <- list(rank = t, cpu = t, ...)
+# A rank's entry; hosts: one per rank, or NULL for the machine's; cpus: one
+# per rank, or NULL for the rank's number.
+rank_entry <- function(t, hosts, cpus, ...) {
+  e <- list(rank = t, cpu = if (is.null(cpus)) t else cpus[[t + 1]], ...)
   if (!is.null(hosts)) e$host <- hosts[[t + 1]]
   e
 }
 
 # ticks: one vector of sample times per rank.
-write_fwq <- function(dir, prefix, ticks, tpn = 1, hosts = NULL) {
+write_fwq <- function(dir, prefix, ticks, tpn = 1, hosts = NULL, cpus = NULL) {
   ranks <- lapply(seq_along(ticks) - 1, function(t) {
     file <- sprintf("%s_%d_times.dat", prefix, t)
     write_column(file.path(dir, file), ticks[[t + 1]])
-    rank_entry(t, hosts, samples = length(ticks[[t + 1]]), files = list(file))
+    rank_entry(t, hosts, cpus, samples = length(ticks[[t + 1]]), files = list(file))
   })
   write_json_run(dir, prefix, c(common_meta("fwq", tpn), list(work = "multiiter",
     ranks = ranks)))
@@ -40,14 +41,14 @@ write_fwq <- function(dir, prefix, ticks, tpn = 1, hosts = NULL) {
 # counts: one vector of work counts per thread, quanta of 1 / fs s; bits:
 # the quantum set as ftq -i BITS sets it (no frequency_hz in the JSON).
 write_ftq <- function(dir, prefix, counts, fs, tpn = 1, inject = NULL, bits = NULL,
-                      hosts = NULL) {
+                      hosts = NULL, cpus = NULL) {
   quantum <- 1e9 / fs * tpn
   ranks <- lapply(seq_along(counts) - 1, function(t) {
     c_file <- sprintf("%s_%d_counts.dat", prefix, t)
     t_file <- sprintf("%s_%d_times.dat", prefix, t)
     write_column(file.path(dir, c_file), counts[[t + 1]])
     write_column(file.path(dir, t_file), 1e6 + seq_along(counts[[t + 1]]) * quantum)
-    rank_entry(t, hosts, samples = length(counts[[t + 1]]), files = list(c_file, t_file))
+    rank_entry(t, hosts, cpus, samples = length(counts[[t + 1]]), files = list(c_file, t_file))
   })
   meta <- c(common_meta("ftq", tpn), list(work = "multiiter", quantum_ns = 1e9 / fs,
     quantum_ticks = quantum, start_tick = 1e6, ranks = ranks))

@@ -1,0 +1,82 @@
+# Hosts kept apart: the Sequoia verdict per host, and the nodes table that
+# names the nodes noisier than the others (an acceptance team runs the
+# survey on every node of a new system to find the few bad ones).
+
+# The Sequoia verdict of each host and FWQ work kind, over the ranks of the
+# FWQ runs without injection (an injected run measures the injector).
+host_verdicts <- function(summary) {
+  fwq <- summary[kernel == "fwq" & inject == "none"]
+  if (nrow(fwq) == 0) {
+    return(data.table(host = character(), work = character(), threads = integer(),
+      diminutive = logical(), verdict = character()))
+  }
+  fwq[, {
+    v <- node_verdict(.SD)
+    list(threads = .N, diminutive = v$diminutive, verdict = v$text)
+  }, by = .(host, work)]
+}
+
+# The report's one line: every host and work kind, or which were not diminutive.
+verdict_text <- function(verdicts) {
+  if (nrow(verdicts) == 0) return("no FWQ run without injection: the Sequoia criteria need one")
+  bad <- verdicts[diminutive == FALSE]
+  if (nrow(bad) == 0) {
+    return(sprintf("diminutive noise on every host (%s)", paste(unique(verdicts$host),
+      collapse = ", ")))
+  }
+  sprintf("not diminutive on %d of %d hosts: %s", uniqueN(bad$host), uniqueN(verdicts$host),
+    paste(unique(bad$host), collapse = ", "))
+}
+
+# Iglewicz and Hoaglin's cut for the modified z-score (median and MAD): a
+# value further than this many robust standard deviations is an outlier.
+outlier_z <- 3.5
+
+# One row per run and host: the host's noise (noise_percent, the mean over
+# its ranks from the summary) and its typical stretch (typical_percent, the
+# median of its ranks' 100 equal stretches, noise_over_time), against the
+# stretches of every other host of the run: their median and MAD (scaled to
+# a standard deviation), and the robust z-score of the typical stretch. The
+# other hosts' spread over their CPUs and over time is the yardstick, so two
+# nodes suffice. A host is an outlier when it is noisier by more than
+# outlier_z; quieter hosts are not flagged.
+node_table <- function(runs, summary) {
+  rbindlist(lapply(names(runs), function(name) {
+    run <- runs[[name]]
+    bins <- noise_over_time(run)
+    s <- summary[run == name]
+    rbindlist(lapply(unique(s$host), function(h) {
+      mine <- bins[host == h]$noise_percent
+      others <- bins[host != h]$noise_percent
+      typical <- stats::median(mine)
+      if (length(others)) {
+        centre <- stats::median(others)
+        spread <- stats::mad(others)
+        z <- if (typical == centre) 0 else (typical - centre) / spread
+      } else {
+        centre <- spread <- z <- NA_real_
+      }
+      data.table(run = name, kernel = run$kernel, host = h, ranks = s[host == h, .N],
+        inject = paste(unique(s[host == h]$inject), collapse = " "),
+        noise_percent = mean(s[host == h]$noise_percent), typical_percent = typical,
+        others_median_percent = centre, others_mad_percent = spread, robust_z = z,
+        outlier = !is.na(z) & z > outlier_z)
+    }))
+  }))
+}
+
+# P-SNAP's iteration times combined per node, as the PRACE assessments
+# compared nodes: one histogram per host over all its ranks.
+plot_psnap_nodes <- function(iterations, title) {
+  top <- stats::quantile(iterations$us, 0.999, names = FALSE)
+  d <- iterations[us <= top]
+  breaks <- seq(floor(min(d$us)), ceiling(top) + 1)
+  counts <- rbindlist(lapply(unique(d$host), function(h) {
+    bin_counts(d[host == h]$us, h, breaks)
+  }))
+  plot_bins(counts) +
+    ggplot2::facet_wrap(~label, ncol = 1, scales = "free_y") +
+    ggplot2::labs(title = title, x = "iteration time (us), 1 us bins", y = "iterations",
+      caption = "the longest 0.1% of the iterations of all nodes are not shown") +
+    theme_noise()
+}

@@ -88,6 +88,21 @@ def slurm():
         subprocess.run([script, "stop"], capture_output=True, timeout=300)
 
 
+@pytest.fixture(scope="session")
+def slurm_nodes():
+    """A Slurm cluster of two named nodes on this machine (nbnode1, nbnode2:
+    a slurmd each, in a UTS namespace of its own, on half the CPUs), beside
+    the one-node cluster; yields the environment clients need."""
+    script = ROOT / "tests" / "slurm" / "cluster.sh"
+    subprocess.run([script, "start", "--nodes", "2"], check=True, capture_output=True, text=True,
+                   timeout=300)
+    env = {"SLURM_CONF": str(ROOT / ".cache" / "slurm-2nodes" / "slurm.conf")}
+    try:
+        yield env
+    finally:
+        subprocess.run([script, "stop", "--nodes", "2"], capture_output=True, timeout=300)
+
+
 LAUNCHERS = ["threads", "mpirun", "srun"]
 
 

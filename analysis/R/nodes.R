@@ -33,8 +33,10 @@ verdict_text <- function(verdicts) {
 outlier_z <- 3.5
 
 # One row per run and host: the host's noise (noise_percent, the mean over
-# its ranks from the summary) and its typical stretch (typical_percent, the
-# median of its ranks' 100 equal stretches, noise_over_time), against the
+# its ranks from the summary) and its typical stretch (typical_percent: the
+# share of the time lost in the median of its ranks' 100 equal stretches,
+# noise_over_time, against the run's best sample on any host, so that a node
+# slow in every sample shows as slow), against the
 # stretches of every other host of the run: their median and MAD (scaled to
 # a standard deviation), and the robust z-score of the typical stretch. The
 # other hosts' spread over their CPUs and over time is the yardstick, so two
@@ -43,7 +45,7 @@ outlier_z <- 3.5
 node_table <- function(runs, summary) {
   rbindlist(lapply(names(runs), function(name) {
     run <- runs[[name]]
-    bins <- noise_over_time(run)
+    bins <- noise_over_time(run, best = "run")
     s <- summary[run == name]
     rbindlist(lapply(unique(s$host), function(h) {
       mine <- bins[host == h]$noise_percent

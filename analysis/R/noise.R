@@ -244,11 +244,16 @@ speed_figures <- function(run) {
 # in. Samples are in time order, so each bin is a run of consecutive samples
 # and its sums are differences of running sums, taken in the kernel's own
 # units (ticks, ns) to spare the copies a conversion makes.
-noise_over_time <- function(run, bins = 100) {
+# best: each thread's own best sample ("own", Sequoia's), or the run's best
+# over every thread and host ("run": a node slow in every sample is then
+# seen as slow). P-SNAP's best is always its calibrated ideal iteration.
+noise_over_time <- function(run, bins = 100, best = c("own", "run")) {
+  best <- match.arg(best)
   if (run$kernel == "selfish") return(detours_over_time(run, bins))
   # per thread: the running sum of its values; FWQ and P-SNAP samples follow
   # each other, so it is also the thread's clock (in ticks, ns)
   sums <- lapply(run$threads, function(t) running_sum(noise_values(run, t$data)))
+  bests <- thread_bests(run, best)
   # each thread's clock unit in s (ns for P-SNAP, its host's ticks for the
   # others), and where its clock ended
   unit_s <- vapply(run$threads, function(t) {
@@ -266,7 +271,6 @@ noise_over_time <- function(run, bins = 100) {
   rows <- lapply(seq_along(run$threads), function(i) {
     t <- run$threads[[i]]
     x <- sums[[i]]$x
-    best <- best_value(x, run$kernel, t$table)
     edges <- seq_len(bins) * width / unit_s[i]
     # the samples that ended within each bin's end
     last <- if (run$kernel == "ftq") {
@@ -278,9 +282,25 @@ noise_over_time <- function(run, bins = 100) {
     n <- diff(c(0, last))
     total <- diff(c(0, running_sum_at(sums[[i]], last)))
     data.table(bin = seq_len(bins) - 1, noise_percent = lost_percent(run$kernel, total, n,
-      best), unit = t$unit, cpu = t$cpu, host = t$host)[n > 0]
+      bests[i]), unit = t$unit, cpu = t$cpu, host = t$host)[n > 0]
   })
   rbindlist(rows)[, time_s := (bin + 0.5) * width][]
+}
+
+# Each thread's best value in its own unit (noise_over_time).
+thread_bests <- function(run, best) {
+  own <- vapply(run$threads, function(t) {
+    best_value(noise_values(run, t$data), run$kernel, t$table)
+  }, numeric(1))
+  if (run$kernel == "psnap") {
+    ideal <- vapply(run$meta$ranks, function(r) (r$ideal_us %||% NA_real_) * 1e3, numeric(1))
+    return(ifelse(is.na(ideal), own, ideal))
+  }
+  if (best == "own") return(own)
+  if (run$kernel == "ftq") return(rep(max(own), length(own)))
+  # FWQ samples are ticks of each host's own clock: the fastest in ns
+  tpn <- vapply(run$threads, function(t) t$ticks_per_ns, numeric(1))
+  min(own / tpn) * tpn
 }
 
 detours_over_time <- function(run, bins) {

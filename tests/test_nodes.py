@@ -1,0 +1,102 @@
+"""Every kernel across two nodes of a real Slurm cluster (tests/slurm/cluster.sh
+--nodes 2: two slurmds on this machine, each with its own host name and CPU):
+each rank's files and its host in the JSON, the hosts kept apart in the
+report, the node given injected noise named as the outlier, and JUBE's
+node_count sweep."""
+import csv
+import json
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+from conftest import ROOT, mpi_env
+from jube_runs import project_copy, result_rows, run_to_end, workpackage_dirs
+
+HOSTS = {"nbnode1", "nbnode2"}
+SMALL_ARGS = {"fwq": ["-n", "500"], "ftq": ["-n", "2000"], "psnap": ["-n", "200"],
+              "selfish": ["--seconds", "0.3"]}
+
+
+def srun(env, tmp_path, *args, timeout=300):
+    return subprocess.run(["srun", "-N", "2", "-n", "2", "--mpi=pmix", "--chdir", str(tmp_path),
+                           *map(str, args)], cwd=tmp_path, capture_output=True, text=True,
+                          timeout=timeout, env=mpi_env(env))
+
+
+@pytest.fixture
+def mpi_bin(bin_dir):
+    if not (bin_dir / "psnap_mpi").exists():
+        pytest.skip("built without MPI")
+    return bin_dir
+
+
+@pytest.mark.parametrize("kernel", ["fwq", "ftq", "psnap", "selfish"])
+def test_every_kernel_writes_its_files_on_both_nodes(kernel, slurm_nodes, mpi_bin, tmp_path):
+    done = srun(slurm_nodes, tmp_path, mpi_bin / f"{kernel}_mpi", *SMALL_ARGS[kernel],
+                "-o", kernel)
+    assert done.returncode == 0, done.stderr
+    meta = json.loads((tmp_path / f"{kernel}.json").read_text())
+    assert meta["frontend"] == "mpi" and meta["complete"] is True
+    assert {r["host"] for r in meta["ranks"]} == HOSTS
+    assert {m["hostname"] for m in meta["machines"]} == HOSTS
+    for r in meta["ranks"]:
+        assert r["ticks_per_ns"] > 0 and r["samples"] > 0
+        assert [f.split("_")[1] for f in r["files"]] == [str(r["rank"])] * len(r["files"])
+        for f in r["files"]:
+            assert (tmp_path / f).stat().st_size > 0, f
+    # each node's summary line names its host
+    hosts = {line.split(" host=")[1].split()[0] for line in done.stdout.splitlines()
+             if " host=" in line}
+    assert hosts == HOSTS
+
+
+def read_csv(path):
+    with open(path) as f:
+        return list(csv.DictReader(f))
+
+
+@pytest.mark.timing
+def test_report_names_the_node_given_injected_noise(slurm_nodes, mpi_bin, tmp_path):
+    # one MPI job, two programs: the rank on nbnode2 busy-waits 800 us of
+    # every 1 ms; the loop keeps 200 us a ms there, so its iterations take
+    # about 5 times as long (+400%), beyond what a quiet node's slowest
+    # stretches show even running at 60% speed (+67%)
+    psnap = mpi_bin / "psnap_mpi"
+    (tmp_path / "mpmd.conf").write_text(f"0 {psnap} -n 300 -o psnap\n"
+                                        f"1 {psnap} -n 300 --inject 1000:800 -o psnap\n")
+    done = srun(slurm_nodes, tmp_path, "--multi-prog", tmp_path / "mpmd.conf")
+    assert done.returncode == 0, done.stderr
+    meta = json.loads((tmp_path / "psnap.json").read_text())
+    by_host = {r["host"]: r for r in meta["ranks"]}
+    assert set(by_host) == HOSTS
+    assert "inject" not in by_host["nbnode1"] and by_host["nbnode2"]["injections"] > 0
+
+    report = subprocess.run(["Rscript", ROOT / "analysis" / "report.R", tmp_path],
+                            capture_output=True, text=True, timeout=300)
+    assert report.returncode == 0, report.stderr
+    nodes = {r["host"]: r for r in read_csv(tmp_path / "report" / "nodes.csv")}
+    assert set(nodes) == HOSTS
+    assert nodes["nbnode2"]["outlier"] == "TRUE", nodes
+    assert nodes["nbnode1"]["outlier"] == "FALSE", nodes
+    assert nodes["nbnode2"]["inject"] == "1000:800" and nodes["nbnode1"]["inject"] == "none"
+    summary = read_csv(tmp_path / "report" / "summary.csv")
+    assert {r["host"] for r in summary} == HOSTS
+    assert (tmp_path / "report" / "psnap-psnap-nodes.png").exists()
+    machines = read_csv(tmp_path / "report" / "machines.csv")
+    assert {m["host"] for m in machines} == HOSTS
+
+
+@pytest.mark.skipif(bool(os.environ.get("NB_SANITIZE")), reason="JUBE drives the release build")
+def test_jube_sweeps_one_and_two_nodes(slurm_nodes, mpi_bin, tmp_path):
+    jube_dir = project_copy(tmp_path, cores=1, node_count=[1, 2], psnap_reps=200)
+    env = dict(slurm_nodes, NOISEBENCH_BIN_DIR=str(mpi_bin))
+    handle = run_to_end(jube_dir, "psnap", env, "slurm")
+    rows = result_rows(handle, "psnap_csv", env)
+    assert sorted((int(r["nodes"]), int(r["tasks"])) for r in rows) == [(1, 1), (2, 2)], rows
+    hosts = []
+    for work in workpackage_dirs(handle, "psnap"):
+        meta = json.loads((work / "psnap.json").read_text())
+        hosts.append(sorted(r["host"] for r in meta["ranks"]))
+    assert sorted(hosts, key=len) == [[hosts[0][0]], sorted(HOSTS)]
+    assert Path(handle / "000000" / "report" / "nodes.csv").exists()

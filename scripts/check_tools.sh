@@ -11,10 +11,10 @@ cc=${CC:-cc}
 command -v "$cc" >/dev/null 2>&1 || missing+=("a C compiler ($cc)")
 if command -v cmake >/dev/null 2>&1; then
   have=$(cmake --version | head -n 1 | grep -o '[0-9][0-9.]*' | head -n 1)
-  [ "$(printf '%s\n3.18\n' "$have" | sort -V | head -n 1)" = 3.18 ] ||
-    missing+=("CMake 3.18 or later (found $have)")
+  [ "$(printf '%s\n3.19\n' "$have" | sort -V | head -n 1)" = 3.19 ] ||
+    missing+=("CMake 3.19 or later (found $have)")
 else
-  missing+=("CMake 3.18 or later")
+  missing+=("CMake 3.19 or later")
 fi
 command -v make >/dev/null 2>&1 || missing+=("make")
 if [ ${#missing[@]} -gt 0 ]; then

@@ -78,6 +78,11 @@ def test_checks_fail_with_injected_noise(injected):
         assert tc["result"] == "fail" and tc["fail_phase"] == "performance", tc["display_name"]
         failed = [k for k, v in tc["perfvalues"].items() if v[5] == "fail"]
         assert failed, tc["display_name"]
+        # FTQ's strongest line, as the R analysis finds it: the injection's
+        # 1 kHz, to the spectrum's resolution (fs / n = 0.5 Hz)
+        if tc["display_name"].startswith("ftq"):
+            line = [v[0] for k, v in tc["perfvalues"].items() if k.endswith(":largest_peak_hz")]
+            assert line and abs(line[0] - 1000) <= 0.5, (tc["display_name"], line)
 
 
 def test_checks_pass_on_the_local_partition(tmp_path, injected):

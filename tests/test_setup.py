@@ -17,7 +17,7 @@ def test_the_build_check_names_what_is_missing(tmp_path):
     done = subprocess.run([ROOT / "scripts" / "check_tools.sh"], env={"PATH": str(tools)},
                           capture_output=True, text=True)
     assert done.returncode == 2
-    assert done.stderr.startswith("make: missing: CMake 3.18 or later;"), done.stderr
+    assert done.stderr.startswith("make: missing: CMake 3.19 or later;"), done.stderr
     assert done.stderr.count("\n") == 1
 
 

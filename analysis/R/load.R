@@ -7,6 +7,10 @@ load_analysis <- function(dir) {
   })
   # every core unless the user said how many (data.table's own default is half)
   if (!nzchar(Sys.getenv("R_DATATABLE_NUM_THREADS"))) setDTthreads(0)
+  # what the harness knows of each kernel (kernels.R), before the files that use it
+  assign("noisebench_kernels", jsonlite::fromJSON(
+    file.path(dir, "..", "..", "src", "kernels", "kernels.json"), simplifyVector = FALSE
+  ), envir = globalenv())
   for (f in setdiff(list.files(dir, "\\.R$", full.names = TRUE), file.path(dir, "load.R"))) {
     source(f)
   }

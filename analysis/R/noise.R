@@ -64,9 +64,10 @@ value_table <- function(x, limit = 1e7) {
 # for the work (FWQ, P-SNAP).
 best_value <- function(x, kernel, table = NULL) {
   if (!is.null(table)) {
-    return(if (kernel == "ftq") table$value[length(table$value)] else table$value[1])
+    return(if (kernel_info(kernel)$best == "max") table$value[length(table$value)] else
+      table$value[1])
   }
-  if (kernel == "ftq") max(x) else min(x)
+  if (kernel_info(kernel)$best == "max") max(x) else min(x)
 }
 
 # The median, from the value_table where there is one: faster than sorting
@@ -95,7 +96,8 @@ scaled_moments <- function(x, kernel, best = best_value(x, kernel, table),
 # Sequoia's limits: a thread, or a node over all its threads, shows
 # diminutive noise when the largest mean, sd and kurtosis of its scaled noise
 # stay below these.
-sequoia_limits <- c(mean = 1e-6, sd = 1e-3, kurtosis = 100)
+sequoia_limits <- with(noisebench_kernels$sequoia_limits,
+  c(mean = scaled_noise_mean, sd = scaled_noise_sd, kurtosis = kurtosis))
 
 is_diminutive <- function(mean, sd, kurtosis) {
   # a constant sample (kurtosis NaN) has no tail at all
@@ -129,9 +131,7 @@ node_verdict <- function(stats) {
 
 # The values each kernel's noise is measured on: sample ticks (FWQ), work
 # counts (FTQ), iteration ns (P-SNAP).
-noise_values <- function(run, data) {
-  switch(run$kernel, fwq = data$ticks, ftq = data$count, psnap = data$ns)
-}
+noise_values <- function(run, data) data[[kernel_info(run$kernel)$value]]
 
 # When each sample ended, in s from the start: FWQ and P-SNAP samples follow
 # each other, FTQ quanta carry their end tick.

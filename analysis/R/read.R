@@ -113,10 +113,7 @@ json_field <- function(x, name, path) {
 read_run <- function(json_path) {
   meta <- read_json_file(json_path)
   kernel <- json_field(meta, "kernel", json_path)
-  reader <- switch(kernel,
-    fwq = read_fwq, ftq = read_ftq, psnap = read_psnap, selfish = read_selfish,
-    stop_input(json_path, sprintf("unknown kernel '%s'", kernel))
-  )
+  info <- kernel_info(kernel, json_path)
   dir <- dirname(json_path)
   # "threads": FWQ and FTQ runs written before every kernel ran on one driver
   units <- meta$ranks %||% meta$threads
@@ -127,7 +124,7 @@ read_run <- function(json_path) {
     if (length(files) == 0) {
       stop_input(json_path, "samples went to stdout (-s): no data files to analyse")
     }
-    data <- reader(files, u, json_path)
+    data <- read_kernel_files(files, u, info, json_path)
     list(
       unit = as.integer(u$rank %||% u$thread), cpu = as.integer(u$cpu),
       host = u$host %||% host, data = data,
@@ -156,30 +153,22 @@ run_long <- function(run, f = function(d, t) d) {
 
 `%||%` <- function(a, b) if (is.null(a)) b else a
 
-read_fwq <- function(files, unit, json_path) {
-  n <- json_field(unit, "samples", json_path)
-  read_numbers(files[1], "ticks", n)
-}
-
-read_ftq <- function(files, unit, json_path) {
-  n <- json_field(unit, "samples", json_path)
-  counts_file <- grep("_counts\\.dat$", files, value = TRUE)
-  times_file <- grep("_times\\.dat$", files, value = TRUE)
-  if (length(counts_file) != 1 || length(times_file) != 1) {
-    stop_input(json_path, "an FTQ thread lists a _counts.dat and a _times.dat file")
-  }
-  counts <- read_numbers(counts_file, "count", n, classes = "integer")
-  times <- read_numbers(times_file, "tick", n)
-  # the two columns as they were read: := would copy the ticks
-  setDT(list(count = counts$count, tick = times$tick))
-}
-
-read_psnap <- function(files, unit, json_path) {
-  read_numbers(files[1], "ns", json_field(unit, "samples", json_path))
-}
-
-read_selfish <- function(files, unit, json_path) {
-  read_numbers(files[1], c("start_ns", "length_ns"), json_field(unit, "detours", json_path))
+# A rank's data files, in one table of the columns kernels.json gives each
+# file; the rows each must hold are the rank's samples (or detours).
+read_kernel_files <- function(files, unit, info, json_path) {
+  n <- json_field(unit, info$samples_per_rank, json_path)
+  columns <- lapply(info$files, function(spec) {
+    file <- files[endsWith(files, paste0("_", spec$suffix))]
+    if (length(file) != 1) {
+      stop_input(json_path, sprintf("a rank lists no _%s file", spec$suffix))
+    }
+    names <- unlist(spec$columns)
+    # small whole numbers (FTQ counts) as integers: see read_numbers
+    classes <- if (all(names %in% unlist(info$integer_columns))) "integer" else "double"
+    read_numbers(file, names, n, classes = classes)
+  })
+  # the columns as they were read: := would copy them
+  setDT(unlist(columns, recursive = FALSE))
 }
 
 # Every run under results_dir, and noise-info's machine description if there.

@@ -32,11 +32,6 @@ class fwq_noise_check(fwq_base):
         self.skip_if(self.work == 'asm' and platform.machine() != 'x86_64',
                      'the asm work loop is x86-64 only')
 
-    def kernel_args(self):
-        if self.work == 'daxpy':
-            self.work_bits = 9  # about as long a sample as the other kinds
-        return super().kernel_args()
-
 
 @rfm.simple_test
 class ftq_noise_check(ftq_base):

@@ -2,8 +2,10 @@
 fixture, a run base that knows how to start a kernel on a partition and how
 to hold it to its references, and one base per kernel. The leaves in
 reframe/checks/ only pick parameters and tags."""
+import json
 import os
 import re
+import subprocess
 
 import reframe as rfm
 import reframe.core.runtime as rt
@@ -13,14 +15,15 @@ from reframe.core.builtins import (fixture, parameter, performance_function, run
 from reframe.core.exceptions import SanityError
 
 REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), '..', '..'))
+# what the harness knows of each kernel: its summary lines, the Sequoia
+# limits, the cause classes, FWQ's work amount per work kind
+with open(os.path.join(REPO, 'src', 'kernels', 'kernels.json')) as f:
+    KERNELS = json.load(f)
 
 # Sequoia RFP's "diminutive noise": the default FWQ bounds of an acceptance
 # run (value, lower, upper, unit): the figure must stay below the value.
-SEQUOIA_REFERENCES = {
-    'max_scaled_noise_mean': (1e-6, None, 0.0, ''),
-    'max_scaled_noise_sd': (1e-3, None, 0.0, ''),
-    'max_kurtosis': (100.0, None, 0.0, ''),
-}
+SEQUOIA_REFERENCES = {f'max_{name}': (float(limit), None, 0.0, '')
+                      for name, limit in KERNELS['sequoia_limits'].items()}
 
 
 def core_counts():
@@ -66,7 +69,7 @@ class noisebench_build(rfm.CompileOnlyRegressionTest):
 
 class noise_run_base(rfm.RunOnlyRegressionTest):
     """One kernel on `cores` CPUs of one node: as threads where the partition
-    launches locally, as MPI ranks (kernels that have them) under srun."""
+    launches locally, as MPI ranks (<kernel>_mpi) under srun."""
 
     #: (partition, cores): threads or ranks, up to every core of a node
     layout = parameter(core_counts(), fmt=lambda x: x[1])
@@ -76,8 +79,6 @@ class noise_run_base(rfm.RunOnlyRegressionTest):
     #: Attribute every detour to its cause (--trace: root or tracefs access);
     #: adds a max_<class>_percent performance variable per cause class
     trace = variable(bool, value=False)
-    #: Whether the kernel has an MPI build (P-SNAP, selfish)
-    has_mpi = variable(bool, value=False)
     #: The kernel's name (its binary's)
     kernel = variable(str)
     noisebench = fixture(noisebench_build, scope='environment')
@@ -97,7 +98,7 @@ class noise_run_base(rfm.RunOnlyRegressionTest):
 
     @run_before('run')
     def set_command(self):
-        mpi = self.has_mpi and self.current_partition.launcher_type.registered_name != 'local'
+        mpi = self.current_partition.launcher_type.registered_name != 'local'
         binary = f'{self.kernel}_mpi' if mpi else self.kernel
         self.executable = os.path.join(self.noisebench.kernels, binary)
         if mpi:
@@ -146,7 +147,7 @@ class noise_run_base(rfm.RunOnlyRegressionTest):
 
     def unit_lines(self):
         """The pattern of the lines a kernel prints per thread or rank."""
-        return '^summary' if self.kernel in ('fwq', 'ftq') else f'^{self.kernel} rank='
+        return KERNELS['kernels'][self.kernel]['unit_lines']
 
     @run_before('performance')
     def add_cause_variables(self):
@@ -165,7 +166,7 @@ class noise_run_base(rfm.RunOnlyRegressionTest):
                                 float)
 
 
-CAUSE_CLASSES = ('hardware', 'nmi', 'irq', 'softirq', 'timer', 'ipi', 'thread', 'injection')
+CAUSE_CLASSES = tuple(KERNELS['cause_classes'])
 
 
 @sn.deferrable
@@ -211,14 +212,17 @@ class fwq_base(noise_run_base, speed_figures):
     a parameter of the leaf), timed `samples` times a thread; Sequoia's three
     figures over the threads."""
 
-    #: 2^work_bits work loops a sample (about 70-100 us for 12 on ~3 GHz)
-    work_bits = variable(int, value=12)
+    #: 2^work_bits work loops a sample; 0: the work kind's default in
+    #: kernels.json (about 70-100 us a sample on ~3 GHz)
+    work_bits = variable(int, value=0)
     #: Samples a thread
     samples = variable(int, value=20000)
     kernel = 'fwq'
 
     def kernel_args(self):
-        return ['--work', self.work, '-w', str(self.work_bits), '-n', str(self.samples)]
+        bits = KERNELS['kernels']['fwq']['work_bits']
+        work_bits = self.work_bits or bits.get(self.work, bits['default'])
+        return ['--work', self.work, '-w', str(work_bits), '-n', str(self.samples)]
 
     def default_references(self):
         return SEQUOIA_REFERENCES
@@ -237,26 +241,17 @@ class fwq_base(noise_run_base, speed_figures):
 
 
 @sn.deferrable
-def largest_line(stagedir, prefix, threads, frequency_hz):
+def largest_line(stagedir, prefix):
     """(Hz, share %) of the strongest line of the FTQ counts' spectrum over
-    the threads. The share is the report's share_percent: the time a short
-    detour repeating at that frequency takes, were the line one (its impulse
-    train's lines have the amplitude 2 x share x the median count), with the
-    line's power summed over 3 bins either side, as it leaks into them."""
-    import numpy as np
-
-    best = (0.0, 0.0)
-    for t in range(threads):
-        counts = np.loadtxt(os.path.join(stagedir, f'{prefix}_{t}_counts.dat'))
-        power = np.abs(np.fft.rfft(counts - counts.mean())) ** 2
-        power[0] = 0
-        k = int(np.argmax(power))
-        line = power[max(k - 3, 1):k + 4].sum()
-        amplitude = 2 * np.sqrt(line) / len(counts)
-        share = 100 * amplitude / 2 / np.median(counts)
-        if share > best[1]:
-            best = (k * frequency_hz / len(counts), share)
-    return best
+    the ranks, as the report has it (analysis/ftq_line.R, run where ReFrame
+    runs: the analysis needs R, a compute node need not have it)."""
+    done = subprocess.run(['Rscript', os.path.join(REPO, 'analysis', 'ftq_line.R'),
+                           os.path.join(stagedir, f'{prefix}.json')],
+                          capture_output=True, text=True, timeout=600)
+    found = re.search(r'frequency_hz=(\S+) share_percent=(\S+)', done.stdout)
+    if done.returncode != 0 or not found:
+        raise SanityError(f'analysis/ftq_line.R: {done.stderr.strip()}')
+    return float(found.group(1)), float(found.group(2))
 
 
 class ftq_base(noise_run_base):
@@ -277,11 +272,11 @@ class ftq_base(noise_run_base):
 
     @performance_function('Hz')
     def largest_peak_hz(self):
-        return largest_line(self.stagedir, self.kernel, self.cores, self.frequency_hz)[0]
+        return largest_line(self.stagedir, self.kernel)[0]
 
     @performance_function('%')
     def largest_peak_share(self):
-        return largest_line(self.stagedir, self.kernel, self.cores, self.frequency_hz)[1]
+        return largest_line(self.stagedir, self.kernel)[1]
 
 
 class psnap_base(noise_run_base, speed_figures):
@@ -293,7 +288,6 @@ class psnap_base(noise_run_base, speed_figures):
     #: Iterations
     reps = variable(int, value=2000)
     kernel = 'psnap'
-    has_mpi = True
 
     def kernel_args(self):
         return ['-n', str(self.reps), '-g', str(self.granularity_us)]
@@ -323,7 +317,6 @@ class selfish_base(noise_run_base, speed_figures):
     #: Detours a rank can record
     detours = variable(int, value=1000000)
     kernel = 'selfish'
-    has_mpi = True
 
     def kernel_args(self):
         return ['--seconds', str(self.seconds), '--detours', str(self.detours)]

@@ -4,6 +4,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 
+#include "kernel_files.h"
 #include "quantum.h"
 #include "report.h"
 
@@ -153,7 +154,7 @@ static void summary(const struct nb_participant *p, const struct nb_stats *s)
 }
 
 static const struct nb_quantum quantum = {
-	.value_unit = "loops",
+	.value_unit = NB_FTQ_VALUE_UNIT,
 	.write = write_samples,
 	.values = values,
 	.scaled_noise_mean = scaled_noise_mean,
@@ -168,7 +169,7 @@ static void finish(struct nb_run *r, int signo)
 	nb_quantum_finish(r, &quantum, signo);
 }
 
-static const char *const suffixes[] = { "counts.dat", "times.dat" };
+static const char *const suffixes[] = NB_FTQ_FILES;
 
 static const struct option longopts[] = {
 	{ "freq", required_argument, NULL, OPT_FREQ },
@@ -188,7 +189,7 @@ static const struct nb_kernel ftq = {
 	.default_samples = 10000,
 	.has_work = 1,
 	.has_stdout = 1,
-	.nfiles = 2,
+	.nfiles = NB_FTQ_NFILES,
 	.suffixes = suffixes,
 	.sample_size = sizeof(struct nb_ftq_sample),
 	.done_word = offsetof(struct nb_ftq_sample, tick),

@@ -2,6 +2,7 @@
  * and records how many ticks it took.  Noise makes samples longer. */
 #include <stdlib.h>
 
+#include "kernel_files.h"
 #include "quantum.h"
 #include "report.h"
 
@@ -82,7 +83,7 @@ static void summary(const struct nb_participant *p, const struct nb_stats *s)
 }
 
 static const struct nb_quantum quantum = {
-	.value_unit = "ticks",
+	.value_unit = NB_FWQ_VALUE_UNIT,
 	.write = write_samples,
 	.values = values,
 	.scaled_noise_mean = scaled_noise_mean,
@@ -98,7 +99,7 @@ static void finish(struct nb_run *r, int signo)
 	nb_quantum_finish(r, &quantum, signo);
 }
 
-static const char *const suffixes[] = { "times.dat" };
+static const char *const suffixes[] = NB_FWQ_FILES;
 
 static const struct nb_kernel fwq = {
 	.name = "fwq",
@@ -110,7 +111,7 @@ static const struct nb_kernel fwq = {
 	.default_samples = 10000,
 	.has_work = 1,
 	.has_stdout = 1,
-	.nfiles = 1,
+	.nfiles = NB_FWQ_NFILES,
 	.suffixes = suffixes,
 	.sample_size = sizeof(uint64_t),
 	.done_word = 0,

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "driver.h"
+#include "kernel_files.h"
 #include "report.h"
 #include "samples.h"
 #include "speed.h"
@@ -379,7 +380,7 @@ static const struct option longopts[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
-static const char *const suffixes[] = { "times.dat" };
+static const char *const suffixes[] = NB_PSNAP_FILES;
 
 static const struct nb_kernel psnap = {
 	.name = "psnap",
@@ -395,7 +396,7 @@ static const struct nb_kernel psnap = {
 	.longopts = longopts,
 	.default_samples = 100000,
 	.has_work = 1,
-	.nfiles = 1,
+	.nfiles = NB_PSNAP_NFILES,
 	.suffixes = suffixes,
 	.sample_size = sizeof(uint64_t),
 	.done_word = 0,

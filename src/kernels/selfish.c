@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "driver.h"
+#include "kernel_files.h"
 #include "report.h"
 #include "samples.h"
 #include "selfish.h"
@@ -300,7 +301,7 @@ static const struct option longopts[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
-static const char *const suffixes[] = { "detours.dat" };
+static const char *const suffixes[] = NB_SELFISH_FILES;
 
 static const struct nb_kernel selfish = {
 	.name = "selfish",
@@ -312,7 +313,7 @@ static const struct nb_kernel selfish = {
 		 "  --threshold PCT      detour threshold, % of the minimal iteration (default 900)\n",
 	.shortopts = "",
 	.longopts = longopts,
-	.nfiles = 1,
+	.nfiles = NB_SELFISH_NFILES,
 	.suffixes = suffixes,
 	.sample_size = sizeof(struct nb_detour),
 	.done_word = offsetof(struct nb_detour, length),

@@ -1,5 +1,6 @@
 #define _GNU_SOURCE
 #include "causes.h"
+#include "kernel_files.h"
 
 #include <errno.h>
 #include <math.h>
@@ -10,9 +11,10 @@
 #include "report.h"
 #include "team.h"
 
-const char *const nb_cause_class_names[NB_CAUSE_CLASSES] = {
-	"hardware", "nmi", "irq", "softirq", "timer", "ipi", "thread", "injection",
-};
+/* the names the analysis, ReFrame and the docs use (src/kernels/kernels.json) */
+const char *const nb_cause_class_names[NB_CAUSE_CLASSES] = NB_CAUSE_CLASS_NAMES;
+_Static_assert(NB_CAUSE_CLASS_COUNT == NB_CAUSE_CLASSES,
+	       "kernels.json's cause_classes and enum nb_cause_class differ");
 
 enum { DEPTH = 16 };
 

@@ -195,7 +195,7 @@ def timeline_of(directory, meta, row):
     directory = Path(directory)
     tpn = meta["ticks_per_ns"]
     read = meta["calibration"]["timer_read_ns"] * tpn
-    files = [directory / f for f in row.get("files") or [row["file"]]]
+    files = [directory / f for f in row["files"]]
     kernel = meta["kernel"]
     if kernel == "fwq":
         return fwq_timeline(np.loadtxt(files[0], dtype=np.int64, ndmin=1), row, read)

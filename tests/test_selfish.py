@@ -35,7 +35,7 @@ def test_selfish_records_injected_detours(launch, tmp_path, how):
     assert len(meta["ranks"]) == NCPUS
     tpn = meta["ticks_per_ns"]
     for r in meta["ranks"]:
-        d = np.loadtxt(tmp_path / r["file"], dtype=np.int64, ndmin=2)
+        d = np.loadtxt(tmp_path / r["files"][0], dtype=np.int64, ndmin=2)
         assert len(d) == r["detours"] and r["iterations"] > r["detours"]
         assert (np.diff(d[:, 0]) > 0).all() and (d[:, 1] > 0).all()
         assert r["period_s"] == pytest.approx(seconds, rel=0.01)

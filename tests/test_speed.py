@@ -38,7 +38,7 @@ def slice_cost(bin_dir, tmp_path):
     meta = json.loads((tmp_path / "cost.json").read_text())
     tpn, cost = meta["ticks_per_ns"], {}
     for r in meta["ranks"]:
-        d = np.loadtxt(tmp_path / r["file"], ndmin=2)
+        d = np.loadtxt(tmp_path / r["files"][0], ndmin=2)
         start = r["start_tick"] + d[:, 0] * tpn
         end = start + d[:, 1] * tpn
         sl = slices[r["cpu"]]
@@ -69,7 +69,7 @@ def samples_of(tmp_path, meta, entry):
     if meta["kernel"] == "fwq":
         x = np.loadtxt(tmp_path / entry["files"][0])
         return x, x.min()
-    x = np.loadtxt(tmp_path / entry["file"]) * tpn
+    x = np.loadtxt(tmp_path / entry["files"][0]) * tpn
     return x, entry["ideal_us"] * 1e3 * tpn
 
 

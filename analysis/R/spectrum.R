@@ -184,11 +184,12 @@ ftq_peak_table <- function(runs) {
       b != a && key(ftq[[b]]) == key(ftq[[a]]) &&
         frequencies_independent(fs_a, ftq_sampling_hz(ftq[[b]]$meta))
     }, names(ftq))
-    b <- if (length(partners)) partners[1] else NA_character_
     for (u in names(spectra[[a]])) {
       spec <- spectra[[a]][[u]]
       found <- find_peaks(spec[, .(frequency_hz, power)])
-      partner <- if (!is.na(b)) spectra[[b]][[u]] else NULL
+      b <- partner_thread(spectra, partners, u, spec$host[1])
+      partner <- if (!is.na(b$run)) spectra[[b$run]][[b$thread]] else NULL
+      b <- b$run
       fs_b <- if (!is.null(partner)) ftq_sampling_hz(ftq[[b]]$meta) else NA
       found <- classify_peaks(found, fs_a, partner, fs_b, spec$mean_count[1],
         partner$mean_count[1])
@@ -207,6 +208,18 @@ ftq_peak_table <- function(runs) {
   peaks <- rbindlist(peaks)
   setcolorder(peaks, c("frequency_hz", "power", "origin"))
   list(peaks = peaks[order(run, thread, -power)], spectra = spectra)
+}
+
+# The partner of thread u (its "host:cpu") among the partner runs: the first
+# run's thread on the same host and CPU, else on the same host; NA when no
+# partner run measured that host.
+partner_thread <- function(spectra, partners, u, host) {
+  for (b in partners) if (!is.null(spectra[[b]][[u]])) return(list(run = b, thread = u))
+  for (b in partners) {
+    same <- Filter(function(v) spectra[[b]][[v]]$host[1] == host, names(spectra[[b]]))
+    if (length(same)) return(list(run = b, thread = same[1]))
+  }
+  list(run = NA_character_, thread = NA_character_)
 }
 
 format_inject <- function(inject) {

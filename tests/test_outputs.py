@@ -168,3 +168,42 @@ def test_noise_info(bin_dir):
                          capture_output=True, text=True)
     info = json.loads(res.stdout)
     assert info["ticks_per_ns"] == 2.5 and info["ticks_per_ns_source"] == "option"
+
+
+def tails_of(loss_ns, seconds):
+    """Type-1 percentiles, maximum and rates per hour of the losses, as
+    src/lib/tails.h defines them (in us)."""
+    x = np.sort(np.asarray(loss_ns, dtype=float))
+    n = len(x)
+
+    def pick(p):
+        return x[max(int(np.ceil(p * n)) - 1, 0)] / 1e3
+
+    return {"p50_us": pick(0.5), "p99_us": pick(0.99), "p99_9_us": pick(0.999),
+            "p99_99_us": pick(0.9999), "max_us": x[-1] / 1e3,
+            **{f"above_{t}us_per_hour": (x > t * 1e3).sum() / (seconds / 3600)
+               for t in (10, 100, 1000)}}
+
+
+@pytest.mark.parametrize("kernel", ["fwq", "ftq"])
+def test_tails_are_the_data_files(kernel, run, tmp_path):
+    # 300 us of every 2 ms busy: tails the percentiles must reach
+    args = ["-w", 10] if kernel == "fwq" else ["--freq", 10000]
+    res = run(kernel, "-t", 0, "-n", 5000, *args, "--inject", "2000:300", "-o", kernel)
+    assert res.returncode == 0, res.stderr
+    meta, threads = load_run(tmp_path / kernel)
+    for entry, data in zip(meta["ranks"], threads):
+        tpn = entry["ticks_per_ns"]
+        if kernel == "fwq":
+            t = data["times"].astype(float)
+            want = tails_of((t - t.min()) / tpn, t.sum() / tpn / 1e9)
+        else:
+            c = data["counts"].astype(float)
+            quantum_ns = meta["quantum_ticks"] / tpn
+            want = tails_of((c.max() - c) / c.max() * quantum_ns, len(c) * quantum_ns / 1e9)
+        got = entry["tails"]
+        for key, value in want.items():
+            assert got[key] == pytest.approx(value, rel=1e-6, abs=1e-6), (key, got, want)
+        # a 300 us busy wait falls in one FWQ sample (~20 us of work), and
+        # takes two 100 us FTQ quanta whole
+        assert got["max_us"] > (250 if kernel == "fwq" else 99), got

@@ -123,6 +123,14 @@ class noise_run_base(rfm.RunOnlyRegressionTest):
         # the kernel's last line says the run completed and was written
         return sn.assert_found(rf'(?m)^run kernel={self.kernel} complete=true', self.stdout)
 
+    @performance_function('us')
+    def max_p99_9_loss_us(self):
+        """The largest over the threads or ranks of the 99.9th percentile of
+        the time a sample lost (selfish: of its detours): a site bounds the
+        tail, which a mean hides."""
+        return sn.max(sn.extractall(rf'(?m){self.unit_lines()} .*\bp99_9_loss_us=(\S+)',
+                                    self.stdout, 1, float))
+
     @run_before('performance')
     def set_references(self):
         """The partition's bounds (extras 'noisebench_references' of the

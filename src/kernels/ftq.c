@@ -153,6 +153,17 @@ static void summary(const struct nb_participant *p, const struct nb_stats *s)
 	printf(" quantum_ns=%.1f", (double)interval_ticks / p->ticks_per_ns);
 }
 
+/* A quantum's loss: the share of the best quantum's work it lacks, as time. */
+static void tails(const struct nb_participant *p, const uint64_t *sorted, size_t n,
+		  struct nb_tails *t)
+{
+	double best = n ? (double)sorted[n - 1] : 0,
+	       quantum_ns = (double)interval_ticks / p->ticks_per_ns;
+
+	nb_tails_sorted(sorted, n, best, best > 0 ? quantum_ns / best : NAN, 1,
+			(double)n * quantum_ns / 1e9, t);
+}
+
 static const struct nb_quantum quantum = {
 	.value_unit = NB_FTQ_VALUE_UNIT,
 	.write = write_samples,
@@ -162,6 +173,7 @@ static const struct nb_quantum quantum = {
 	.detours = detours,
 	.json = json,
 	.summary = summary,
+	.tails = tails,
 };
 
 static void finish(struct nb_run *r, int signo)

@@ -82,6 +82,18 @@ static void summary(const struct nb_participant *p, const struct nb_stats *s)
 	printf(" mean_ns=%.1f", s->mean / p->ticks_per_ns);
 }
 
+/* A sample's loss: its time beyond the fastest sample's. */
+static void tails(const struct nb_participant *p, const uint64_t *sorted, size_t n,
+		  struct nb_tails *t)
+{
+	double ticks = 0;
+
+	for (size_t i = 0; i < n; i++)
+		ticks += (double)sorted[i];
+	nb_tails_sorted(sorted, n, n ? (double)sorted[0] : 0, 1 / p->ticks_per_ns, 0,
+			ticks / p->ticks_per_ns / 1e9, t);
+}
+
 static const struct nb_quantum quantum = {
 	.value_unit = NB_FWQ_VALUE_UNIT,
 	.write = write_samples,
@@ -92,6 +104,7 @@ static const struct nb_quantum quantum = {
 	.detours = detours,
 	.json = json,
 	.summary = summary,
+	.tails = tails,
 };
 
 static void finish(struct nb_run *r, int signo)

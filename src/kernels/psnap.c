@@ -17,6 +17,7 @@
 #include "report.h"
 #include "samples.h"
 #include "speed.h"
+#include "tails.h"
 #include "work.h"
 
 enum { MAX_STEPS = 24, MAX_BINS = 8192, CALIBRATION_SAMPLES = 5 };
@@ -30,6 +31,7 @@ struct options {
 struct result {
 	struct nb_participant p;
 	struct nb_speed speed;
+	struct nb_tails tails; /* each iteration's time beyond the ideal */
 	uint64_t count, overflow;
 	double calibrated_us, ideal_us, total_us, min_us, mean_us, max_us, std_us, correlation;
 	uint32_t nsteps;
@@ -286,6 +288,7 @@ static void report(const struct result *all, int nranks, int signo)
 		       all[i].mean_us, all[i].max_us, all[i].correlation, noise_percent(&all[i]),
 		       (unsigned long long)all[i].p.injections);
 		nb_speed_print(&all[i].speed);
+		nb_tails_print(&all[i].tails);
 		nb_causes_print(&all[i].p.causes);
 		putchar('\n');
 	}
@@ -316,6 +319,7 @@ static void report(const struct result *all, int nranks, int signo)
 		nb_json_double(&j, "calibrated_us", all[i].calibrated_us);
 		nb_json_double(&j, "ideal_us", all[i].ideal_us);
 		nb_speed_json(&j, &all[i].speed);
+		nb_tails_json(&j, &all[i].tails);
 		nb_json_double(&j, "total_time_us", all[i].total_us);
 		nb_json_double(&j, "min_us", all[i].min_us);
 		nb_json_double(&j, "mean_us", all[i].mean_us);
@@ -365,6 +369,15 @@ static void finish(struct nb_run *rr, int signo)
 		nb_ranks_bcast(r, (void *)rank0, run->samples * sizeof(*rank0));
 	for (int i = 0; i < r->nlocal; i++)
 		compute(i, taken[i], rank0, signo ? taken[0] : run->samples, &mine[i]);
+	/* every correlation taken: the series may now be sorted for the tails */
+	for (int i = 0; i < r->nlocal; i++) {
+		uint64_t *v = r->local[i].samples;
+		double tpn = rr->cal.ticks_per_ns;
+
+		nb_sort_u64(v, taken[i]);
+		nb_tails_sorted(v, taken[i], mine[i].ideal_us * 1e3 * tpn, 1 / tpn, 0,
+				mine[i].total_us / 1e6, &mine[i].tails);
+	}
 	all = nb_run_collect(rr, mine, sizeof(*mine), signo, &nranks);
 	if (r->root)
 		report(all, nranks, signo);

@@ -9,6 +9,7 @@ struct result {
 	struct nb_participant p;
 	struct nb_stats stats;
 	struct nb_speed speed;
+	struct nb_tails tails;
 };
 
 static void print_summary(struct nb_run *r, const struct nb_quantum *q, const struct result *x)
@@ -27,6 +28,7 @@ static void print_summary(struct nb_run *r, const struct nb_quantum *q, const st
 	printf(" scaled_noise_sd=%.6g kurtosis=%.6g skewness=%.6g", s->std / q->best(s),
 	       s->kurtosis, s->skewness);
 	q->summary(&x->p, s);
+	nb_tails_print(&x->tails);
 	if (q->speed)
 		nb_speed_print(&x->speed);
 	if (r->inject.duration_us)
@@ -57,6 +59,7 @@ static void report(struct nb_run *r, const struct nb_quantum *q, const struct re
 			nb_speed_json(&j, &all[i].speed);
 		nb_json_stats(&j, &all[i].stats, q->value_unit,
 			      q->scaled_noise_mean(&all[i].stats));
+		nb_tails_json(&j, &all[i].tails);
 		nb_json_end(&j, '}');
 	}
 	nb_json_end(&j, ']');
@@ -95,7 +98,10 @@ void nb_quantum_finish(struct nb_run *r, const struct nb_quantum *q, int signo)
 		}
 		if (q->speed)
 			q->speed(t, taken, &mine[i].speed);
-		nb_stats_compute(q->values(t, taken), taken, &mine[i].stats);
+		uint64_t *values = q->values(t, taken);
+
+		nb_stats_compute(values, taken, &mine[i].stats); /* sorts them */
+		q->tails(&mine[i].p, values, taken, &mine[i].tails);
 	}
 	all = nb_run_collect(r, mine, sizeof(*mine), signo, &n);
 	if (rk->root)

@@ -6,6 +6,7 @@
 #include "driver.h"
 #include "speed.h"
 #include "stats.h"
+#include "tails.h"
 
 struct nb_quantum {
 	const char *value_unit; /* unit of the summarised value */
@@ -25,6 +26,9 @@ struct nb_quantum {
 	/* the kernel's keys in the JSON, and the end of a summary line */
 	void (*json)(struct nb_run *r, struct nb_json *j);
 	void (*summary)(const struct nb_participant *p, const struct nb_stats *s);
+	/* the tails of the loss, from the n values sorted ascending */
+	void (*tails)(const struct nb_participant *p, const uint64_t *sorted, size_t n,
+		      struct nb_tails *t);
 };
 
 /* The kernel's finish: files, statistics, gather, summary lines, JSON. */

@@ -16,6 +16,7 @@
 #include "selfish.h"
 #include "speed.h"
 #include "stats.h"
+#include "tails.h"
 
 struct options {
 	uint64_t detours, threshold_percent;
@@ -25,6 +26,7 @@ struct options {
 struct result {
 	struct nb_participant p;
 	struct nb_speed speed;
+	struct nb_tails tails; /* each detour beyond the minimal iteration */
 	uint64_t min_ticks, iterations, detours;
 	double min_ns, ordinary_ns, period_s, overhead_percent, detours_per_s, median_detour_ns;
 	int iterations_known;
@@ -175,7 +177,8 @@ static void compute(int local, size_t n, struct result *res)
 	ordinary_speed(res, (double)(end - run->team.start_tick), d, n, st->ordinary_ticks);
 	res->overhead_percent = 100.0 * (double)stolen / (double)(end - run->team.start_tick);
 	res->detours_per_s = (double)n / res->period_s;
-	nb_stats_compute(lengths, n, &s);
+	nb_stats_compute(lengths, n, &s); /* sorts them */
+	nb_tails_sorted(lengths, n, (double)st->min_ticks, 1 / tpn, 0, res->period_s, &res->tails);
 	res->median_detour_ns = s.median / tpn;
 	free(lengths);
 }
@@ -228,6 +231,7 @@ static void report(const struct result *all, int nranks, int signo)
 		       all[i].median_detour_ns, all[i].overhead_percent, all[i].period_s,
 		       (unsigned long long)all[i].p.injections);
 		nb_speed_print(&all[i].speed);
+		nb_tails_print(&all[i].tails);
 		nb_causes_print(&all[i].p.causes);
 		putchar('\n');
 	}
@@ -265,6 +269,7 @@ static void report(const struct result *all, int nranks, int signo)
 		nb_json_double(&j, "cpu_overhead_percent", all[i].overhead_percent);
 		nb_json_double(&j, "period_s", all[i].period_s);
 		nb_speed_json(&j, &all[i].speed);
+		nb_tails_json(&j, &all[i].tails);
 		nb_json_end(&j, '}');
 	}
 	nb_json_end(&j, ']');

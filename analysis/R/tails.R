@@ -1,0 +1,55 @@
+# The tails: how bad the worst case is. For each run and rank, the time each
+# sample lost to noise, in us: FWQ its excess over the fastest sample, P-SNAP
+# over the ideal iteration, FTQ the missing work of a quantum as time (the
+# share of the best quantum's count missing, times the quantum), selfish each
+# detour beyond the minimal iteration. Its percentiles and maximum, and how
+# often per hour of the run it passed 10 us, 100 us and 1 ms.
+
+tail_probs <- c(p50 = 0.5, p99 = 0.99, p99_9 = 0.999, p99_99 = 0.9999)
+tail_thresholds_us <- c(10, 100, 1000)
+
+# The samples' loss in us and the rank's measured time in s.
+sample_losses <- function(run, i) {
+  t <- run$threads[[i]]
+  r <- (run$meta$ranks %||% run$meta$threads)[[i]]
+  x <- noise_values(run, t$data)
+  switch(run$kernel,
+    fwq = list(us = (x - min(x)) / t$ticks_per_ns / 1e3, seconds = sum(x) / t$ticks_per_ns / 1e9),
+    psnap = {
+      ideal <- (r$ideal_us %||% (min(x) / 1e3)) * 1e3
+      list(us = pmax(x - ideal, 0) / 1e3, seconds = sum(x) / 1e9)
+    },
+    ftq = {
+      quantum_us <- run$meta$quantum_ns / 1e3
+      list(us = (max(x) - x) / max(x) * quantum_us, seconds = length(x) * quantum_us / 1e6)
+    },
+    selfish = list(us = pmax(x - r$min_iteration_ns, 0) / 1e3, seconds = r$period_s)
+  )
+}
+
+# One row per run and rank: p50 ... p99.99 and max of the loss (us), and
+# above_<n>us_per_hour. Selfish's percentiles are those of its detours (it
+# records nothing else); the others' of every sample.
+tail_table <- function(runs) {
+  rbindlist(lapply(names(runs), function(name) {
+    run <- runs[[name]]
+    rbindlist(lapply(seq_along(run$threads), function(i) {
+      t <- run$threads[[i]]
+      loss <- sample_losses(run, i)
+      q <- if (length(loss$us)) {
+        stats::quantile(loss$us, tail_probs, names = FALSE, type = 1)
+      } else {
+        rep(NA_real_, length(tail_probs))
+      }
+      hours <- loss$seconds / 3600
+      above <- vapply(tail_thresholds_us, function(th) sum(loss$us > th) / hours, numeric(1))
+      row <- data.table(run = name, kernel = run$kernel, host = t$host, thread = t$unit,
+        cpu = t$cpu, samples = length(loss$us), seconds = loss$seconds)
+      row[, names(tail_probs) := as.list(q)]
+      row[, max_us := if (length(loss$us)) max(loss$us) else NA_real_]
+      row[, paste0("above_", tail_thresholds_us, "us_per_hour") := as.list(above)]
+      setnames(row, names(tail_probs), paste0(names(tail_probs), "_us"))
+      row[]
+    }))
+  }))
+}

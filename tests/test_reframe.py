@@ -6,6 +6,7 @@ pass whatever this machine's own noise: ReFrame's logic is tested, not the
 machine. ReFrame builds the
 release kernels itself: the sanitizer suite checks the kernels."""
 import json
+import math
 import os
 import platform
 import re
@@ -78,6 +79,8 @@ def test_checks_fail_with_injected_noise(injected):
         assert tc["result"] == "fail" and tc["fail_phase"] == "performance", tc["display_name"]
         failed = [k for k, v in tc["perfvalues"].items() if v[5] == "fail"]
         assert failed, tc["display_name"]
+        # every figure a number: the acceptance summary reads them as JSON
+        assert all(math.isfinite(v[0]) for v in tc["perfvalues"].values()), tc["perfvalues"]
         # FTQ's strongest line, as the R analysis finds it: the injection's
         # 1 kHz, to the spectrum's resolution (fs / n = 0.5 Hz)
         if tc["display_name"].startswith("ftq"):

@@ -170,7 +170,8 @@ ftq_peak_table <- function(runs) {
     x <- t$data$count
     ftq_spectrum(x, ftq_sampling_hz(ftq[[job$run]]$meta))[, `:=`(unit = t$unit, cpu = t$cpu,
       host = t$host,
-      mean_count = sum(x) / length(x), median_count = median_of(x, t$table %||% value_table(x)))]
+      mean_count = sum(x) / length(x), median_count = median_of(x, t$table %||% value_table(x)),
+      max_count = max(x))]
   })
   spectra <- lapply(names(ftq), function(a) {
     mine <- computed[vapply(jobs, function(job) job$run == a, logical(1))]
@@ -196,7 +197,10 @@ ftq_peak_table <- function(runs) {
       # A short detour taking a share s of every period takes an impulse
       # train out of the counts, whose lines have the amplitude 2 s times the
       # undisturbed count (the median quantum's) and the power half its square.
-      found[, `:=`(share_percent = 100 * sqrt(power / 2) / spec$median_count[1], run = a,
+      # When noise took most quanta whole (a median of 0), the best quantum's
+      # count is the undisturbed one: the share stays a number.
+      undisturbed <- if (spec$median_count[1] > 0) spec$median_count[1] else spec$max_count[1]
+      found[, `:=`(share_percent = 100 * sqrt(power / 2) / undisturbed, run = a,
         thread = spec$unit[1], host = spec$host[1], cpu = spec$cpu[1], sampling_hz = fs_a,
         partner_run = if (is.null(partner)) NA_character_ else b)]
       peaks[[length(peaks) + 1]] <- found

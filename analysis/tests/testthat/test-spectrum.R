@@ -119,3 +119,14 @@ test_that("only sampling rates that are not multiples make a pair", {
   expect_false(frequencies_independent(10000, 5000))
   expect_false(frequencies_independent(7000, 21000))
 })
+
+test_that("a line's share stays a number when noise took most quanta whole", {
+  dir <- withr_tempdir()
+  # 10 kHz, 700 us busy every 1 ms: 7 of every 10 quanta do no work
+  counts <- rep(c(rep(1000, 3), rep(0, 7)), 2000)
+  write_ftq(dir, "f", list(counts), 10000)
+  peaks <- ftq_peak_table(read_results(dir)$runs)$peaks
+  line <- peaks[which.min(abs(frequency_hz - 1000))]
+  expect_equal(line$frequency_hz, 1000, tolerance = 1e-6)
+  expect_true(is.finite(line$share_percent) && line$share_percent > 0)
+})

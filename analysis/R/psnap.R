@@ -39,6 +39,8 @@ psnap_by_cores <- function(run_table) {
   if (nrow(run_table) == 0) return(data.table())
   run_table[, .(
     runs = .N,
+    calibration_time_s = mean(calibration_time_s),
+    mean_run_time_s = mean(mean_run_time_s),
     system_correlation = mean(system_correlation),
     noise_percent = mean(os_noise_percent),
     run_time_sd_s = mean(sd_run_time_s)

@@ -70,7 +70,10 @@ write_tables <- function(dir, tables) {
   }
 }
 
-run_figures <- function(dir, name, run, peaks) {
+# Each figure with a caption saying what it shows, in which units, and how
+# to read it. Files are named by the run's path (unique); titles and
+# captions by its label.
+run_figures <- function(dir, name, run, peaks, label, scale = NULL) {
   figs <- character()
   add <- function(plot, file, caption, height = 5) {
     figs[[caption]] <<- save_figure(plot, dir, file, height = height)
@@ -83,39 +86,65 @@ run_figures <- function(dir, name, run, peaks) {
     resolution_ns <- run$meta$calibration$timer_resolution_ns
     unit_per_ns <- if (run$kernel == "fwq") run$threads[[1]]$ticks_per_ns else 1
     resolution <- resolution_ns * unit_per_ns / max(ns[, min(value), by = unit]$V1)
-    add(plot_noise_histogram(ns, resolution, paste(name, "scaled noise per thread")),
-      paste0(name, "-histogram"), paste(name, ": histogram of the scaled noise"))
-    add(plot_noise_series(ns, resolution, paste(name, "scaled noise over time")),
-      paste0(name, "-series"), paste(name, ": scaled noise over time"),
+    add(plot_noise_histogram(ns, resolution, paste(label, ": scaled noise per CPU")),
+      paste0(name, "-histogram"), paste0(label, ": how many samples (y, log) lost each ",
+        "fraction of their time, (t - min) / min (x, log), one panel per CPU. A quiet CPU has ",
+        "everything in the first bins; each bar to the right is samples that lost that share."))
+    add(plot_noise_series(ns, resolution, paste(label, ": scaled noise over time")),
+      paste0(name, "-series"), paste0(label, ": the scaled noise (t - min) / min of the ",
+        "samples over the run (s), the largest of each stretch shown. Points in rows at one ",
+        "height, evenly spaced, are a periodic source; a raised band, a slower stretch."),
       height = 1.5 + 1.5 * n_units)
   }
   if (run$kernel == "ftq") {
     spectra <- peaks$spectra[run == name]
-    add(plot_spectrum(spectra, peaks$peaks[run == name], paste(name, "spectrum of the counts")),
-      paste0(name, "-spectrum"), paste(name, ": spectrum of the FTQ counts, peaks by origin"),
+    add(plot_spectrum(spectra, peaks$peaks[run == name], paste(label, ": spectrum of the counts")),
+      paste0(name, "-spectrum"), paste0(label, ": the power (counts^2, log) of the FTQ ",
+        "counts at each frequency (Hz), per CPU. A line standing out of the floor is noise ",
+        "that repeats at that frequency; its colour says whether a run at another sampling ",
+        "frequency confirms it (external) or it moved with the sampling (artifact)."),
       height = 1.5 + 2 * n_units)
   }
   if (run$kernel == "psnap") {
     iterations <- psnap_iterations(setNames(list(run), name))
-    add(plot_psnap_histogram(iterations, paste(name, "iteration times, all ranks")),
-      paste0(name, "-psnap-histogram"), paste(name, ": P-SNAP iteration times over all ranks"))
+    add(plot_psnap_histogram(iterations, paste(label, ": iteration times, all ranks")),
+      paste0(name, "-psnap-histogram"), paste0(label, ": how many iterations (y) of the ",
+        "calibrated spin took each time (us, 1 us bins), over all ranks. A quiet system is one ",
+        "narrow peak at the granularity; iterations to its right lost that much to noise."))
     hosts <- uniqueN(iterations$host)
     if (hosts > 1) {
-      add(plot_psnap_nodes(iterations, paste(name, "iteration times per node")),
-        paste0(name, "-psnap-nodes"), paste(name, ": P-SNAP iteration times per node"),
+      add(plot_psnap_nodes(iterations, paste(label, ": iteration times per node")),
+        paste0(name, "-psnap-nodes"), paste0(label, ": P-SNAP iteration times (us) per ",
+          "node: a node whose peak sits right of the others', or whose tail is longer, is ",
+          "the noisy one (nodes.csv names it)."),
         height = 1.5 + 1.5 * hosts)
     }
   }
   if (run$kernel == "selfish" && sum(vapply(run$threads, function(t) nrow(t$data), 0)) > 0) {
     detours <- selfish_detours(setNames(list(run), name))
-    add(plot_detour_histogram(detours, paste(name, "detour lengths")),
-      paste0(name, "-detour-histogram"), paste(name, ": selfish detour lengths"))
-    add(plot_detour_timeline(detours, paste(name, "detours over time")),
-      paste0(name, "-detour-timeline"), paste(name, ": selfish detours over time"),
+    add(plot_detour_histogram(detours, paste(label, ": detour lengths")),
+      paste0(name, "-detour-histogram"), paste0(label, ": how many detours (y) of each ",
+        "length (us, log) the selfish loop recorded, per CPU. Clusters are sources: the ",
+        "timer tick, interrupts, the hypervisor; their length is what a process loses each time."))
+    add(plot_detour_timeline(detours, paste(label, ": detours over time")),
+      paste0(name, "-detour-timeline"), paste0(label, ": each detour's length (us, log) at ",
+        "its start (s from the start of the run), per CPU. Evenly spaced rows are periodic ",
+        "noise; the period is the spacing."),
       height = 1.5 + 1.5 * n_units)
   }
-  add(plot_heatmap(noise_over_time(run), paste(name, "noise per core over time")),
-    paste0(name, "-heatmap"), paste(name, ": noise per core over time (100 bins)"),
+  if (!is.null(scale) && nrow(scale)) {
+    add(plot_scale(scale, paste(label, ": predicted slowdown at scale")),
+      paste0(name, "-scale"), paste0(label, ": the slowdown (phase time over T) this noise ",
+        "would cause a bulk-synchronous application computing T between global ",
+        "synchronisations, against the number of processes N (log), one line per T; left ",
+        "with each process at its own offset in the trace, right with all at the same ",
+        "(co-scheduled). Beyond the trace's windows the prediction stops growing: rarer ",
+        "events than the trace holds are not in it."))
+  }
+  add(plot_heatmap(noise_over_time(run), paste(label, ": noise per CPU over time")),
+    paste0(name, "-heatmap"), paste0(label, ": the share of time lost to noise (%, colour) ",
+      "in 100 equal stretches of the run (s), one row per CPU. Dark cells are stretches that ",
+      "lost most; a dark column hit every CPU at once, a dark row is one noisy CPU."),
     height = 1.5 + 0.4 * n_units)
   figs
 }
@@ -127,7 +156,9 @@ write_report <- function(results_dir) {
   verdicts <- host_verdicts(summary)
   peaks <- ftq_peak_table(runs)
   psnap_table <- psnap_runs(runs)
+  labels <- run_labels(runs)
   tables <- list(
+    runs = labels,
     summary = summary,
     peaks = if (nrow(peaks$peaks)) {
       peaks$peaks[, .(frequency_hz, power, share_percent, origin, run, host, thread, cpu,
@@ -140,6 +171,7 @@ write_report <- function(results_dir) {
     verdicts = verdicts,
     nodes = node_table(runs, summary),
     tails = tail_table(runs),
+    scale = scale_table(runs),
     machines = machines_table(runs),
     psnap_runs = psnap_table,
     psnap_cores = psnap_by_cores(psnap_table),
@@ -156,11 +188,18 @@ write_report <- function(results_dir) {
   on.exit(if (!done) unlink(tmp, recursive = TRUE), add = TRUE)
 
   write_tables(tmp, tables)
-  figures <- lapply(names(runs), function(n) run_figures(tmp, n, runs[[n]], peaks))
+  dir.create(file.path(tmp, "loggopsim"))
+  write_loggopsim_traces(file.path(tmp, "loggopsim"), runs)
+  figures <- lapply(names(runs), function(n) {
+    run_figures(tmp, n, runs[[n]], peaks, labels[run == n, label],
+      if (nrow(tables$scale)) tables$scale[run == n])
+  })
   if (nrow(tables$causes)) {
-    caption <- "noise by cause: the share of the detours' time each class held, per CPU"
-    figures <- c(list(setNames(save_figure(plot_causes(tables$causes, "noise by cause"), tmp,
-      "causes", height = 1.5 + 0.5 * nrow(unique(tables$causes[, .(run, unit)]))), caption)),
+    caption <- paste("Noise by cause: the share (%) of the detours' time each class of",
+      "cause held, per run and CPU. Hardware is what nothing in the kernel's trace explains.")
+    figures <- c(list(setNames(save_figure(plot_causes(with_labels(tables$causes, labels),
+      "noise by cause"), tmp, "causes",
+      height = 1.5 + 0.5 * nrow(unique(tables$causes[, .(run, unit)]))), caption)),
       figures)
   }
   writeLines(report_html(data, tables, verdict_text(verdicts), figures, untraced_runs(runs)),
@@ -174,24 +213,68 @@ write_report <- function(results_dir) {
   invisible(file.path(out, "index.html"))
 }
 
+# The largest p99.9 and maximum loss of each run, over its ranks.
+tails_by_run <- function(tails) {
+  if (is.null(tails) || nrow(tails) == 0) return(tails)
+  tails[, .(ranks = .N, p99_us = max(p99_us), p99_9_us = max(p99_9_us),
+    max_us = max(max_us), above_100us_per_hour = max(above_100us_per_hour),
+    above_1000us_per_hour = max(above_1000us_per_hour)), by = .(run, kernel)]
+}
+
+# What a procurement panel reads first: the machines, a verdict per host,
+# the PRACE tables, the tails and the predicted slowdown.
+first_screen <- function(data, tables, verdict, labels) {
+  hosts <- tables$machines
+  scale <- scale_sentences(tables$scale, labels)
+  c(
+    '<section id="summary">',
+    "<h2>Summary</h2>",
+    html_table(hosts[, .(host, cpu, cores, kernel, isolcpus, nohz_full,
+      virtual_machine)], "Machines measured"),
+    sprintf('<p class="verdict">%s</p>', html_escape(paste0("Sequoia criteria: ", verdict))),
+    html_table(tables$verdicts, "Verdict per host and work kind (the Sequoia RFP's diminutive noise)"),
+    html_table(tables$psnap_cores, paste("P-SNAP, PRACE style, per core count: calibration",
+      "time and mean run time (s), their SD across ranks (s), OS noise (%) and the",
+      "correlation of each rank's noise with rank 0's")),
+    html_table(with_labels(tails_by_run(tables$tails), labels), paste("Tails: the time a",
+      "sample lost to noise (us), the worst rank of each run; counts per hour of samples",
+      "losing more than 100 us and 1 ms")),
+    "<h3>Predicted slowdown at scale</h3>",
+    if (length(scale)) {
+      paste0("<ul>", paste0("<li>", html_escape(scale), "</li>", collapse = "\n"), "</ul>")
+    } else {
+      "<p><em>No uninjected FWQ, P-SNAP or selfish run to predict from.</em></p>"
+    },
+    "<p>A bulk-synchronous model from the measured traces (SC10): see the Scale section.</p>",
+    "</section>"
+  )
+}
+
 report_html <- function(data, tables, verdict, figures, untraced = NULL) {
   hosts <- tables$machines
-  s <- tables$summary
+  labels <- tables$runs
+  s <- with_labels(tables$summary, labels)
+  shown <- function(name) with_labels(tables[[name]], labels)
   body <- c(
+    first_screen(data, tables, verdict, labels),
+    "<h2>Runs</h2>",
+    "<p>Each run by what it measured; its directory under the results (the run column of",
+    "the CSV tables) beside it. Also in runs.csv.</p>",
+    html_table(labels[, .(label, run)]),
     "<h2>Machine</h2>", html_list(machine_description(data)),
     if (nrow(hosts) > 1) html_table(hosts, "Every host measured (also in machines.csv)"),
     "<h2>Tuning findings</h2>",
     "<p>What the kernels found that can explain noise on the measured CPUs (interrupts",
     "delivered to isolated or nohz_full CPUs, irqbalance, nohz_full without NO_HZ_FULL,",
     "transparent huge pages always, SMIs during the run, a governor other than performance).</p>",
-    html_table(tuning_findings(data$runs)),
+    html_table(tuning_findings(setNames(data$runs, labels$label[match(names(data$runs),
+      labels$run)]))),
     "<h2>Verdict (Sequoia RFP criteria)</h2>",
     sprintf('<p class="verdict">%s</p>', html_escape(verdict)),
     "<p>Diminutive noise: over every FWQ thread of a host, the largest mean of the scaled noise",
     "(t - min) / min is below 1e-6, its largest standard deviation below 1e-3, and its largest",
     "kurtosis below 100. Per host and work kind; runs with injected noise are left out.",
-    "Also in verdicts.csv.</p>",
-    html_table(tables$verdicts),
+    "The table is in the summary above and in verdicts.csv.</p>",
     "<h2>Nodes</h2>",
     "<p>Per run and host: noise_percent, the mean over its ranks; typical_percent, the share of",
     "the time lost in the median of its ranks' 100 equal stretches of the run (against the run's",
@@ -200,14 +283,14 @@ report_html <- function(data, tables, verdict, figures, untraced = NULL) {
     sprintf("typical stretch. <b>outlier</b>: noisier than the other hosts by more than %.1f", outlier_z),
     "(Iglewicz and Hoaglin's cut). inject: the injection its ranks ran with. Also in",
     "nodes.csv.</p>",
-    html_table(tables$nodes),
+    html_table(shown("nodes")),
     "<h2>Tails</h2>",
     "<p>How bad the worst case is, per run and rank: the time each sample lost to noise, in us",
     "(FWQ: beyond the fastest sample; P-SNAP: beyond the ideal iteration; FTQ: the quantum's",
     "missing work as time; selfish: each detour beyond the minimal iteration, its percentiles",
     "those of the detours), its 50th to 99.99th percentiles and maximum, and how many samples",
     "per hour of the run lost more than 10 us, 100 us and 1 ms. Also in tails.csv.</p>",
-    html_table(tables$tails),
+    html_table(shown("tails")),
     "<h2>Noise per kernel run and thread</h2>",
     "<p>noise_percent: FWQ and P-SNAP iteration times, the share of time not spent on the work,",
     "sum(t - min) / sum(t) (P-SNAP: its own slowdown of the calibrated loop,",
@@ -233,12 +316,12 @@ report_html <- function(data, tables, verdict, figures, untraced = NULL) {
     "the same Hz, <b>artifact</b> of the benchmark when it shows the line moved with the sampling",
     "rate (a fixed number of quanta apart), <b>unknown</b> otherwise or without a partner.",
     "Also in peaks.csv.</p>",
-    html_table(tables$peaks),
+    html_table(shown("peaks")),
     "<h2>P-SNAP</h2>",
-    html_table(tables$psnap_runs, "Per run (as a PRACE Tier-0 assessment)"),
+    html_table(shown("psnap_runs"), "Per run (as a PRACE Tier-0 assessment)"),
     html_table(tables$psnap_cores, "Per core count"),
     "<h2>Selfish detour</h2>",
-    html_table(tables$selfish),
+    html_table(shown("selfish")),
     "<h2>Noise by cause</h2>",
     "<p>Runs with --trace: each detour joined to what the kernel's trace saw on its CPU",
     "(interrupts, softirqs, timers, IPIs, NMIs, other threads, the run's own injections);",
@@ -249,9 +332,32 @@ report_html <- function(data, tables, verdict, figures, untraced = NULL) {
     if (!is.null(untraced) && nrow(untraced)) {
       html_table(untraced, "Runs asked to trace that could not")
     },
-    html_table(tables$top_causes, "The causes that took most, per run and CPU"),
+    html_table(shown("top_causes"), "The causes that took most, per run and CPU"),
+    scale_section(tables$scale, labels),
     "<h2>Figures</h2>",
     unlist(lapply(figures, function(f) mapply(html_figure, f, names(f))))
   )
-  html_page(paste("noisebench report:", basename(normalizePath(data$dir))), body)
+  html_page(paste("noisebench report:", paste(hosts$host, collapse = ", "),
+    format(file.mtime(data$runs[[1]]$path), "%Y-%m-%d")), body)
+}
+
+scale_section <- function(scale, labels) {
+  c(
+    "<h2>Scale: predicted slowdown of a bulk-synchronous application</h2>",
+    "<p>From each run's noise trace (selfish: its detours beyond the minimal iteration;",
+    "FWQ and P-SNAP: each sample's time beyond the undisturbed one, at the time it began), the",
+    "slowdown of an application that computes for T, then synchronises all N processes:",
+    "phase time T plus the largest noise any process met in its window, over T. uncoordinated:",
+    "each process at its own random offset in the traces; co-scheduled: all at one offset.",
+    "phases_hit_percent: the share of phases in which some process met noise. Phases longer",
+    "than a tenth of the trace are left out. The model and its assumptions: docs/analysis.md.",
+    "Each rank's trace is also in loggopsim/, in LogGOPSim's --noise-trace format.",
+    "Also in scale.csv.</p>",
+    if (!is.null(scale) && nrow(scale)) {
+      html_table(with_labels(scale[processes %in% c(1, 100, 10000, 100000) &
+        phase_us %in% c(100, 1000, 10000)], labels))
+    } else {
+      "<p><em>none</em></p>"
+    }
+  )
 }

@@ -1,0 +1,57 @@
+# Runs named by what they are, for people: kernel, work kind, sampling
+# frequency or granularity, how many CPUs on which hosts, and the noise
+# injected on purpose ("FTQ multiiter 10 kHz, 2 CPUs on node1"). The tables'
+# `run` column keeps the run's path under the results directory, which
+# scripts use; runs.csv joins the two.
+
+kernel_titles <- c(fwq = "FWQ", ftq = "FTQ", psnap = "P-SNAP", selfish = "selfish")
+
+run_description <- function(name, run) {
+  m <- run$meta
+  ranks <- m$ranks %||% m$threads
+  hosts <- unique(vapply(run$threads, function(t) t$host %||% NA_character_, ""))
+  hz <- if (run$kernel == "ftq") m$frequency_hz %||% (1e9 / m$quantum_ns) else NA_real_
+  inject <- unique(unlist(lapply(c(list(m$inject), lapply(ranks, `[[`, "inject")),
+    function(i) if (!is.null(i$duration_us)) {
+      sprintf("%s us every %s us", i$duration_us, i$period_us)
+    })))
+  data.table(run = name, kernel = run$kernel,
+    work = if (run$kernel %in% c("fwq", "ftq", "psnap")) m$work %||% NA_character_ else NA,
+    sampling_hz = hz, granularity_us = if (run$kernel == "psnap") m$granularity_us else NA,
+    cpus = length(ranks), hosts = paste(hosts, collapse = " "),
+    inject = if (length(inject)) paste(inject, collapse = ", ") else "")
+}
+
+format_hz <- function(hz) {
+  ifelse(hz >= 1000, paste(signif(hz / 1000, 4), "kHz"), paste(signif(hz, 4), "Hz"))
+}
+
+# One row per run: its path and its label, unique over the report.
+run_labels <- function(runs) {
+  d <- rbindlist(lapply(names(runs), function(n) run_description(n, runs[[n]])), fill = TRUE)
+  parts <- function(i) {
+    r <- d[i]
+    what <- paste(c(kernel_titles[[r$kernel]], if (!is.na(r$work)) r$work,
+      if (!is.na(r$sampling_hz)) format_hz(r$sampling_hz),
+      if (!is.na(r$granularity_us)) paste(format_phase(r$granularity_us), "spin")),
+      collapse = " ")
+    label <- sprintf("%s, %d CPU%s on %s", what, r$cpus, if (r$cpus == 1) "" else "s", r$hosts)
+    if (nzchar(r$inject)) label <- paste0(label, ", injected ", r$inject)
+    label
+  }
+  d[, label := vapply(seq_len(.N), parts, "")]
+  # the same run twice (two JUBE iterations): numbered in path order
+  d[, label := if (.N > 1) paste0(label, " #", seq_len(.N)) else label, by = label]
+  d[]
+}
+
+# A table for the page: runs shown by label.
+with_labels <- function(dt, labels) {
+  if (is.null(dt) || nrow(dt) == 0 || is.null(labels)) return(dt)
+  out <- copy(dt)
+  for (col in intersect(c("run", "partner_run"), names(out))) {
+    m <- match(out[[col]], labels$run)
+    set(out, j = col, value = ifelse(is.na(m), out[[col]], labels$label[m]))
+  }
+  out
+}

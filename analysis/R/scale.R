@@ -1,0 +1,196 @@
+# The slowdown a bulk-synchronous application would see at scale, predicted
+# from measured noise traces as Hoefler, Schneider and Lumsdaine do it in
+# LogGOPSim ("Characterizing the Influence of System Noise on Large-Scale
+# Applications by Simulation", SC10). The application computes for T, then
+# all N processes synchronise; a phase lasts as long as its slowest process:
+# T plus the largest noise any process met in its window of length T.
+# Each process reads the noise trace of a measured rank from an offset in it:
+# a random offset per process (uncoordinated noise) or one offset for all
+# (co-scheduled). docs/analysis.md states the assumptions.
+
+scale_phases_us <- c(10, 100, 1000, 10000, 100000)
+scale_processes <- c(1, 10, 100, 1000, 10000, 100000)
+# Offsets drawn per rank trace: the windows' empirical distribution.
+scale_windows <- 20000
+# A phase longer than this share of the trace has too few independent
+# windows to say anything of it.
+scale_max_phase_share <- 0.1
+
+# A rank's noise trace: when each detour began and how long it took beyond
+# the undisturbed sample (ns), over a trace of duration_ns. NULL for kernels
+# without one (FTQ: its loss has no start time inside the quantum).
+noise_trace <- function(run, i) {
+  t <- run$threads[[i]]
+  r <- (run$meta$ranks %||% run$meta$threads)[[i]]
+  x <- noise_values(run, t$data)
+  tiled <- function(ns, excess) {
+    keep <- excess > 0
+    list(start_ns = (cumsum(ns) - ns)[keep], length_ns = excess[keep], duration_ns = sum(ns))
+  }
+  switch(run$kernel,
+    fwq = {
+      ns <- x / t$ticks_per_ns
+      tiled(ns, ns - min(ns))
+    },
+    psnap = tiled(x, pmax(x - (r$ideal_us %||% (min(x) / 1e3)) * 1e3, 0)),
+    selfish = {
+      d <- t$data
+      excess <- pmax(d$length_ns - r$min_iteration_ns, 0)
+      list(start_ns = d$start_ns[excess > 0], length_ns = excess[excess > 0],
+        duration_ns = r$period_s * 1e9)
+    },
+    NULL
+  )
+}
+
+# The noise met by windows of length phase_ns starting at `offsets` (ns): the
+# rest of a detour under way at the start, and every detour that begins in
+# the window (LogGOPSim's get_noise). The trace repeats, so that any offset
+# has a whole window.
+window_noise <- function(trace, offsets, phase_ns) {
+  d <- trace$duration_ns
+  n <- length(trace$start_ns)
+  if (n == 0) return(numeric(length(offsets)))
+  o <- order(trace$start_ns)
+  s <- trace$start_ns[o]
+  l <- trace$length_ns[o]
+  # the last detour before the trace, then two periods of it
+  starts <- c(s[n] - d, s, s + d)
+  lengths <- c(l[n], l, l)
+  total <- c(0, cumsum(lengths))
+  before_start <- findInterval(offsets, starts, left.open = TRUE)
+  before_end <- findInterval(offsets + phase_ns, starts, left.open = TRUE)
+  under_way <- ifelse(before_start > 0,
+    pmax(starts[pmax(before_start, 1)] + lengths[pmax(before_start, 1)] - offsets, 0), 0)
+  under_way + total[before_end + 1] - total[before_start + 1]
+}
+
+# The expected largest of N draws from the values w, each equally likely:
+# P(max <= w_(i)) = (i / n)^N. Exact for the empirical distribution, so it
+# is the Monte Carlo of phases carried to its limit.
+expected_max <- function(w, processes) {
+  w <- sort(w)
+  p <- seq_along(w) / length(w)
+  vapply(processes, function(n) {
+    cdf <- exp(n * log(p))
+    sum(w * diff(c(0, cdf)))
+  }, numeric(1))
+}
+
+# The predicted slowdown of one set of rank traces (measured together): for
+# each phase length and process count, uncoordinated and co-scheduled, the
+# expected phase time over T, and the share of phases some process met noise.
+predict_slowdown <- function(traces, phases_us = scale_phases_us,
+                             processes = scale_processes, windows = scale_windows,
+                             seed = 1) {
+  traces <- Filter(Negate(is.null), traces)
+  shortest <- min(vapply(traces, `[[`, 0, "duration_ns"))
+  rbindlist(lapply(phases_us[phases_us * 1e3 <= scale_max_phase_share * shortest],
+    function(phase_us) {
+      phase_ns <- phase_us * 1e3
+      # the same offsets on every rank: co-scheduled processes share them
+      set.seed(seed)
+      u <- stats::runif(windows)
+      noise <- vapply(traces, function(tr) window_noise(tr, u * tr$duration_ns, phase_ns),
+        numeric(windows))
+      if (is.null(dim(noise))) noise <- matrix(noise, ncol = length(traces))
+      pooled <- as.vector(noise)
+      quiet <- mean(pooled == 0)
+      ranks <- ncol(noise)
+      cosched <- vapply(processes, function(n) {
+        mean(apply(noise[, seq_len(min(n, ranks)), drop = FALSE], 1, max))
+      }, numeric(1))
+      cosched_quiet <- vapply(processes, function(n) {
+        mean(rowSums(noise[, seq_len(min(n, ranks)), drop = FALSE] > 0) == 0)
+      }, numeric(1))
+      rbind(
+        data.table(mode = "uncoordinated", phase_us = phase_us, processes = processes,
+          slowdown = 1 + expected_max(pooled, processes) / phase_ns,
+          phases_hit_percent = 100 * (1 - quiet^processes)),
+        data.table(mode = "co-scheduled", phase_us = phase_us, processes = processes,
+          slowdown = 1 + cosched / phase_ns,
+          phases_hit_percent = 100 * (1 - cosched_quiet))
+      )
+    }))
+}
+
+# One row per run with traces (FWQ, P-SNAP, selfish), phase length, process
+# count and mode.
+scale_table <- function(runs) {
+  rbindlist(lapply(names(runs), function(name) {
+    run <- runs[[name]]
+    if (!run$kernel %in% c("fwq", "psnap", "selfish")) return(NULL)
+    traces <- lapply(seq_along(run$threads), function(i) noise_trace(run, i))
+    rows <- predict_slowdown(traces)
+    if (nrow(rows) == 0) return(NULL)
+    hosts <- unique(vapply(run$threads, function(t) t$host %||% NA_character_, ""))
+    cbind(data.table(run = name, kernel = run$kernel, hosts = paste(hosts, collapse = " "),
+      ranks = length(traces), injected = !is.null(run$meta$inject) ||
+        any(vapply(run$meta$ranks %||% list(), function(r) !is.null(r$inject), TRUE)),
+      trace_s = min(vapply(traces, `[[`, 0, "duration_ns")) / 1e9), rows)
+  }))
+}
+
+# The sentence a report gives each host: from its uninjected selfish run
+# with the most ranks (else FWQ, else P-SNAP), at 10,000 processes and the
+# 1 ms phase, or the longest phase its trace allows below that.
+scale_sentences <- function(scale, labels = NULL, at_processes = 10000, at_phase_us = 1000) {
+  if (is.null(scale) || nrow(scale) == 0) return(character())
+  s <- scale[!injected & processes == at_processes]
+  if (nrow(s) == 0) return(character())
+  s[, preference := match(kernel, c("selfish", "fwq", "psnap"))]
+  s[, host := hosts]
+  chosen <- s[order(preference, -ranks)][, .SD[1], by = host][, .(host, run)]
+  vapply(seq_len(nrow(chosen)), function(i) {
+    r <- s[run == chosen$run[i]]
+    t <- max(r$phase_us[r$phase_us <= at_phase_us], min(r$phase_us))
+    u <- r[phase_us == t & mode == "uncoordinated", slowdown]
+    co <- r[phase_us == t & mode == "co-scheduled", slowdown]
+    sprintf(paste("%s: at %s processes and %s phases between global synchronisations,",
+      "this noise would slow a bulk-synchronous application %.2fx uncoordinated,",
+      "%.2fx co-scheduled (from %s)."),
+      chosen$host[i], format(at_processes, big.mark = ",", scientific = FALSE),
+      format_phase(t), u, co, label_of(chosen$run[i], labels))
+  }, character(1))
+}
+
+format_phase <- function(us) {
+  ifelse(us >= 1000, paste(us / 1000, "ms"), paste(us, "us"))
+}
+
+plot_scale <- function(scale, title) {
+  ggplot(scale, aes(processes, slowdown, colour = format_phase(phase_us),
+    group = phase_us)) +
+    geom_line() + geom_point(size = 1) +
+    scale_x_log10(labels = function(x) format(x, big.mark = ",", scientific = FALSE)) +
+    facet_wrap(~mode) +
+    labs(title = title, x = "processes (N)", y = "slowdown (phase time / T)",
+      colour = "phase T") +
+    theme_bw()
+}
+
+# Each rank's trace in LogGOPSim's noise format (--noise-trace): one detour a
+# line, "start<TAB>duration" in ns, the duration beyond the undisturbed
+# sample, as Netgauge writes its selfish trace. Returns the files written.
+write_loggopsim_traces <- function(dir, runs) {
+  unlist(lapply(names(runs), function(name) {
+    run <- runs[[name]]
+    if (!run$kernel %in% c("fwq", "psnap", "selfish")) return(NULL)
+    vapply(seq_along(run$threads), function(i) {
+      tr <- noise_trace(run, i)
+      t <- run$threads[[i]]
+      file <- file.path(dir, sprintf("%s-rank%d.txt", gsub("[^A-Za-z0-9._-]+", "_", name),
+        t$unit))
+      header <- sprintf("# noisebench %s run %s, rank %d on %s CPU %d: %.0f ns traced",
+        run$kernel, name, t$unit, t$host, t$cpu, tr$duration_ns)
+      o <- order(tr$start_ns)
+      writeLines(c(header, sprintf("%.0f\t%.0f", tr$start_ns[o], tr$length_ns[o])), file)
+      file
+    }, character(1))
+  }))
+}
+
+label_of <- function(run, labels) {
+  if (is.null(labels)) return(run)
+  labels$label[match(run, labels$run)]
+}

@@ -1,0 +1,83 @@
+# The slowdown at scale, on traces whose answer is known.
+
+periodic_trace <- function(period_ns, detour_ns, duration_ns, phase_ns = 0) {
+  starts <- seq(phase_ns, duration_ns - 1, by = period_ns)
+  list(start_ns = starts, length_ns = rep(detour_ns, length(starts)),
+    duration_ns = duration_ns)
+}
+
+test_that("a window sees the detour under way and every detour starting in it", {
+  tr <- periodic_trace(1000, 100, 10000)
+  # windows of 500 ns: at 50, the 50 ns left of the detour begun at 0; at 9950, the
+  # detour at 10000 is the trace's first again
+  expect_equal(window_noise(tr, c(0, 50, 150, 600, 9950), 500), c(100, 50, 0, 100, 100))
+})
+
+test_that("one detour of d every P: the slowdown tends to 1 + d/T, co-scheduled to the mean", {
+  # 50 us every 10 ms over 100 s; phases of 1 ms (T < P)
+  tr <- periodic_trace(1e7, 5e4, 1e11)
+  p <- predict_slowdown(list(tr), phases_us = 1000, processes = c(1, 10, 1e3, 1e5))
+  unco <- p[mode == "uncoordinated"]
+  # one process: the mean noise of a 1 ms window, d T / P (plus the detours under way)
+  expect_equal(unco[processes == 1, slowdown], 1 + 5e4 / 1e7, tolerance = 0.002)
+  # many: nearly every phase has a process hit, the phase takes T + d
+  expect_equal(unco[processes == 1e5, slowdown], 1 + 5e4 / 1e6, tolerance = 1e-6)
+  expect_true(unco$slowdown[2] > unco$slowdown[1])
+  expect_true(all(diff(unco$slowdown) >= 0))
+  # co-scheduled: every process at the same offset, the mean at every N
+  co <- p[mode == "co-scheduled"]
+  expect_equal(co$slowdown, rep(1 + 5e4 / 1e7, 4), tolerance = 0.002)
+})
+
+test_that("a detour in a phase with probability p: 1 - (1 - p)^N of the phases are hit", {
+  set.seed(7)
+  # a Poisson stream of 1 us detours, 5 a second: a 1 ms window is hit with p = 1 - exp(-0.005)
+  duration <- 2000e9
+  starts <- sort(stats::runif(stats::rpois(1, 5 * 2000), 0, duration))
+  tr <- list(start_ns = starts, length_ns = rep(1000, length(starts)), duration_ns = duration)
+  n <- c(1, 10, 100, 1000)
+  p <- predict_slowdown(list(tr), phases_us = 1000, processes = n, windows = 2e5)
+  # the share of offsets whose window [o, o + T) meets a detour [s, s + 1 us) of this
+  # trace: the union of the intervals [s - T, s + 1 us), around the circle
+  gaps <- diff(c(starts, starts[1] + duration))
+  hit <- sum(pmin(gaps, 1e6 + 1000)) / duration
+  unco <- p[mode == "uncoordinated"]
+  # the window sample's binomial error on p, carried through 1 - (1 - p)^N
+  se <- sqrt(hit * (1 - hit) / 2e5)
+  dn <- n * (1 - hit)^(n - 1) * se
+  expect_true(all(abs(unco$phases_hit_percent / 100 - (1 - (1 - hit)^n)) < 4 * dn + 1e-9))
+  # a hit phase takes T + 1 us (two detours in one phase, or part of one, are rare)
+  expect_equal(unco$slowdown - 1, unco$phases_hit_percent / 100 * 1e-3, tolerance = 0.05)
+})
+
+test_that("co-scheduled ranks measured together share their offsets", {
+  # two ranks, detours of 100 us every 10 ms, rank 1 half a period later
+  a <- periodic_trace(1e7, 1e5, 1e10)
+  b <- periodic_trace(1e7, 1e5, 1e10, phase_ns = 5e6)
+  p <- predict_slowdown(list(a, b), phases_us = 1000, processes = c(1, 2))
+  co <- p[mode == "co-scheduled"]
+  # both ranks' windows are hit 1 time in 10 and never together: the max is hit 2 in 10
+  expect_equal(co[processes == 2, phases_hit_percent], 20 + 2, tolerance = 0.1)
+})
+
+test_that("a phase too long for the trace is left out", {
+  tr <- periodic_trace(1e6, 1e3, 1e8) # 100 ms of trace
+  p <- predict_slowdown(list(tr))
+  expect_equal(max(p$phase_us), 10000)
+})
+
+test_that("the report has the prediction, its sentence, figure and LogGOPSim traces", {
+  dir <- withr_tempdir()
+  d <- data.table(start_ns = seq(0, 9.9e9, by = 1e7), length_ns = 5e4 + 10)
+  write_selfish(dir, "selfish", list(d, d), period_s = 10)
+  page <- paste(readLines(write_report(dir)), collapse = "\n")
+  scale <- fread(file.path(dir, "report", "scale.csv"))
+  expect_setequal(unique(scale$mode), c("uncoordinated", "co-scheduled"))
+  one_ms <- scale[phase_us == 1000 & processes == 1e5 & mode == "uncoordinated"]
+  expect_equal(one_ms$slowdown, 1.05, tolerance = 1e-4)
+  expect_match(page, "at 10,000 processes and 1 ms phases")
+  expect_true(file.exists(file.path(dir, "report", "selfish-scale.png")))
+  trace <- readLines(file.path(dir, "report", "loggopsim", "selfish-rank1.txt"))
+  expect_match(trace[1], "^# ")
+  expect_equal(trace[2:3], c("0\t50000", "10000000\t50000"))
+})

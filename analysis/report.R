@@ -1,18 +1,31 @@
 #!/usr/bin/env Rscript
 # Rscript analysis/report.R RESULTS_DIR
-# Writes RESULTS_DIR/report/ (index.html, figures, CSV tables) from every
-# kernel run found under RESULTS_DIR, and prints the page's path.
+#   Writes RESULTS_DIR/report/ (index.html, figures, CSV tables) from every
+#   kernel run found under RESULTS_DIR, and prints the page's path.
+# Rscript analysis/report.R --compare A B [OUT_DIR]
+#   Compares two results directories (two systems, or before and after a
+#   tuning): OUT_DIR (default B/report-vs-<A's name>/) gets index.html,
+#   compare.csv, manifests.csv and the overlaid figures.
 args <- commandArgs(trailingOnly = TRUE)
-if (length(args) != 1 || args[1] %in% c("-h", "--help")) {
-  message("usage: Rscript analysis/report.R RESULTS_DIR")
+usage <- function() {
+  message("usage: Rscript analysis/report.R RESULTS_DIR\n",
+    "       Rscript analysis/report.R --compare A B [OUT_DIR]")
   quit(status = 2)
 }
+compare <- length(args) >= 1 && args[1] == "--compare"
+if (length(args) == 0 || args[1] %in% c("-h", "--help")) usage()
+if (compare && !length(args) %in% 3:4) usage()
+if (!compare && length(args) != 1) usage()
 script <- sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE))
 source(file.path(dirname(script), "R", "load.R"))
 load_analysis(file.path(dirname(script), "R"))
 
-page <- tryCatch(write_report(args[1]), error = function(e) {
-  message("report.R: ", conditionMessage(e))
-  quit(status = 1)
-})
+page <- tryCatch(
+  if (compare) write_comparison(args[2], args[3], if (length(args) == 4) args[4]) else
+    write_report(args[1]),
+  error = function(e) {
+    message("report.R: ", conditionMessage(e))
+    quit(status = 1)
+  }
+)
 cat("report:", page, "\n")

@@ -1,0 +1,270 @@
+# Two results directories side by side (two systems, or before and after a
+# tuning): the runs that measured the same thing (kernel, work kind, sampling
+# frequency or granularity, CPU count, injection) are paired, and each figure
+# of A and B is given with B - A and a 95% confidence interval of it.
+#
+# The interval is a block bootstrap: each rank's samples are cut into
+# compare_blocks stretches of equal time, and stretches are drawn with
+# replacement (after the runs, when a side repeated a run). Noise comes in
+# bursts, so samples next to each other are not independent; whole stretches
+# are closer to it, and the interval then carries the run's variation over
+# time, not only between samples.
+
+compare_blocks <- 20
+compare_replicates <- 400
+compare_probs <- c(p99 = 0.99, p99_9 = 0.999)
+
+# The losses of runs that measured the same thing (us, tails.R's
+# sample_losses; FTQ against its robust best) with each sample's stretch, and
+# each stretch's length (s). Several runs (repetitions) pool their stretches,
+# so that the interval carries the variation between runs too.
+runs_blocks <- function(runs) {
+  parts <- lapply(runs, run_blocks)
+  sizes <- vapply(parts, function(p) length(p$seconds), 0)
+  offsets <- cumsum(c(0, sizes))
+  list(us = unlist(lapply(parts, `[[`, "us")),
+    block = unlist(lapply(seq_along(parts), function(i) parts[[i]]$block + offsets[i])),
+    seconds = unlist(lapply(parts, `[[`, "seconds")),
+    run_sizes = sizes, run_offsets = offsets[seq_along(sizes)])
+}
+
+# How often each stretch is drawn in one replicate: runs drawn with
+# replacement, then within each run drawn its stretches with replacement (a
+# two-stage bootstrap: the machine's state moves between runs, which stretches
+# of one run cannot tell).
+draw_blocks <- function(b) {
+  w <- numeric(length(b$seconds))
+  n_runs <- length(b$run_sizes)
+  chosen <- if (n_runs > 1) sample.int(n_runs, n_runs, replace = TRUE) else 1
+  for (r in chosen) {
+    k <- b$run_sizes[r]
+    slots <- b$run_offsets[r] + seq_len(k)
+    w[slots] <- w[slots] + tabulate(sample.int(k, k, replace = TRUE), k)
+  }
+  w
+}
+
+run_blocks <- function(run, blocks = compare_blocks) {
+  rows <- lapply(seq_along(run$threads), function(i) {
+    loss <- sample_losses(run, i, ftq_best = "robust")
+    n <- length(loss$us)
+    position <- if (run$kernel == "selfish") {
+      run$threads[[i]]$data$start_ns / 1e9 / loss$seconds
+    } else {
+      (seq_len(n) - 0.5) / n
+    }
+    block <- pmin(pmax(floor(position * blocks), 0), blocks - 1) + (i - 1) * blocks
+    list(us = loss$us, block = block, seconds = rep(loss$seconds / blocks, blocks))
+  })
+  list(us = unlist(lapply(rows, `[[`, "us")), block = unlist(lapply(rows, `[[`, "block")) + 1,
+    seconds = unlist(lapply(rows, `[[`, "seconds")))
+}
+
+# The figures of a run weighted by how often each stretch was drawn (all 1:
+# the run itself): the share of the time lost (%), the loss percentiles (us)
+# and the rate of losses above 10 us (per s).
+block_figures <- function(b, weights, order) {
+  w <- weights[b$block]
+  lost <- sum(b$us * w) / 1e6 / sum(b$seconds * weights)
+  cw <- cumsum(w[order])
+  q <- vapply(compare_probs, function(p) {
+    if (length(order) == 0) return(NA_real_)
+    b$us[order[min(which(cw >= p * cw[length(cw)]))]]
+  }, numeric(1))
+  c(lost_percent = 100 * lost, setNames(q, paste0(names(compare_probs), "_us")),
+    above_10us_per_s = sum(w[b$us > 10]) / sum(b$seconds * weights))
+}
+
+# The figures and their bootstrap replicates (rows) for runs of one kind.
+bootstrap_runs <- function(runs, replicates = compare_replicates) {
+  b <- runs_blocks(runs)
+  k <- length(b$seconds)
+  o <- order(b$us)
+  est <- block_figures(b, rep(1, k), o)
+  reps <- t(vapply(seq_len(replicates), function(r) {
+    block_figures(b, draw_blocks(b), o)
+  }, numeric(length(est))))
+  n <- length(b$run_sizes)
+  list(estimate = est, replicates = reps, max_us = if (length(b$us)) max(b$us) else NA_real_,
+    losses = b$us, inflation = if (n > 1) n / (n - 1) else 1)
+}
+
+# What pairs runs of A and B: what they measured, not where or when; the
+# same injection first, then runs left unpaired whatever their injection (a
+# system against itself with noise injected).
+run_key <- function(labels) {
+  labels[, base := paste(kernel, work, sampling_hz, granularity_us, cpus)]
+  labels[, key := paste(base, inject)]
+}
+
+pair_keys <- function(la, lb) {
+  same <- intersect(la$key, lb$key)
+  left_a <- la[!key %in% same]
+  left_b <- lb[!key %in% same]
+  rest <- intersect(left_a$base, left_b$base)
+  left_a[base %in% rest, key := base]
+  left_b[base %in% rest, key := base]
+  list(a = rbind(la[key %in% same], left_a[base %in% rest]),
+    b = rbind(lb[key %in% same], left_b[base %in% rest]), keys = c(same, rest))
+}
+
+# One row per paired run and figure: A, B, B - A, its 95% interval, and
+# whether the interval excludes 0 (significant). A figure that is the same in
+# every replicate (no loss at all) gets no interval.
+compare_table <- function(runs_a, runs_b, seed = 1) {
+  pairs <- pair_keys(run_key(run_labels(runs_a)), run_key(run_labels(runs_b)))
+  la <- pairs$a
+  lb <- pairs$b
+  keys <- pairs$keys
+  set.seed(seed)
+  rbindlist(lapply(keys, function(k) {
+    ra <- la[key == k][1]
+    rb <- lb[key == k][1]
+    a <- bootstrap_runs(runs_a[la[key == k, run]])
+    b <- bootstrap_runs(runs_b[lb[key == k, run]])
+    diff <- b$replicates - a$replicates
+    # resampling n runs spreads the replicates by sqrt((n - 1) / n) of what
+    # drawing new runs would: widened back, around the estimate
+    widen <- sqrt(max(a$inflation, b$inflation))
+    ci <- apply(diff, 2, stats::quantile, c(0.025, 0.975), na.rm = TRUE, names = FALSE)
+    d <- b$estimate - a$estimate
+    ci <- rbind(d + (ci[1, ] - d) * widen, d + (ci[2, ] - d) * widen)
+    ks <- if (length(a$losses) > 1 && length(b$losses) > 1) {
+      suppressWarnings(stats::ks.test(a$losses, b$losses, exact = FALSE))
+    }
+    what <- sub(" #[0-9]+$", "", sub(paste0(" on ", ra$hosts), "", ra$label, fixed = TRUE))
+    if (rb$inject != ra$inject) {
+      what <- paste0(what, " (B injected ", if (nzchar(rb$inject)) rb$inject else "nothing", ")")
+    }
+    rbind(
+      data.table(what = what, kernel = ra$kernel, figure = names(a$estimate),
+        a = a$estimate, b = b$estimate, difference = b$estimate - a$estimate,
+        ci_low = ci[1, ], ci_high = ci[2, ]),
+      data.table(what = what, kernel = ra$kernel, figure = "max_us", a = a$max_us,
+        b = b$max_us, difference = b$max_us - a$max_us, ci_low = NA_real_, ci_high = NA_real_),
+      fill = TRUE
+    )[, `:=`(
+      significant = !is.na(ci_low) & ci_high > ci_low & (ci_low > 0 | ci_high < 0),
+      ks_statistic = if (is.null(ks)) NA_real_ else unname(ks$statistic),
+      ks_p_value = if (is.null(ks)) NA_real_ else ks$p.value,
+      runs_a = la[key == k, .N], runs_b = lb[key == k, .N], run_a = ra$run, run_b = rb$run
+    )][]
+  }))
+}
+
+# The manifest of each side (its first run's machine and tuning), one row per
+# item, with what differs marked.
+manifest_table <- function(data_a, data_b) {
+  describe <- function(data) {
+    d <- machine_description(data)
+    g <- data$runs[[1]]$meta$machine$cpufreq_governor
+    d[["CPU governor"]] <- if (length(g)) {
+      paste(names(g), unlist(g), sep = ":", collapse = " ")
+    } else {
+      "none"
+    }
+    vapply(d, function(v) paste(format(v), collapse = " "), "")
+  }
+  a <- describe(data_a)
+  b <- describe(data_b)
+  items <- union(names(a), names(b))
+  value <- function(x, i) if (i %in% names(x)) x[[i]] else ""
+  dt <- data.table(item = items, a = vapply(items, value, "", x = a),
+    b = vapply(items, value, "", x = b))
+  dt[, differs := a != b]
+  # what decides a node's noise first, then the rest
+  first <- c("kernel command line", "isolcpus", "nohz_full", "CPU governor", "kernel", "cpu")
+  dt[order(-(item %in% first), match(item, first))]
+}
+
+plot_compare_losses <- function(a, b, what, title) {
+  d <- rbind(data.table(side = "A", us = a), data.table(side = "B", us = b))
+  d <- d[us > 0]
+  if (nrow(d) == 0) return(NULL)
+  ggplot(d, aes(us, colour = side)) +
+    stat_ecdf(geom = "step") +
+    scale_x_log10() +
+    labs(title = title, x = "time a sample lost (us, log)",
+      y = "share of samples losing at most x (of those losing any)", colour = NULL) +
+    theme_noise()
+}
+
+write_comparison <- function(dir_a, dir_b, out = NULL) {
+  data_a <- read_results(dir_a)
+  data_b <- read_results(dir_b)
+  table <- compare_table(data_a$runs, data_b$runs)
+  if (nrow(table) == 0) {
+    stop(dir_a, " and ", dir_b, ": no run of one measured what a run of the other did ",
+      "(same kernel, work kind, frequency, CPU count and injection)")
+  }
+  manifest <- manifest_table(data_a, data_b)
+  out <- out %||% file.path(dir_b, paste0("report-vs-", basename(normalizePath(dir_a))))
+  tmp <- paste0(out, sprintf(".%d.tmp", Sys.getpid()))
+  unlink(tmp, recursive = TRUE)
+  dir.create(tmp, recursive = TRUE)
+  done <- FALSE
+  on.exit(if (!done) unlink(tmp, recursive = TRUE), add = TRUE)
+  fwrite(table, file.path(tmp, "compare.csv"))
+  fwrite(manifest, file.path(tmp, "manifests.csv"))
+
+  figures <- character()
+  pairs <- unique(table[, .(what, run_a, run_b)])
+  for (i in seq_len(nrow(pairs))) {
+    p <- pairs[i]
+    ra <- data_a$runs[[p$run_a]]
+    rb <- data_b$runs[[p$run_b]]
+    loss <- function(run) {
+      unlist(lapply(seq_along(run$threads), function(j) sample_losses(run, j, "robust")$us))
+    }
+    plot <- plot_compare_losses(loss(ra), loss(rb), p$what, paste(p$what, ": A and B"))
+    if (!is.null(plot)) {
+      caption <- paste0(p$what, ": the distribution of the time each sample lost (us, log), ",
+        "A and B overlaid: the share of the samples that lost any time which lost at most x. ",
+        "The curve further right is the noisier; where they part is the size of noise that differs.")
+      figures[[caption]] <- save_figure(plot, tmp, paste0("compare-", i, "-losses"))
+    }
+    if (ra$kernel == "ftq") {
+      s <- rbind(ftq_peak_table(list(A = ra))$spectra[, side := "A"],
+        ftq_peak_table(list(B = rb))$spectra[, side := "B"])
+      plot <- ggplot(s, aes(frequency_hz, power, colour = side)) +
+        geom_line(linewidth = 0.3, alpha = 0.7) + scale_y_log10() +
+        facet_wrap(~cpu, ncol = 1, labeller = label_both) +
+        labs(title = paste(p$what, ": spectra of A and B"), x = "frequency (Hz)",
+          y = "power (counts^2)", colour = NULL) + theme_noise()
+      caption <- paste0(p$what, ": the FTQ spectra (power in counts^2, log, against Hz) of A ",
+        "and B overlaid, per CPU. A line in one and not the other is a periodic source one ",
+        "system has.")
+      figures[[caption]] <- save_figure(plot, tmp, paste0("compare-", i, "-spectrum"),
+        height = 1.5 + 2 * length(ra$threads))
+    }
+  }
+
+  significant <- table[!is.na(ci_low)]
+  body <- c(
+    "<h2>A and B</h2>",
+    html_list(c(A = normalizePath(dir_a), B = normalizePath(dir_b))),
+    sprintf("<p class=\"verdict\">%d of %d figures differ significantly (95%% interval of B - A excludes 0)</p>",
+      sum(significant$significant), nrow(significant)),
+    "<h2>Manifests</h2>",
+    "<p>Each side's machine and tuning; <b>differs</b> marks what is not the same. Also in manifests.csv.</p>",
+    html_table(manifest[, .(item, a, b, differs = ifelse(differs, "differs", ""))]),
+    "<h2>Figures</h2>",
+    "<p>Per pair of runs that measured the same thing: lost_percent, the share of the time",
+    "lost to noise (%); p99_us and p99_9_us, percentiles of the time each sample lost (us;",
+    "selfish: of its detours); above_10us_per_s, losses over 10 us a second; max_us, the",
+    "longest (no interval: a maximum cannot be bootstrapped). difference is B - A, ci_low and",
+    "ci_high its 95% block-bootstrap interval (", compare_blocks, "stretches per rank,",
+    compare_replicates, "replicates). ks: the two-sample Kolmogorov-Smirnov test of the",
+    "samples' losses; samples in a run are not independent, so its p-value overstates",
+    "significance: read it next to the intervals. Also in compare.csv.</p>",
+    html_table(table[, .(what, figure, a, b, difference, ci_low, ci_high,
+      significant = ifelse(significant, "yes", ""), ks_statistic, ks_p_value)]),
+    unlist(mapply(html_figure, figures, names(figures)))
+  )
+  writeLines(html_page(sprintf("noisebench comparison: %s against %s", basename(dir_b),
+    basename(dir_a)), body), file.path(tmp, "index.html"))
+  unlink(out, recursive = TRUE)
+  if (!file.rename(tmp, out)) stop("cannot rename ", tmp, " to ", out)
+  done <- TRUE
+  invisible(file.path(out, "index.html"))
+}

@@ -1,0 +1,107 @@
+"""report.R --compare on real runs: quiet against quiet finds no difference
+in at least 90% of the figures; quiet against 5% injected finds it in every
+kernel's share of time lost, its interval covering the share the injection
+took (from the injection logs of the same runs)."""
+import csv
+import json
+import os
+import subprocess
+
+import numpy as np
+import pytest
+from conftest import ROOT
+from ground_truth import load_injections
+
+CPUS = sorted(os.sched_getaffinity(0))
+REPEATS = 3
+INJECT = "1000:50"  # 5% of a CPU
+KERNELS = {
+    "fwq": ["-n", "10000"],
+    "ftq": ["-n", "10000"],
+    "psnap": ["-n", "1000"],
+    "selfish": ["--seconds", "1"],
+}
+
+
+def on_cpu(cpu):
+    return lambda: os.sched_setaffinity(0, {cpu})
+
+
+def side_by_side(bin_dir, out, sides, rep):
+    """Each kernel once on each side, the sides at the same time on CPUs of
+    their own, then swapped: this VM's noise moves from one second to the
+    next, and each CPU has noise of its own."""
+    cpus = [(CPUS[0], CPUS[-1]), (CPUS[-1], CPUS[0])]
+    for kernel, args in KERNELS.items():
+        for half, pair in enumerate(cpus):
+            procs = []
+            for (side, extra), cpu in zip(sides, pair):
+                (out / side).mkdir(exist_ok=True)
+                cmd = [str(bin_dir / kernel), "-t", "1", *args, *extra,
+                       "-o", f"{kernel}_{rep}{half}"]
+                procs.append(subprocess.Popen(cmd, cwd=out / side, stdout=subprocess.DEVNULL,
+                                              preexec_fn=on_cpu(cpu)))
+                if len(CPUS) == 1:
+                    assert procs[-1].wait(timeout=120) == 0
+            assert all(p.wait(timeout=120) == 0 for p in procs)
+
+
+def compare(a, b, out):
+    done = subprocess.run(["Rscript", str(ROOT / "analysis" / "report.R"), "--compare",
+                           str(a), str(b), str(out)], capture_output=True, text=True,
+                          timeout=600)
+    assert done.returncode == 0, done.stderr
+    with open(out / "compare.csv", newline="") as f:
+        return list(csv.DictReader(f))
+
+
+@pytest.fixture(scope="module")
+def runs(bin_dir, tmp_path_factory):
+    out = tmp_path_factory.mktemp("compare")
+    for rep in range(REPEATS):
+        side_by_side(bin_dir, out, [("quiet_a", []), ("quiet_b", [])], rep)
+        side_by_side(bin_dir, out, [("quiet_c", []), ("injected", ["--inject", INJECT])], rep)
+    return out
+
+
+def injected_share(directory):
+    """Per kernel, the share of the runs' time (%) the injection handlers
+    held, from timer due to return, over the runs of that kernel."""
+    shares = {}
+    for kernel in KERNELS:
+        held = total = 0.0
+        for path in sorted(directory.glob(f"{kernel}_*.json")):
+            meta = json.loads(path.read_text())
+            for rank in meta["ranks"]:
+                inj = load_injections(directory, rank)
+                held += float(np.sum(inj["exit"] - inj["due"]))
+                total += rank["end_tick"] - rank["start_tick"]
+        shares[kernel] = 100 * held / total
+    return shares
+
+
+@pytest.mark.timing
+def test_quiet_against_quiet_finds_no_difference(runs):
+    rows = compare(runs / "quiet_a", runs / "quiet_b", runs / "ab")
+    figures = [r for r in rows if r["ci_low"] != ""]
+    assert {r["kernel"] for r in figures} == set(KERNELS)
+    assert all(r["runs_a"] == r["runs_b"] == str(2 * REPEATS) for r in figures)
+    significant = [f"{r['what']} {r['figure']}: {float(r['difference']):.3g} "
+                   f"[{float(r['ci_low']):.3g}, {float(r['ci_high']):.3g}]"
+                   for r in figures if r["significant"] == "TRUE"]
+    assert len(significant) <= 0.1 * len(figures), significant
+    page = (runs / "ab" / "index.html").read_text()
+    assert "<h2>Manifests</h2>" in page and 'src="compare-1-losses.png"' in page
+
+
+@pytest.mark.timing
+def test_injected_noise_is_found_with_its_share(runs):
+    rows = compare(runs / "quiet_c", runs / "injected", runs / "ci")
+    truth = injected_share(runs / "injected")
+    lost = {r["kernel"]: r for r in rows if r["figure"] == "lost_percent"}
+    assert set(lost) == set(KERNELS)
+    for kernel, r in lost.items():
+        low, high = float(r["ci_low"]), float(r["ci_high"])
+        assert r["significant"] == "TRUE", (kernel, r["difference"], low, high)
+        assert low <= truth[kernel] <= high, (kernel, truth[kernel], low, high)
+        assert "injected 50 us every 1000 us" in r["what"]

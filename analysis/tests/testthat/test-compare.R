@@ -1,0 +1,72 @@
+# report.R --compare on synthetic runs whose difference is known.
+
+# FWQ samples of 10 us with a 50 us detour in every `every`-th, at random.
+fwq_ticks <- function(n, every) {
+  x <- rep(10000, n)
+  x[sample.int(n, n %/% every)] <- 60000
+  x
+}
+
+test_that("a known difference is found, its interval covering it; none is not", {
+  set.seed(3)
+  a <- withr_tempdir()
+  b <- withr_tempdir()
+  for (r in 1:3) {
+    write_fwq(a, paste0("fwq", r), list(fwq_ticks(20000, 100)))
+    write_fwq(b, paste0("fwq", r), list(fwq_ticks(20000, 20)))
+  }
+  rows <- compare_table(read_results(a)$runs, read_results(b)$runs)
+  lost <- rows[figure == "lost_percent"]
+  # lost: 50 us in 1 of `every` samples of 10 us
+  share <- function(every) 100 * 50 / (every * 10 + 50)
+  expect_equal(lost$a, share(100), tolerance = 1e-9)
+  expect_equal(lost$b, share(20), tolerance = 1e-9)
+  expect_true(lost$significant)
+  expect_true(lost$ci_low < share(20) - share(100) && share(20) - share(100) < lost$ci_high)
+  expect_equal(rows[figure == "max_us", difference], 0)
+  expect_equal(lost$runs_a, 3)
+
+  same <- compare_table(read_results(a)$runs, read_results(a)$runs)
+  expect_false(any(same$significant))
+})
+
+test_that("runs pair by what they measured, an injected run with the quiet one", {
+  a <- withr_tempdir()
+  b <- withr_tempdir()
+  write_fwq(a, "fwq", list(rep(1000, 100)))
+  write_ftq(a, "ftq", list(rep(1000, 100)), 10000)
+  write_ftq(b, "ftq", list(c(rep(1000, 99), 500)), 10000,
+    inject = list(period_us = 1000, duration_us = 50))
+  rows <- compare_table(read_results(a)$runs, read_results(b)$runs)
+  expect_equal(unique(rows$kernel), "ftq")
+  expect_match(unique(rows$what), "B injected 50 us every 1000 us")
+})
+
+test_that("the comparison page marks what differs in the manifests", {
+  a <- withr_tempdir()
+  b <- withr_tempdir()
+  write_fwq(a, "fwq", list(rep(1000, 100)))
+  write_fwq(b, "fwq", list(rep(1000, 100)))
+  json <- file.path(b, "fwq.json")
+  meta <- jsonlite::fromJSON(json, simplifyVector = FALSE)
+  meta$machine$kernel_cmdline <- "quiet isolcpus=1 nohz_full=1"
+  meta$machine$isolcpus <- "1"
+  writeLines(jsonlite::toJSON(meta, auto_unbox = TRUE, null = "null", digits = NA), json)
+  page <- write_comparison(a, b)
+  expect_equal(page, file.path(b, paste0("report-vs-", basename(normalizePath(a))),
+    "index.html"))
+  manifest <- fread(file.path(dirname(page), "manifests.csv"))
+  expect_setequal(manifest[differs == TRUE, item], c("kernel command line", "isolcpus"))
+  expect_equal(manifest$item[1], "kernel command line")
+  # the report of B does not read the comparison as runs
+  expect_length(read_results(b)$runs, 1)
+})
+
+test_that("directories with nothing in common stop with one line", {
+  a <- withr_tempdir()
+  b <- withr_tempdir()
+  write_fwq(a, "fwq", list(rep(1000, 100)))
+  write_ftq(b, "ftq", list(rep(1000, 100)), 10000)
+  expect_error(write_comparison(a, b), "no run of one measured what a run of the other did")
+  expect_false(dir.exists(file.path(b, paste0("report-vs-", basename(normalizePath(a))))))
+})

@@ -54,6 +54,12 @@ void nb_ranks_gather(struct nb_ranks *r, const void *mine, size_t each, void *al
  * root, by host; NULL elsewhere. The count is in *nhosts. Free the result. */
 void *nb_ranks_hosts(struct nb_ranks *r, const void *mine, size_t each, int *nhosts);
 
+/* While measuring, on every participant (the bsp kernel's collectives): a
+ * barrier of all participants, and an allreduce returning the sum of one
+ * double over all of them. */
+void nb_ranks_barrier(struct nb_ranks *r);
+double nb_ranks_allreduce_sum(struct nb_ranks *r, double value);
+
 void nb_ranks_finalize(struct nb_ranks *r);
 
 #endif

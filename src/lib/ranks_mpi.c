@@ -173,6 +173,21 @@ void nb_ranks_run(struct nb_ranks *r, struct nb_team *team)
 	nb_team_thread(team, t);
 }
 
+void nb_ranks_barrier(struct nb_ranks *r)
+{
+	(void)r;
+	barrier();
+}
+
+double nb_ranks_allreduce_sum(struct nb_ranks *r, double value)
+{
+	double sum;
+
+	(void)r;
+	MPI_CHECK(MPI_Allreduce(&value, &sum, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD));
+	return sum;
+}
+
 void nb_ranks_bcast(struct nb_ranks *r, void *buf, size_t bytes)
 {
 	(void)r;

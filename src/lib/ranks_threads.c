@@ -1,10 +1,19 @@
 /* Ranks as threads of one process (pthreads or OpenMP), for runs without MPI. */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "ranks.h"
 #include "report.h"
+
+/* the participants' barrier, and the sums of their allreduces: three slots
+ * in turn, so that the slot a call resets is two calls ahead, which no
+ * participant can reach before every one has read this call's sum */
+static pthread_barrier_t team_barrier;
+static pthread_mutex_t sum_lock = PTHREAD_MUTEX_INITIALIZER;
+static double sums[3];
+static __thread unsigned long allreduces;
 
 const char *nb_ranks_frontend(void)
 {
@@ -32,6 +41,8 @@ void nb_ranks_place(struct nb_ranks *r, int threads_opt, const char *cpus_opt, i
 	r->local = calloc(r->nlocal, sizeof(*r->local));
 	if (!r->local)
 		nb_fail(NB_EXIT_FAILURE, "out of memory");
+	if (pthread_barrier_init(&team_barrier, NULL, (unsigned)r->nlocal) != 0)
+		nb_fail(NB_EXIT_FAILURE, "cannot create a barrier of %d threads", r->nlocal);
 	for (int i = 0; i < r->nlocal; i++) {
 		/* --no-pin: the OS places each thread (team_pthread.c) */
 		if (!pin)
@@ -50,6 +61,29 @@ int nb_ranks_first_failing(struct nb_ranks *r, int failed)
 void nb_ranks_run(struct nb_ranks *r, struct nb_team *team)
 {
 	nb_team_run(team, r->local);
+}
+
+void nb_ranks_barrier(struct nb_ranks *r)
+{
+	(void)r;
+	pthread_barrier_wait(&team_barrier);
+}
+
+double nb_ranks_allreduce_sum(struct nb_ranks *r, double value)
+{
+	unsigned long k = allreduces++;
+	double sum;
+
+	(void)r;
+	pthread_mutex_lock(&sum_lock);
+	sums[k % 3] += value;
+	pthread_mutex_unlock(&sum_lock);
+	if (pthread_barrier_wait(&team_barrier) == PTHREAD_BARRIER_SERIAL_THREAD)
+		sums[(k + 2) % 3] = 0;
+	pthread_mutex_lock(&sum_lock);
+	sum = sums[k % 3];
+	pthread_mutex_unlock(&sum_lock);
+	return sum;
 }
 
 void nb_ranks_bcast(struct nb_ranks *r, void *buf, size_t bytes)

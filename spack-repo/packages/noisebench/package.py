@@ -56,9 +56,9 @@ class Noisebench(CMakePackage):
 
     @property
     def sanity_check_is_file(self):
-        names = list(self.kernels) + ["noise-info", "t_fwq", "t_ftq"]
+        names = list(self.kernels) + ["bsp", "noise-info", "t_fwq", "t_ftq"]
         if self.spec.satisfies("+mpi"):
-            names += [f"{k}_mpi" for k in self.kernels]
+            names += [f"{k}_mpi" for k in self.kernels] + ["bsp_mpi"]
         if self.spec.satisfies("+openmp"):
             names += ["fwq_omp", "ftq_omp"]
         return [join_path("bin", name) for name in names]
@@ -125,6 +125,12 @@ class Noisebench(CMakePackage):
         out = self._run("selfish", "--seconds", "1")
         overhead = self._figures(out, "cpu_overhead_percent")
         assert overhead and overhead[-1] > 10, f"injected noise not found: {overhead}"
+
+    def test_bsp(self):
+        """bsp, the bulk-synchronous application, is slowed by the injected noise"""
+        out = self._run("bsp", "-t", "2", "-n", "300")
+        slowdown = self._figures(out, "slowdown")
+        assert slowdown and slowdown[-1] > 1.1, f"injected noise not felt: {slowdown}"
 
     def test_mpi_kernels(self):
         """every MPI kernel finds the injected noise on 2 ranks"""

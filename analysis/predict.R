@@ -1,0 +1,53 @@
+#!/usr/bin/env Rscript
+# Rscript analysis/predict.R RUN_JSON [--phase-us T[,T...]] [--processes N[,N...]]
+# The slowdown a bulk-synchronous application computing T us between global
+# synchronisations of N processes would see under the noise a run measured
+# (an FWQ, P-SNAP or selfish PREFIX.json): analysis/R/scale.R's model, as
+# CSV on stdout (mode, phase_us, processes, slowdown, phases_hit_percent).
+# Co-scheduled with N up to the run's ranks replays their traces together,
+# process i on rank i, as they were measured.
+args <- commandArgs(trailingOnly = TRUE)
+usage <- function() {
+  message("usage: Rscript analysis/predict.R RUN_JSON [--phase-us T[,T...]] [--processes N[,N...]]")
+  quit(status = 2)
+}
+if (length(args) == 0 || args[1] %in% c("-h", "--help") || length(args) %% 2 != 1) usage()
+script <- sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE))
+source(file.path(dirname(script), "R", "load.R"))
+load_analysis(file.path(dirname(script), "R"))
+
+numbers <- function(flag, default) {
+  at <- match(flag, args)
+  if (is.na(at)) return(default)
+  x <- suppressWarnings(as.numeric(strsplit(args[at + 1], ",", fixed = TRUE)[[1]]))
+  if (anyNA(x) || any(x <= 0)) {
+    message("predict.R: ", flag, " ", args[at + 1], ": positive numbers, comma-separated")
+    quit(status = 2)
+  }
+  x
+}
+flags <- args[-1][c(TRUE, FALSE)]
+if (length(args) > 1 && !all(flags %in% c("--phase-us", "--processes"))) usage()
+phases <- numbers("--phase-us", scale_phases_us)
+processes <- numbers("--processes", scale_processes)
+
+rows <- tryCatch({
+  if (!file.exists(args[1])) stop_input(args[1], "no such file")
+  kernel <- read_json_file(args[1])$kernel %||% "(no kernel)"
+  if (!kernel %in% c("fwq", "psnap", "selfish")) {
+    stop(input_error(args[1], NA, paste0("a ", kernel,
+      " run has no noise trace (FWQ, P-SNAP or selfish)")))
+  }
+  run <- read_run(args[1])
+  traces <- lapply(seq_along(run$threads), function(i) noise_trace(run, i))
+  p <- predict_slowdown(traces, phases_us = phases, processes = processes)
+  if (nrow(p) == 0) {
+    stop(input_error(args[1], NA, sprintf("the trace (%.3g s) is too short for phases of %s us",
+      min(vapply(traces, `[[`, 0, "duration_ns")) / 1e9, paste(phases, collapse = ","))))
+  }
+  p
+}, error = function(e) {
+  message("predict.R: ", conditionMessage(e))
+  quit(status = 1)
+})
+fwrite(rows, "")

@@ -6,7 +6,8 @@
 #                            (the report, analysis/)
 #   scripts/setup.sh test    the above, testthat, Slurm, munge, slurmdbd and MariaDB (the tests
 #                            start a cluster on localhost), the aarch64 cross compiler (portability
-#                            check) and the Python venv .venv/ with the test tools
+#                            check), Chromium (the report is loaded in a headless browser) and the
+#                            Python venv .venv/ with the test tools
 # Debian packages come from apt (as root, or with sudo); Python packages go into
 # .venv/ in the repository, never into the system.
 set -euo pipefail
@@ -18,7 +19,7 @@ run_packages=(jube r-base-core r-cran-data.table r-cran-jsonlite r-cran-ggplot2 
 case "$profile" in
   build) ;;
   run) packages+=("${run_packages[@]}") ;;
-  test) packages+=("${run_packages[@]}" r-cran-testthat gcc-aarch64-linux-gnu libc6-dev-arm64-cross slurmctld slurmd slurm-client munge slurmdbd mariadb-server) ;;
+  test) packages+=("${run_packages[@]}" r-cran-testthat gcc-aarch64-linux-gnu libc6-dev-arm64-cross slurmctld slurmd slurm-client munge slurmdbd mariadb-server chromium) ;;
   *) echo "setup.sh: unknown profile '$profile' (build, run or test)" >&2; exit 2 ;;
 esac
 

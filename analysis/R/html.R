@@ -46,6 +46,9 @@ html_page <- function(title, body) {
     "body{font-family:sans-serif;max-width:70em;margin:auto;padding:1em}",
     "table{border-collapse:collapse;margin:1em 0;font-size:90%}",
     "td,th{border:1px solid #ccc;padding:2px 6px;text-align:right}",
+    "td:first-child{text-align:left}",
+    # a table wider than the page scrolls on its own, the page does not
+    "table{display:block;max-width:100%;overflow-x:auto}",
     "caption{text-align:left;font-weight:bold}img{max-width:100%}",
     ".verdict{font-size:120%;padding:.5em;border:2px solid #888}",
     "</style></head><body>\n<h1>", html_escape(title), "</h1>\n",

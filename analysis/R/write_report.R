@@ -134,9 +134,9 @@ run_figures <- function(dir, name, run, peaks, label, scale = NULL) {
   }
   if (!is.null(scale) && nrow(scale)) {
     add(plot_scale(scale, paste(label, ": predicted slowdown at scale")),
-      paste0(name, "-scale"), paste0(label, ": the slowdown (phase time over T) this noise ",
-        "would cause a bulk-synchronous application computing T between global ",
-        "synchronisations, against the number of processes N (log), one line per T; left ",
+      paste0(name, "-scale"), paste0(label, ": the slowdown (phase time / T, 1 = none) this ",
+        "noise would cause a bulk-synchronous application computing T (us or ms) between ",
+        "global synchronisations, against the number of processes N (log), one line per T; left ",
         "with each process at its own offset in the trace, right with all at the same ",
         "(co-scheduled). Beyond the trace's windows the prediction stops growing: rarer ",
         "events than the trace holds are not in it."))
@@ -229,8 +229,10 @@ first_screen <- function(data, tables, verdict, labels) {
   c(
     '<section id="summary">',
     "<h2>Summary</h2>",
-    html_table(hosts[, .(host, cpu, cores, kernel, isolcpus, nohz_full,
-      virtual_machine)], "Machines measured"),
+    html_table(hosts[, .(host, cpu, cores, kernel,
+      isolcpus = ifelse(nzchar(isolcpus), isolcpus, "none"),
+      nohz_full = ifelse(nzchar(nohz_full), nohz_full, "none"), virtual_machine)],
+      "Machines measured"),
     sprintf('<p class="verdict">%s</p>', html_escape(paste0("Sequoia criteria: ", verdict))),
     html_table(tables$verdicts, "Verdict per host and work kind (the Sequoia RFP's diminutive noise)"),
     html_table(tables$psnap_cores, paste("P-SNAP, PRACE style, per core count: calibration",

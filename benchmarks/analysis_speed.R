@@ -37,6 +37,20 @@ timed <- list(
   ftq_spectra = function(dir) {
     run <- read_run(file.path(dir, "ftq.json"))
     function() ftq_peak_table(list(ftq = run))
+  },
+  # the tails, the slowdown at scale and a comparison (with itself) of a run
+  # read beforehand
+  fwq_tails = function(dir) {
+    run <- read_run(file.path(dir, "fwq.json"))
+    function() tail_table(list(fwq = run))
+  },
+  fwq_scale = function(dir) {
+    run <- read_run(file.path(dir, "fwq.json"))
+    function() scale_table(list(fwq = run))
+  },
+  fwq_compare = function(dir) {
+    runs <- list(fwq = read_run(file.path(dir, "fwq.json")))
+    function() compare_table(runs, runs)
   }
 )
 
@@ -99,5 +113,10 @@ report("FWQ: read, check, moments, heat map", s[["fread_fwq"]], s[["fwq"]])
 report("FTQ: read, check, moments, heat map", s[["fread_ftq"]], s[["ftq"]])
 report("FTQ: spectra and peaks of the run read", s[["fread_ftq"]], s[["ftq_spectra"]])
 report("FTQ: all of the above", s[["fread_ftq"]], s[["ftq"]] + s[["ftq_spectra"]])
+report("FWQ: tails of the run read", s[["fread_fwq"]], s[["fwq_tails"]])
+report("FWQ: slowdown at scale of the run read", s[["fread_fwq"]], s[["fwq_scale"]])
+report("FWQ: compare A B (both read, as two runs)", 2 * s[["fread_fwq"]], s[["fwq_compare"]])
+report("FWQ: report's share (read, moments, tails, scale)", s[["fread_fwq"]],
+  s[["fwq"]] + s[["fwq_tails"]] + s[["fwq_scale"]])
 cat(sprintf("once a process, before the above: the first FWQ analysis (10^4 samples) %.2f s, FTQ %.2f s, FTQ spectra %.2f s\n",
   once[["fwq"]], once[["ftq"]], once[["ftq_spectra"]]))

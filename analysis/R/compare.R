@@ -22,9 +22,10 @@ runs_blocks <- function(runs) {
   parts <- lapply(runs, run_blocks)
   sizes <- vapply(parts, function(p) length(p$seconds), 0)
   offsets <- cumsum(c(0, sizes))
-  list(us = unlist(lapply(parts, `[[`, "us")),
-    block = unlist(lapply(seq_along(parts), function(i) parts[[i]]$block + offsets[i])),
-    seconds = unlist(lapply(parts, `[[`, "seconds")),
+  list(us = unlist(lapply(parts, `[[`, "us"), use.names = FALSE),
+    block = unlist(lapply(seq_along(parts), function(i) parts[[i]]$block + offsets[i]),
+      use.names = FALSE),
+    seconds = unlist(lapply(parts, `[[`, "seconds"), use.names = FALSE),
     run_sizes = sizes, run_offsets = offsets[seq_along(sizes)])
 }
 
@@ -45,48 +46,110 @@ draw_blocks <- function(b) {
 }
 
 run_blocks <- function(run, blocks = compare_blocks) {
+  blocks <- as.integer(blocks)
   rows <- lapply(seq_along(run$threads), function(i) {
     loss <- sample_losses(run, i, ftq_best = "robust")
     n <- length(loss$us)
-    position <- if (run$kernel == "selfish") {
-      run$threads[[i]]$data$start_ns / 1e9 / loss$seconds
+    # samples in each stretch: selfish's detours by their start, the others'
+    # samples (which tile the run) by their number
+    edges <- if (run$kernel == "selfish") {
+      findInterval(seq_len(blocks - 1) / blocks * loss$seconds * 1e9,
+        run$threads[[i]]$data$start_ns)
     } else {
-      (seq_len(n) - 0.5) / n
+      floor(seq_len(blocks - 1) / blocks * n)
     }
-    block <- pmin(pmax(floor(position * blocks), 0), blocks - 1) + (i - 1) * blocks
-    list(us = loss$us, block = block, seconds = rep(loss$seconds / blocks, blocks))
+    counts <- diff(c(0L, edges, n))
+    list(us = loss$us, block = rep.int(seq_len(blocks) + (i - 1L) * blocks, counts),
+      seconds = rep(loss$seconds / blocks, blocks))
   })
-  list(us = unlist(lapply(rows, `[[`, "us")), block = unlist(lapply(rows, `[[`, "block")) + 1,
-    seconds = unlist(lapply(rows, `[[`, "seconds")))
+  list(us = unlist(lapply(rows, `[[`, "us"), use.names = FALSE),
+    block = unlist(lapply(rows, `[[`, "block"), use.names = FALSE),
+    seconds = unlist(lapply(rows, `[[`, "seconds"), use.names = FALSE))
 }
 
-# The figures of a run weighted by how often each stretch was drawn (all 1:
-# the run itself): the share of the time lost (%), the loss percentiles (us)
-# and the rate of losses above 10 us (per s).
-block_figures <- function(b, weights, order) {
-  w <- weights[b$block]
-  lost <- sum(b$us * w) / 1e6 / sum(b$seconds * weights)
-  cw <- cumsum(w[order])
-  q <- vapply(compare_probs, function(p) {
-    if (length(order) == 0) return(NA_real_)
-    b$us[order[min(which(cw >= p * cw[length(cw)]))]]
-  }, numeric(1))
-  c(lost_percent = 100 * lost, setNames(q, paste0(names(compare_probs), "_us")),
-    above_10us_per_s = sum(w[b$us > 10]) / sum(b$seconds * weights))
+# Each stretch's losses on a grid of 1% steps (from 1 ns up; losses of less
+# fall in the first bin), so that a replicate's distribution is a weighted
+# sum of the stretches' histograms: all replicates are one matrix product.
+grid_low_us <- 1e-3
+grid_step <- 1.01
+
+loss_grid <- function(us) {
+  hi <- max(us, grid_low_us * grid_step)
+  c(-Inf, grid_low_us * grid_step^seq(0, ceiling(log(hi / grid_low_us) / log(grid_step)) + 1))
 }
 
-# The figures and their bootstrap replicates (rows) for runs of one kind.
-bootstrap_runs <- function(runs, replicates = compare_replicates) {
-  b <- runs_blocks(runs)
+# bin i holds (grid[i], grid[i + 1]]
+grid_bin <- function(us) {
+  1L + as.integer(pmax(ceiling(log(us / grid_low_us) / log(grid_step)), 0))
+}
+
+block_histograms <- function(b, grid) {
+  bins <- length(grid) - 1
+  cell <- (b$block - 1L) * bins + grid_bin(b$us)
+  matrix(tabulate(cell, length(b$seconds) * bins), ncol = bins, byrow = TRUE)
+}
+
+# Quantile p of each row of cumulative histograms (one row a replicate), at
+# the upper edge of the bin it falls in: within 1%.
+grid_quantiles <- function(cum, grid, p) {
+  total <- cum[, ncol(cum)]
+  bin <- max.col(cum >= p * total, ties.method = "first")
+  ifelse(total > 0, pmax(grid[bin + 1], 0), NA_real_)
+}
+
+# The figures of runs of one kind (the share of the time lost, %; the loss
+# percentiles, us; losses above 10 us a second) and R bootstrap replicates of
+# them (rows).
+bootstrap_runs <- function(b, grid, replicates = compare_replicates) {
   k <- length(b$seconds)
-  o <- order(b$us)
-  est <- block_figures(b, rep(1, k), o)
-  reps <- t(vapply(seq_len(replicates), function(r) {
-    block_figures(b, draw_blocks(b), o)
-  }, numeric(length(est))))
+  hist <- block_histograms(b, grid)
+  lost <- block_sums(b$block, b$us, k)
+  above <- tabulate(b$block[b$us > 10], k)
+  figures <- function(w, cum) {
+    time <- drop(w %*% b$seconds)
+    q <- vapply(compare_probs, function(p) grid_quantiles(cum, grid, p), numeric(nrow(w)))
+    if (is.null(dim(q))) q <- matrix(q, nrow = 1)
+    cbind(lost_percent = 100 * drop(w %*% lost) / 1e6 / time,
+      matrix(q, ncol = length(compare_probs), dimnames = list(NULL,
+        paste0(names(compare_probs), "_us"))),
+      above_10us_per_s = drop(w %*% above) / time)
+  }
+  w <- t(vapply(seq_len(replicates), function(r) draw_blocks(b), numeric(k)))
+  reps <- figures(w, t(apply(w %*% hist, 1, cumsum)))
+  # the run's own figures from its samples, not the grid
+  est <- c(lost_percent = 100 * sum(b$us) / 1e6 / sum(b$seconds),
+    setNames(if (length(b$us)) {
+      stats::quantile(b$us, compare_probs, names = FALSE, type = 1)
+    } else {
+      rep(NA_real_, length(compare_probs))
+    }, paste0(names(compare_probs), "_us")),
+    above_10us_per_s = sum(b$us > 10) / sum(b$seconds))
   n <- length(b$run_sizes)
   list(estimate = est, replicates = reps, max_us = if (length(b$us)) max(b$us) else NA_real_,
-    losses = b$us, inflation = if (n > 1) n / (n - 1) else 1)
+    histogram = colSums(hist), inflation = if (n > 1) n / (n - 1) else 1)
+}
+
+# The two-sample Kolmogorov-Smirnov test of two samples' losses from their
+# histograms on one grid (D within the grid's 1%), with the asymptotic
+# p-value: sorting millions of samples would cost more than the rest.
+ks_histograms <- function(ha, hb) {
+  na <- sum(ha)
+  nb <- sum(hb)
+  if (na < 2 || nb < 2) return(list(statistic = NA_real_, p.value = NA_real_))
+  d <- max(abs(cumsum(ha) / na - cumsum(hb) / nb))
+  n <- na * nb / (na + nb)
+  lambda <- (sqrt(n) + 0.12 + 0.11 / sqrt(n)) * d
+  k <- seq_len(100)
+  p <- if (lambda < 1e-3) 1 else 2 * sum((-1)^(k - 1) * exp(-2 * k^2 * lambda^2))
+  list(statistic = d, p.value = min(max(p, 0), 1))
+}
+
+# Per stretch, the sum of x: a rank's stretches follow each other in its
+# samples (in time order), so each is a run of consecutive values.
+block_sums <- function(block, x, k) {
+  ends <- cumsum(tabulate(block, k))
+  running <- cumsum(x)
+  diff(c(0, ifelse(ends > 0, running[pmax(ends, 1)], 0)))
 }
 
 # What pairs runs of A and B: what they measured, not where or when; the
@@ -120,8 +183,11 @@ compare_table <- function(runs_a, runs_b, seed = 1) {
   rbindlist(lapply(keys, function(k) {
     ra <- la[key == k][1]
     rb <- lb[key == k][1]
-    a <- bootstrap_runs(runs_a[la[key == k, run]])
-    b <- bootstrap_runs(runs_b[lb[key == k, run]])
+    blocks_a <- runs_blocks(runs_a[la[key == k, run]])
+    blocks_b <- runs_blocks(runs_b[lb[key == k, run]])
+    grid <- loss_grid(c(blocks_a$us, blocks_b$us))
+    a <- bootstrap_runs(blocks_a, grid)
+    b <- bootstrap_runs(blocks_b, grid)
     diff <- b$replicates - a$replicates
     # resampling n runs spreads the replicates by sqrt((n - 1) / n) of what
     # drawing new runs would: widened back, around the estimate
@@ -129,9 +195,7 @@ compare_table <- function(runs_a, runs_b, seed = 1) {
     ci <- apply(diff, 2, stats::quantile, c(0.025, 0.975), na.rm = TRUE, names = FALSE)
     d <- b$estimate - a$estimate
     ci <- rbind(d + (ci[1, ] - d) * widen, d + (ci[2, ] - d) * widen)
-    ks <- if (length(a$losses) > 1 && length(b$losses) > 1) {
-      suppressWarnings(stats::ks.test(a$losses, b$losses, exact = FALSE))
-    }
+    ks <- ks_histograms(a$histogram, b$histogram)
     what <- sub(" #[0-9]+$", "", sub(paste0(" on ", ra$hosts), "", ra$label, fixed = TRUE))
     if (rb$inject != ra$inject) {
       what <- paste0(what, " (B injected ", if (nzchar(rb$inject)) rb$inject else "nothing", ")")
@@ -145,8 +209,8 @@ compare_table <- function(runs_a, runs_b, seed = 1) {
       fill = TRUE
     )[, `:=`(
       significant = !is.na(ci_low) & ci_high > ci_low & (ci_low > 0 | ci_high < 0),
-      ks_statistic = if (is.null(ks)) NA_real_ else unname(ks$statistic),
-      ks_p_value = if (is.null(ks)) NA_real_ else ks$p.value,
+      ks_statistic = ks$statistic,
+      ks_p_value = ks$p.value,
       runs_a = la[key == k, .N], runs_b = lb[key == k, .N], run_a = ra$run, run_b = rb$run
     )][]
   }))
@@ -214,7 +278,8 @@ write_comparison <- function(dir_a, dir_b, out = NULL) {
     ra <- data_a$runs[[p$run_a]]
     rb <- data_b$runs[[p$run_b]]
     loss <- function(run) {
-      unlist(lapply(seq_along(run$threads), function(j) sample_losses(run, j, "robust")$us))
+      unlist(lapply(seq_along(run$threads), function(j) sample_losses(run, j, "robust")$us),
+        use.names = FALSE)
     }
     plot <- plot_compare_losses(loss(ra), loss(rb), p$what, paste(p$what, ": A and B"))
     if (!is.null(plot)) {

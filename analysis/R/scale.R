@@ -23,16 +23,16 @@ noise_trace <- function(run, i) {
   t <- run$threads[[i]]
   r <- (run$meta$ranks %||% run$meta$threads)[[i]]
   x <- noise_values(run, t$data)
-  tiled <- function(ns, excess) {
-    keep <- excess > 0
-    list(start_ns = (cumsum(ns) - ns)[keep], length_ns = excess[keep], duration_ns = sum(ns))
+  # samples that follow each other, in `per_ns` units a ns, each losing what
+  # it took beyond `best`
+  tiled <- function(x, best, per_ns) {
+    keep <- which(x > best)
+    list(start_ns = (cumsum(x) - x)[keep] / per_ns, length_ns = (x[keep] - best) / per_ns,
+      duration_ns = sum(x) / per_ns)
   }
   switch(run$kernel,
-    fwq = {
-      ns <- x / t$ticks_per_ns
-      tiled(ns, ns - min(ns))
-    },
-    psnap = tiled(x, pmax(x - (r$ideal_us %||% (min(x) / 1e3)) * 1e3, 0)),
+    fwq = tiled(x, min(x), t$ticks_per_ns),
+    psnap = tiled(x, (r$ideal_us %||% (min(x) / 1e3)) * 1e3, 1),
     selfish = {
       d <- t$data
       excess <- pmax(d$length_ns - r$min_iteration_ns, 0)
@@ -43,26 +43,40 @@ noise_trace <- function(run, i) {
   )
 }
 
-# The noise met by windows of length phase_ns starting at `offsets` (ns): the
-# rest of a detour under way at the start, and every detour that begins in
-# the window (LogGOPSim's get_noise). The trace repeats, so that any offset
-# has a whole window.
+# A trace ready for windows: its detours in time order and the running sum
+# of their lengths.
+repeat_trace <- function(trace) {
+  s <- trace$start_ns
+  l <- trace$length_ns
+  if (is.unsorted(s)) {
+    o <- order(s)
+    s <- s[o]
+    l <- l[o]
+  }
+  list(starts = s, lengths = l, total = c(0, cumsum(l)), n = length(s),
+    duration_ns = trace$duration_ns)
+}
+
+# The noise met by windows of each length in phase_ns starting at `offsets`
+# (ns, in [0, duration)), a column per length: the rest of a detour under
+# way at the start, and every detour that begins in the window (LogGOPSim's
+# get_noise). The trace repeats: a window past its end goes on at its start,
+# and before its first detour the last one is under way, a period earlier.
 window_noise <- function(trace, offsets, phase_ns) {
-  d <- trace$duration_ns
-  n <- length(trace$start_ns)
-  if (n == 0) return(numeric(length(offsets)))
-  o <- order(trace$start_ns)
-  s <- trace$start_ns[o]
-  l <- trace$length_ns[o]
-  # the last detour before the trace, then two periods of it
-  starts <- c(s[n] - d, s, s + d)
-  lengths <- c(l[n], l, l)
-  total <- c(0, cumsum(lengths))
-  before_start <- findInterval(offsets, starts, left.open = TRUE)
-  before_end <- findInterval(offsets + phase_ns, starts, left.open = TRUE)
-  under_way <- ifelse(before_start > 0,
-    pmax(starts[pmax(before_start, 1)] + lengths[pmax(before_start, 1)] - offsets, 0), 0)
-  under_way + total[before_end + 1] - total[before_start + 1]
+  r <- if (is.null(trace$total)) repeat_trace(trace) else trace
+  shape <- c(length(offsets), length(phase_ns))
+  if (r$n == 0) return(matrix(0, shape[1], shape[2]))
+  d <- r$duration_ns
+  end <- outer(offsets, phase_ns, "+")
+  wraps <- end > d
+  # one search for every start and end: findInterval checks its table each call
+  found <- findInterval(c(offsets, ifelse(wraps, end - d, end)), r$starts, left.open = TRUE)
+  a <- found[seq_along(offsets)]
+  b <- matrix(found[-seq_along(offsets)], shape[1])
+  starting <- r$total[b + 1] - r$total[a + 1] + ifelse(wraps, r$total[r$n + 1], 0)
+  last <- ifelse(a > 0, a, r$n)
+  from <- r$starts[last] - ifelse(a > 0, 0, d)
+  matrix(starting + pmax(from + r$lengths[last] - offsets, 0), shape[1])
 }
 
 # The expected largest of N draws from the values w, each equally likely:
@@ -84,34 +98,33 @@ predict_slowdown <- function(traces, phases_us = scale_phases_us,
                              processes = scale_processes, windows = scale_windows,
                              seed = 1) {
   traces <- Filter(Negate(is.null), traces)
-  shortest <- min(vapply(traces, `[[`, 0, "duration_ns"))
-  rbindlist(lapply(phases_us[phases_us * 1e3 <= scale_max_phase_share * shortest],
-    function(phase_us) {
-      phase_ns <- phase_us * 1e3
-      # the same offsets on every rank: co-scheduled processes share them
-      set.seed(seed)
-      u <- stats::runif(windows)
-      noise <- vapply(traces, function(tr) window_noise(tr, u * tr$duration_ns, phase_ns),
-        numeric(windows))
-      if (is.null(dim(noise))) noise <- matrix(noise, ncol = length(traces))
-      pooled <- as.vector(noise)
-      quiet <- mean(pooled == 0)
-      ranks <- ncol(noise)
-      cosched <- vapply(processes, function(n) {
-        mean(apply(noise[, seq_len(min(n, ranks)), drop = FALSE], 1, max))
-      }, numeric(1))
-      cosched_quiet <- vapply(processes, function(n) {
-        mean(rowSums(noise[, seq_len(min(n, ranks)), drop = FALSE] > 0) == 0)
-      }, numeric(1))
-      rbind(
-        data.table(mode = "uncoordinated", phase_us = phase_us, processes = processes,
-          slowdown = 1 + expected_max(pooled, processes) / phase_ns,
-          phases_hit_percent = 100 * (1 - quiet^processes)),
-        data.table(mode = "co-scheduled", phase_us = phase_us, processes = processes,
-          slowdown = 1 + cosched / phase_ns,
-          phases_hit_percent = 100 * (1 - cosched_quiet))
-      )
-    }))
+  repeated <- lapply(traces, repeat_trace)
+  shortest <- min(vapply(repeated, `[[`, 0, "duration_ns"))
+  phases_us <- phases_us[phases_us * 1e3 <= scale_max_phase_share * shortest]
+  if (length(phases_us) == 0) return(data.table())
+  # the same offsets on every rank: co-scheduled processes share them
+  set.seed(seed)
+  u <- stats::runif(windows)
+  noise <- lapply(repeated, function(r) window_noise(r, u * r$duration_ns, phases_us * 1e3))
+  ranks <- length(noise)
+  rbindlist(lapply(seq_along(phases_us), function(p) {
+    phase_ns <- phases_us[p] * 1e3
+    each <- lapply(noise, function(m) m[, p])
+    pooled <- unlist(each, use.names = FALSE)
+    quiet <- mean(pooled == 0)
+    # the largest noise over the first n ranks, at each offset
+    first_n <- function(n) do.call(pmax, each[seq_len(min(n, ranks))])
+    cosched <- vapply(processes, function(n) mean(first_n(n)), numeric(1))
+    cosched_quiet <- vapply(processes, function(n) mean(first_n(n) == 0), numeric(1))
+    rbind(
+      data.table(mode = "uncoordinated", phase_us = phases_us[p], processes = processes,
+        slowdown = 1 + expected_max(pooled, processes) / phase_ns,
+        phases_hit_percent = 100 * (1 - quiet^processes)),
+      data.table(mode = "co-scheduled", phase_us = phases_us[p], processes = processes,
+        slowdown = 1 + cosched / phase_ns,
+        phases_hit_percent = 100 * (1 - cosched_quiet))
+    )
+  }))
 }
 
 # One row per run with traces (FWQ, P-SNAP, selfish), phase length, process

@@ -43,7 +43,7 @@ rows <- tryCatch({
   p <- predict_slowdown(traces, phases_us = phases, processes = processes)
   if (nrow(p) == 0) {
     stop(input_error(args[1], NA, sprintf("the trace (%.3g s) is too short for phases of %s us",
-      min(vapply(traces, `[[`, 0, "duration_ns")) / 1e9, paste(phases, collapse = ","))))
+      min(vapply(traces, trace_seconds, 0)), paste(phases, collapse = ","))))
   }
   p
 }, error = function(e) {

@@ -17,18 +17,18 @@ scale_windows <- 20000
 scale_max_phase_share <- 0.1
 
 # A rank's noise trace: when each detour began and how long it took beyond
-# the undisturbed sample (ns), over a trace of duration_ns. NULL for kernels
-# without one (FTQ: its loss has no start time inside the quantum).
+# the undisturbed sample, over a trace of `duration`, in the kernel's own
+# unit, `per_ns` of them a ns (FWQ's ticks: converting millions of samples
+# would cost more than the rest). NULL for kernels without one (FTQ: its
+# loss has no start time inside the quantum).
 noise_trace <- function(run, i) {
   t <- run$threads[[i]]
   r <- (run$meta$ranks %||% run$meta$threads)[[i]]
   x <- noise_values(run, t$data)
-  # samples that follow each other, in `per_ns` units a ns, each losing what
-  # it took beyond `best`
+  # samples that follow each other, each losing what it took beyond `best`
+  # (a sample that lost nothing is a detour of length 0, which adds nothing)
   tiled <- function(x, best, per_ns) {
-    keep <- which(x > best)
-    list(start_ns = (cumsum(x) - x)[keep] / per_ns, length_ns = (x[keep] - best) / per_ns,
-      duration_ns = sum(x) / per_ns)
+    list(start = cumsum(x) - x, length = x - best, duration = sum(x), per_ns = per_ns)
   }
   switch(run$kernel,
     fwq = tiled(x, min(x), t$ticks_per_ns),
@@ -36,47 +36,53 @@ noise_trace <- function(run, i) {
     selfish = {
       d <- t$data
       excess <- pmax(d$length_ns - r$min_iteration_ns, 0)
-      list(start_ns = d$start_ns[excess > 0], length_ns = excess[excess > 0],
-        duration_ns = r$period_s * 1e9)
+      list(start = d$start_ns[excess > 0], length = excess[excess > 0],
+        duration = r$period_s * 1e9, per_ns = 1)
     },
     NULL
   )
 }
 
+trace_seconds <- function(trace) trace$duration / (trace$per_ns %||% 1) / 1e9
+
 # A trace ready for windows: its detours in time order and the running sum
 # of their lengths.
 repeat_trace <- function(trace) {
-  s <- trace$start_ns
-  l <- trace$length_ns
+  s <- trace$start
+  l <- trace$length
   if (is.unsorted(s)) {
     o <- order(s)
     s <- s[o]
     l <- l[o]
   }
-  list(starts = s, lengths = l, total = c(0, cumsum(l)), n = length(s),
-    duration_ns = trace$duration_ns)
+  list(starts = s, lengths = l, running = cumsum(l), n = length(s),
+    duration = trace$duration, per_ns = trace$per_ns %||% 1)
 }
 
-# The noise met by windows of each length in phase_ns starting at `offsets`
-# (ns, in [0, duration)), a column per length: the rest of a detour under
-# way at the start, and every detour that begins in the window (LogGOPSim's
-# get_noise). The trace repeats: a window past its end goes on at its start,
-# and before its first detour the last one is under way, a period earlier.
+# The noise (ns) met by windows of each length in phase_ns starting at
+# `offsets` (ns, in [0, duration)), a column per length: the rest of a detour
+# under way at the start, and every detour that begins in the window
+# (LogGOPSim's get_noise). The trace repeats: a window past its end goes on
+# at its start, and before its first detour the last one is under way, a
+# period earlier.
 window_noise <- function(trace, offsets, phase_ns) {
-  r <- if (is.null(trace$total)) repeat_trace(trace) else trace
+  r <- if (is.null(trace$running)) repeat_trace(trace) else trace
   shape <- c(length(offsets), length(phase_ns))
   if (r$n == 0) return(matrix(0, shape[1], shape[2]))
-  d <- r$duration_ns
-  end <- outer(offsets, phase_ns, "+")
+  offsets <- offsets * r$per_ns
+  d <- r$duration
+  end <- outer(offsets, phase_ns * r$per_ns, "+")
   wraps <- end > d
   # one search for every start and end: findInterval checks its table each call
   found <- findInterval(c(offsets, ifelse(wraps, end - d, end)), r$starts, left.open = TRUE)
+  # the lengths of the first i detours
+  total <- function(i) ifelse(i > 0, r$running[pmax(i, 1)], 0)
   a <- found[seq_along(offsets)]
   b <- matrix(found[-seq_along(offsets)], shape[1])
-  starting <- r$total[b + 1] - r$total[a + 1] + ifelse(wraps, r$total[r$n + 1], 0)
+  starting <- total(b) - total(a) + ifelse(wraps, r$running[r$n], 0)
   last <- ifelse(a > 0, a, r$n)
   from <- r$starts[last] - ifelse(a > 0, 0, d)
-  matrix(starting + pmax(from + r$lengths[last] - offsets, 0), shape[1])
+  matrix(starting + pmax(from + r$lengths[last] - offsets, 0), shape[1]) / r$per_ns
 }
 
 # The expected largest of N draws from the values w, each equally likely:
@@ -99,13 +105,15 @@ predict_slowdown <- function(traces, phases_us = scale_phases_us,
                              seed = 1) {
   traces <- Filter(Negate(is.null), traces)
   repeated <- lapply(traces, repeat_trace)
-  shortest <- min(vapply(repeated, `[[`, 0, "duration_ns"))
+  shortest <- min(vapply(traces, trace_seconds, 0)) * 1e9
   phases_us <- phases_us[phases_us * 1e3 <= scale_max_phase_share * shortest]
   if (length(phases_us) == 0) return(data.table())
   # the same offsets on every rank: co-scheduled processes share them
   set.seed(seed)
   u <- stats::runif(windows)
-  noise <- lapply(repeated, function(r) window_noise(r, u * r$duration_ns, phases_us * 1e3))
+  noise <- lapply(repeated, function(r) {
+    window_noise(r, u * r$duration / r$per_ns, phases_us * 1e3)
+  })
   ranks <- length(noise)
   rbindlist(lapply(seq_along(phases_us), function(p) {
     phase_ns <- phases_us[p] * 1e3
@@ -140,7 +148,7 @@ scale_table <- function(runs) {
     cbind(data.table(run = name, kernel = run$kernel, hosts = paste(hosts, collapse = " "),
       ranks = length(traces), injected = !is.null(run$meta$inject) ||
         any(vapply(run$meta$ranks %||% list(), function(r) !is.null(r$inject), TRUE)),
-      trace_s = min(vapply(traces, `[[`, 0, "duration_ns")) / 1e9), rows)
+      trace_s = min(vapply(traces, trace_seconds, 0))), rows)
   }))
 }
 
@@ -195,9 +203,11 @@ write_loggopsim_traces <- function(dir, runs) {
       file <- file.path(dir, sprintf("%s-rank%d.txt", gsub("[^A-Za-z0-9._-]+", "_", name),
         t$unit))
       header <- sprintf("# noisebench %s run %s, rank %d on %s CPU %d: %.0f ns traced",
-        run$kernel, name, t$unit, t$host, t$cpu, tr$duration_ns)
-      o <- order(tr$start_ns)
-      writeLines(c(header, sprintf("%.0f\t%.0f", tr$start_ns[o], tr$length_ns[o])), file)
+        run$kernel, name, t$unit, t$host, t$cpu, trace_seconds(tr) * 1e9)
+      o <- order(tr$start)
+      lost <- o[tr$length[o] > 0]
+      writeLines(c(header, sprintf("%.0f\t%.0f", tr$start[lost] / tr$per_ns,
+        tr$length[lost] / tr$per_ns)), file)
       file
     }, character(1))
   }))

@@ -2,8 +2,7 @@
 
 periodic_trace <- function(period_ns, detour_ns, duration_ns, phase_ns = 0) {
   starts <- seq(phase_ns, duration_ns - 1, by = period_ns)
-  list(start_ns = starts, length_ns = rep(detour_ns, length(starts)),
-    duration_ns = duration_ns)
+  list(start = starts, length = rep(detour_ns, length(starts)), duration = duration_ns)
 }
 
 test_that("a window sees the detour under way and every detour starting in it", {
@@ -35,7 +34,7 @@ test_that("a detour in a phase with probability p: 1 - (1 - p)^N of the phases a
   # a Poisson stream of 1 us detours, 5 a second: a 1 ms window is hit with p = 1 - exp(-0.005)
   duration <- 2000e9
   starts <- sort(stats::runif(stats::rpois(1, 5 * 2000), 0, duration))
-  tr <- list(start_ns = starts, length_ns = rep(1000, length(starts)), duration_ns = duration)
+  tr <- list(start = starts, length = rep(1000, length(starts)), duration = duration)
   n <- c(1, 10, 100, 1000)
   p <- predict_slowdown(list(tr), phases_us = 1000, processes = n, windows = 2e5)
   # the share of offsets whose window [o, o + T) meets a detour [s, s + 1 us) of this

@@ -1,8 +1,8 @@
 """The predicted slowdown at scale against a real bulk-synchronous
 application: bsp_mpi (compute T, then a barrier or an allreduce) on two MPI
-ranks under Slurm, one rank with injected noise, against the prediction
-from selfish traces measured the same way just before and just after
-(analysis/predict.R)."""
+ranks under Slurm, one rank with injected noise and then none: what the
+injection added to its phases against what selfish traces measured the same
+ways, just before and just after, predict it adds (analysis/predict.R)."""
 import csv
 import io
 import json
@@ -13,12 +13,16 @@ from conftest import ROOT, mpi_env
 
 INJECT = "5000:1000"  # 1 ms every 5 ms on rank 1: far above this machine's own noise
 PHASES = 3000
+# the most the machine's own noise may slow the quiet application (a share of
+# the compute) for the model's assumptions to be checked here
+MODEL_LIMIT = 0.1
 
 
-def srun_mpmd(env, tmp_path, program, args, name):
+def srun_mpmd(env, tmp_path, program, args, name, inject):
+    """Two MPI ranks of one job under Slurm; rank 1 with INJECT if inject."""
     conf = tmp_path / f"{name}.conf"
-    conf.write_text(f"0 {program} {args} -o {name}\n"
-                    f"1 {program} {args} --inject {INJECT} -o {name}\n")
+    extra = f" --inject {INJECT}" if inject else ""
+    conf.write_text(f"0 {program} {args} -o {name}\n1 {program} {args}{extra} -o {name}\n")
     done = subprocess.run(["srun", "-n", "2", "--mpi=pmix", "--chdir", str(tmp_path),
                            "--multi-prog", str(conf)], cwd=tmp_path, capture_output=True,
                           text=True, timeout=300, env=mpi_env(env))
@@ -39,30 +43,54 @@ def predict(run_json, phase_us, processes):
 def test_bsp_slowdown_is_the_prediction_from_traces(collective, slurm, bin_dir, tmp_path):
     if not (bin_dir / "bsp_mpi").exists():
         pytest.skip("built without MPI")
-    # the traces: selfish on the same ranks with the same injection (enough
-    # detours for the whole duration), just before and just after the
+    # the traces: selfish on the same ranks, with and without the injection
+    # (enough detours for the whole duration), just before and just after the
     # application, as the machine's own noise moves from one minute to the next
-    def traces(name):
+    def traces(name, inject):
         run = srun_mpmd(slurm, tmp_path, bin_dir / "selfish_mpi",
-                        "--seconds 3 --detours 1000000", name)
-        assert run["ranks"][1]["injections"] > 0
+                        "--seconds 3 --detours 1000000", name, inject)
+        assert (run["ranks"][1]["injections"] > 0) == inject
         return tmp_path / f"{name}.json"
 
-    before = traces("before")
-    extra = " --allreduce" if collective == "allreduce" else ""
-    bsp = srun_mpmd(slurm, tmp_path, bin_dir / "bsp_mpi", f"-n {PHASES}{extra}", "bsp")
-    after = traces("after")
-    assert bsp["collective"] == collective and bsp["complete"] is True
-    assert [r["samples"] for r in bsp["ranks"]] == [PHASES, PHASES]
+    def application(name, inject):
+        extra = " --allreduce" if collective == "allreduce" else ""
+        run = srun_mpmd(slurm, tmp_path, bin_dir / "bsp_mpi", f"-n {PHASES}{extra}", name,
+                        inject)
+        assert run["collective"] == collective and run["complete"] is True
+        assert [r["samples"] for r in run["ranks"]] == [PHASES, PHASES]
+        return run
+
+    before = traces("noisy_before", True), traces("quiet_before", False)
+    quiet = application("quiet", False)
+    bsp = application("bsp", True)
+    after = traces("quiet_after", False), traces("noisy_after", True)
     assert "inject" not in bsp["ranks"][0] and bsp["ranks"][1]["injections"] > 0
     # the phase data: a line per phase, each phase at least its compute
     lines = (tmp_path / bsp["ranks"][0]["files"][0]).read_text().splitlines()
     assert len(lines) == PHASES
     assert all(float(p) >= float(w) for w, p in (line.split() for line in lines))
 
-    # two ranks measured together, replayed at the same offset: rank i's trace for process i
-    expected = sum(float(predict(t, bsp["calibrated_us"], 2)["co-scheduled"]["slowdown"])
-                   for t in (before, after)) / 2
-    measured = bsp["slowdown"]
-    # what noise added, within 20% of what the traces predict
-    assert abs((measured - 1) - (expected - 1)) <= 0.2 * (expected - 1), (measured, expected)
+    # two ranks measured together, replayed at the same offset: rank i's trace
+    # for process i; the mean of the traces before and after
+    def predicted(noisy, quiet_):
+        return sum(float(predict(t, bsp["calibrated_us"], 2)["co-scheduled"]["slowdown"])
+                   for t in (noisy, quiet_)) / 2
+
+    expected = predicted(before[0], after[1])
+    expected_quiet = predicted(before[1], after[0])
+    measured, measured_quiet = bsp["slowdown"], quiet["slowdown"]
+    # what the injected noise added to the phases, within 20% of what the
+    # traces predict it adds; the machine's own noise is in both (and the
+    # model's assumptions hold for it only where it does not compete with the
+    # application for the CPU: docs/analysis.md)
+    added, expected_added = measured - measured_quiet, expected - expected_quiet
+    # A machine whose own noise takes more than a tenth of the compute is
+    # being shared with other work, which takes a share of the time the
+    # application waits in its collectives too: the model does not hold there,
+    # and this test cannot tell whether the prediction does (docs/analysis.md).
+    if measured_quiet - 1 > MODEL_LIMIT:
+        pytest.skip(f"the machine's own noise slowed the application by "
+                    f"{100 * (measured_quiet - 1):.0f}% (above {100 * MODEL_LIMIT:.0f}%): "
+                    f"noise that competes for the CPU is outside the model")
+    assert abs(added - expected_added) <= 0.2 * expected_added, \
+        (measured, measured_quiet, expected, expected_quiet)

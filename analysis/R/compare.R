@@ -126,7 +126,17 @@ bootstrap_runs <- function(b, grid, replicates = compare_replicates) {
     above_10us_per_s = sum(b$us > 10) / sum(b$seconds))
   n <- length(b$run_sizes)
   list(estimate = est, replicates = reps, max_us = if (length(b$us)) max(b$us) else NA_real_,
-    histogram = colSums(hist), inflation = if (n > 1) n / (n - 1) else 1)
+    histogram = colSums(hist), widen = small_sample_widening(n))
+}
+
+# How much wider than the bootstrap's spread an interval over n runs must
+# be: resampling n runs spreads their mean by sqrt((n - 1) / n) of what new
+# runs would, and a mean of n has Student's t with n - 1 degrees of freedom,
+# not the normal, as its sampling distribution (2.57 against 1.96 for 6
+# runs). With one run, the stretches are the sample: no widening.
+small_sample_widening <- function(n) {
+  if (n < 2) return(1)
+  sqrt(n / (n - 1)) * stats::qt(0.975, n - 1) / stats::qnorm(0.975)
 }
 
 # The two-sample Kolmogorov-Smirnov test of two samples' losses from their
@@ -189,9 +199,7 @@ compare_table <- function(runs_a, runs_b, seed = 1) {
     a <- bootstrap_runs(blocks_a, grid)
     b <- bootstrap_runs(blocks_b, grid)
     diff <- b$replicates - a$replicates
-    # resampling n runs spreads the replicates by sqrt((n - 1) / n) of what
-    # drawing new runs would: widened back, around the estimate
-    widen <- sqrt(max(a$inflation, b$inflation))
+    widen <- max(a$widen, b$widen)
     ci <- apply(diff, 2, stats::quantile, c(0.025, 0.975), na.rm = TRUE, names = FALSE)
     d <- b$estimate - a$estimate
     ci <- rbind(d + (ci[1, ] - d) * widen, d + (ci[2, ] - d) * widen)

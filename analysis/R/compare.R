@@ -118,11 +118,7 @@ bootstrap_runs <- function(b, grid, replicates = compare_replicates) {
   reps <- figures(w, t(apply(w %*% hist, 1, cumsum)))
   # the run's own figures from its samples, not the grid
   est <- c(lost_percent = 100 * sum(b$us) / 1e6 / sum(b$seconds),
-    setNames(if (length(b$us)) {
-      stats::quantile(b$us, compare_probs, names = FALSE, type = 1)
-    } else {
-      rep(NA_real_, length(compare_probs))
-    }, paste0(names(compare_probs), "_us")),
+    setNames(measured_quantiles(b$us, compare_probs), paste0(names(compare_probs), "_us")),
     above_10us_per_s = sum(b$us > 10) / sum(b$seconds))
   n <- length(b$run_sizes)
   list(estimate = est, replicates = reps, max_us = if (length(b$us)) max(b$us) else NA_real_,

@@ -26,9 +26,13 @@ noise_trace <- function(run, i) {
   r <- (run$meta$ranks %||% run$meta$threads)[[i]]
   x <- noise_values(run, t$data)
   # samples that follow each other, each losing what it took beyond `best`
-  # (a sample that lost nothing is a detour of length 0, which adds nothing)
+  # (a sample that lost nothing is a detour of length 0, which adds nothing):
+  # kept as the samples and their running sum, from which the detours'
+  # starts and lengths follow (a run of millions would cost more in copies
+  # than in the rest)
   tiled <- function(x, best, per_ns) {
-    list(start = cumsum(x) - x, length = x - best, duration = sum(x), per_ns = per_ns)
+    ends <- cumsum(x)
+    list(x = x, ends = ends, best = best, duration = ends[length(ends)], per_ns = per_ns)
   }
   switch(run$kernel,
     fwq = tiled(x, min(x), t$ticks_per_ns),
@@ -45,9 +49,21 @@ noise_trace <- function(run, i) {
 
 trace_seconds <- function(trace) trace$duration / (trace$per_ns %||% 1) / 1e9
 
-# A trace ready for windows: its detours in time order and the running sum
-# of their lengths.
+# A trace ready for windows: how many detours start before a time, and the
+# start, length and running sum of lengths of the i-th (in time order).
 repeat_trace <- function(trace) {
+  r <- list(duration = trace$duration, per_ns = trace$per_ns %||% 1)
+  if (!is.null(trace$ends)) {
+    # tiled samples: detour i starts where sample i - 1 ended
+    e <- trace$ends
+    x <- trace$x
+    best <- trace$best
+    return(c(r, list(n = length(e),
+      before = function(v) (v > 0) + findInterval(v, e, left.open = TRUE),
+      start_of = function(i) ifelse(i > 1, e[pmax(i - 1, 1)], 0),
+      length_of = function(i) x[i] - best,
+      running = function(i) ifelse(i > 0, e[pmax(i, 1)] - best * i, 0))))
+  }
   s <- trace$start
   l <- trace$length
   if (is.unsorted(s)) {
@@ -55,8 +71,12 @@ repeat_trace <- function(trace) {
     s <- s[o]
     l <- l[o]
   }
-  list(starts = s, lengths = l, running = cumsum(l), n = length(s),
-    duration = trace$duration, per_ns = trace$per_ns %||% 1)
+  sums <- cumsum(l)
+  c(r, list(n = length(s),
+    before = function(v) findInterval(v, s, left.open = TRUE),
+    start_of = function(i) s[i],
+    length_of = function(i) l[i],
+    running = function(i) ifelse(i > 0, sums[pmax(i, 1)], 0)))
 }
 
 # The noise (ns) met by windows of each length in phase_ns starting at
@@ -66,7 +86,7 @@ repeat_trace <- function(trace) {
 # at its start, and before its first detour the last one is under way, a
 # period earlier.
 window_noise <- function(trace, offsets, phase_ns) {
-  r <- if (is.null(trace$running)) repeat_trace(trace) else trace
+  r <- if (is.null(trace$before)) repeat_trace(trace) else trace
   shape <- c(length(offsets), length(phase_ns))
   if (r$n == 0) return(matrix(0, shape[1], shape[2]))
   offsets <- offsets * r$per_ns
@@ -74,15 +94,13 @@ window_noise <- function(trace, offsets, phase_ns) {
   end <- outer(offsets, phase_ns * r$per_ns, "+")
   wraps <- end > d
   # one search for every start and end: findInterval checks its table each call
-  found <- findInterval(c(offsets, ifelse(wraps, end - d, end)), r$starts, left.open = TRUE)
-  # the lengths of the first i detours
-  total <- function(i) ifelse(i > 0, r$running[pmax(i, 1)], 0)
+  found <- r$before(c(offsets, ifelse(wraps, end - d, end)))
   a <- found[seq_along(offsets)]
   b <- matrix(found[-seq_along(offsets)], shape[1])
-  starting <- total(b) - total(a) + ifelse(wraps, r$running[r$n], 0)
+  starting <- r$running(b) - r$running(a) + ifelse(wraps, r$running(r$n), 0)
   last <- ifelse(a > 0, a, r$n)
-  from <- r$starts[last] - ifelse(a > 0, 0, d)
-  matrix(starting + pmax(from + r$lengths[last] - offsets, 0), shape[1]) / r$per_ns
+  from <- r$start_of(last) - ifelse(a > 0, 0, d)
+  matrix(starting + pmax(from + r$length_of(last) - offsets, 0), shape[1]) / r$per_ns
 }
 
 # The expected largest of N draws from the values w, each equally likely:
@@ -204,10 +222,11 @@ write_loggopsim_traces <- function(dir, runs) {
         t$unit))
       header <- sprintf("# noisebench %s run %s, rank %d on %s CPU %d: %.0f ns traced",
         run$kernel, name, t$unit, t$host, t$cpu, trace_seconds(tr) * 1e9)
-      o <- order(tr$start)
-      lost <- o[tr$length[o] > 0]
-      writeLines(c(header, sprintf("%.0f\t%.0f", tr$start[lost] / tr$per_ns,
-        tr$length[lost] / tr$per_ns)), file)
+      r <- repeat_trace(tr)
+      i <- seq_len(r$n)
+      lost <- i[r$length_of(i) > 0]
+      writeLines(c(header, sprintf("%.0f\t%.0f", r$start_of(lost) / tr$per_ns,
+        r$length_of(lost) / tr$per_ns)), file)
       file
     }, character(1))
   }))

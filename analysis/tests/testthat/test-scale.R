@@ -81,3 +81,18 @@ test_that("the report has the prediction, its sentence, figure and LogGOPSim tra
   expect_match(trace[1], "^# ")
   expect_equal(trace[2:3], c("0\t50000", "10000000\t50000"))
 })
+
+test_that("samples that tile the run are the detours beyond the best sample", {
+  dir <- withr_tempdir()
+  set.seed(5)
+  ticks <- round(1000 + stats::rexp(5000, 1 / 50))
+  write_fwq(dir, "fwq", list(ticks), tpn = 2)
+  tiled <- noise_trace(read_results(dir)$runs$fwq, 1)
+  # the same as a list of detours: each sample's start and its excess, in ns
+  events <- list(start = (cumsum(ticks) - ticks) / 2, length = (ticks - min(ticks)) / 2,
+    duration = sum(ticks) / 2)
+  offsets <- stats::runif(500) * events$duration
+  expect_equal(window_noise(tiled, offsets, c(3e3, 5e4)),
+    window_noise(events, offsets, c(3e3, 5e4)))
+  expect_equal(trace_seconds(tiled), sum(ticks) / 2 / 1e9)
+})

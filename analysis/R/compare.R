@@ -15,39 +15,18 @@ compare_replicates <- 400
 compare_probs <- c(p99 = 0.99, p99_9 = 0.999)
 
 # The losses of runs that measured the same thing (us, tails.R's
-# sample_losses; FTQ against its robust best) with each sample's stretch, and
-# each stretch's length (s). Several runs (repetitions) pool their stretches,
-# so that the interval carries the variation between runs too.
-runs_blocks <- function(runs) {
-  parts <- lapply(runs, run_blocks)
-  sizes <- vapply(parts, function(p) length(p$seconds), 0)
-  offsets <- cumsum(c(0, sizes))
-  list(us = unlist(lapply(parts, `[[`, "us"), use.names = FALSE),
-    block = unlist(lapply(seq_along(parts), function(i) parts[[i]]$block + offsets[i]),
-      use.names = FALSE),
-    seconds = unlist(lapply(parts, `[[`, "seconds"), use.names = FALSE),
-    run_sizes = sizes, run_offsets = offsets[seq_along(sizes)])
+# sample_losses; FTQ against its robust best), a vector per rank, with the
+# number of samples in each of its stretches of equal time and their length
+# (s). Several runs (repetitions) pool their stretches, so that the interval
+# carries the variation between runs too.
+side_losses <- function(runs) {
+  parts <- lapply(runs, run_losses)
+  list(ranks = unlist(parts, recursive = FALSE, use.names = FALSE),
+    run_sizes = vapply(parts, function(p) compare_blocks * length(p), 0))
 }
 
-# How often each stretch is drawn in one replicate: runs drawn with
-# replacement, then within each run drawn its stretches with replacement (a
-# two-stage bootstrap: the machine's state moves between runs, which stretches
-# of one run cannot tell).
-draw_blocks <- function(b) {
-  w <- numeric(length(b$seconds))
-  n_runs <- length(b$run_sizes)
-  chosen <- if (n_runs > 1) sample.int(n_runs, n_runs, replace = TRUE) else 1
-  for (r in chosen) {
-    k <- b$run_sizes[r]
-    slots <- b$run_offsets[r] + seq_len(k)
-    w[slots] <- w[slots] + tabulate(sample.int(k, k, replace = TRUE), k)
-  }
-  w
-}
-
-run_blocks <- function(run, blocks = compare_blocks) {
-  blocks <- as.integer(blocks)
-  rows <- lapply(seq_along(run$threads), function(i) {
+run_losses <- function(run, blocks = compare_blocks) {
+  lapply(seq_along(run$threads), function(i) {
     loss <- sample_losses(run, i, ftq_best = "robust")
     n <- length(loss$us)
     # samples in each stretch: selfish's detours by their start, the others'
@@ -58,13 +37,25 @@ run_blocks <- function(run, blocks = compare_blocks) {
     } else {
       floor(seq_len(blocks - 1) / blocks * n)
     }
-    counts <- diff(c(0L, edges, n))
-    list(us = loss$us, block = rep.int(seq_len(blocks) + (i - 1L) * blocks, counts),
-      seconds = rep(loss$seconds / blocks, blocks))
+    list(us = loss$us, ends = c(edges, n), seconds = loss$seconds / blocks)
   })
-  list(us = unlist(lapply(rows, `[[`, "us"), use.names = FALSE),
-    block = unlist(lapply(rows, `[[`, "block"), use.names = FALSE),
-    seconds = unlist(lapply(rows, `[[`, "seconds"), use.names = FALSE))
+}
+
+# How often each stretch is drawn in one replicate: runs drawn with
+# replacement, then within each run drawn its stretches with replacement (a
+# two-stage bootstrap: the machine's state moves between runs, which stretches
+# of one run cannot tell).
+draw_blocks <- function(run_sizes) {
+  w <- numeric(sum(run_sizes))
+  offsets <- cumsum(c(0, run_sizes))
+  n_runs <- length(run_sizes)
+  chosen <- if (n_runs > 1) sample.int(n_runs, n_runs, replace = TRUE) else 1
+  for (r in chosen) {
+    k <- run_sizes[r]
+    slots <- offsets[r] + seq_len(k)
+    w[slots] <- w[slots] + tabulate(sample.int(k, k, replace = TRUE), k)
+  }
+  w
 }
 
 # Each stretch's losses on a grid of 1% steps (from 1 ns up; losses of less
@@ -80,13 +71,32 @@ loss_grid <- function(us) {
 
 # bin i holds (grid[i], grid[i + 1]]
 grid_bin <- function(us) {
-  1L + as.integer(pmax(ceiling(log(us / grid_low_us) / log(grid_step)), 0))
+  v <- ceiling(log(us / grid_low_us) / log(grid_step))
+  # no loss (log -Inf) and losses under the first edge: the first bin
+  v[!(v > 0)] <- 0
+  1L + as.integer(v)
 }
 
-block_histograms <- function(b, grid) {
+# Per stretch of every rank (rows): its histogram on the grid, the time its
+# samples lost (us), how many lost more than 10 us, and its length (s).
+block_table <- function(side, grid) {
   bins <- length(grid) - 1
-  cell <- (b$block - 1L) * bins + grid_bin(b$us)
-  matrix(tabulate(cell, length(b$seconds) * bins), ncol = bins, byrow = TRUE)
+  per_rank <- lapply(side$ranks, function(r) {
+    bin <- grid_bin(r$us)
+    from <- c(0, r$ends[-length(r$ends)]) + 1
+    rows <- lapply(seq_along(r$ends), function(b) {
+      i <- seq.int(from[b], length.out = r$ends[b] - from[b] + 1)
+      u <- r$us[i]
+      list(hist = tabulate(bin[i], bins), lost = sum(u), above = sum(u > 10))
+    })
+    list(hist = do.call(rbind, lapply(rows, `[[`, "hist")),
+      lost = vapply(rows, `[[`, 0, "lost"), above = vapply(rows, `[[`, 0, "above"),
+      seconds = rep(r$seconds, length(r$ends)))
+  })
+  list(hist = do.call(rbind, lapply(per_rank, `[[`, "hist")),
+    lost = unlist(lapply(per_rank, `[[`, "lost")),
+    above = unlist(lapply(per_rank, `[[`, "above")),
+    seconds = unlist(lapply(per_rank, `[[`, "seconds")))
 }
 
 # Quantile p of each row of cumulative histograms (one row a replicate), at
@@ -100,29 +110,27 @@ grid_quantiles <- function(cum, grid, p) {
 # The figures of runs of one kind (the share of the time lost, %; the loss
 # percentiles, us; losses above 10 us a second) and R bootstrap replicates of
 # them (rows).
-bootstrap_runs <- function(b, grid, replicates = compare_replicates) {
-  k <- length(b$seconds)
-  hist <- block_histograms(b, grid)
-  lost <- block_sums(b$block, b$us, k)
-  above <- tabulate(b$block[b$us > 10], k)
+bootstrap_runs <- function(side, grid, replicates = compare_replicates) {
+  b <- block_table(side, grid)
   figures <- function(w, cum) {
     time <- drop(w %*% b$seconds)
     q <- vapply(compare_probs, function(p) grid_quantiles(cum, grid, p), numeric(nrow(w)))
     if (is.null(dim(q))) q <- matrix(q, nrow = 1)
-    cbind(lost_percent = 100 * drop(w %*% lost) / 1e6 / time,
+    cbind(lost_percent = 100 * drop(w %*% b$lost) / 1e6 / time,
       matrix(q, ncol = length(compare_probs), dimnames = list(NULL,
         paste0(names(compare_probs), "_us"))),
-      above_10us_per_s = drop(w %*% above) / time)
+      above_10us_per_s = drop(w %*% b$above) / time)
   }
-  w <- t(vapply(seq_len(replicates), function(r) draw_blocks(b), numeric(k)))
-  reps <- figures(w, t(apply(w %*% hist, 1, cumsum)))
-  # the run's own figures from its samples, not the grid
-  est <- c(lost_percent = 100 * sum(b$us) / 1e6 / sum(b$seconds),
-    setNames(measured_quantiles(b$us, compare_probs), paste0(names(compare_probs), "_us")),
-    above_10us_per_s = sum(b$us > 10) / sum(b$seconds))
-  n <- length(b$run_sizes)
-  list(estimate = est, replicates = reps, max_us = if (length(b$us)) max(b$us) else NA_real_,
-    histogram = colSums(hist), widen = small_sample_widening(n))
+  w <- t(vapply(seq_len(replicates), function(r) draw_blocks(side$run_sizes),
+    numeric(length(b$seconds))))
+  reps <- figures(w, t(apply(w %*% b$hist, 1, cumsum)))
+  # the runs' own figures from their samples, not the grid
+  us <- unlist(lapply(side$ranks, `[[`, "us"), use.names = FALSE)
+  est <- c(lost_percent = 100 * sum(b$lost) / 1e6 / sum(b$seconds),
+    setNames(measured_quantiles(us, compare_probs), paste0(names(compare_probs), "_us")),
+    above_10us_per_s = sum(b$above) / sum(b$seconds))
+  list(estimate = est, replicates = reps, max_us = if (length(us)) max(us) else NA_real_,
+    histogram = colSums(b$hist), widen = small_sample_widening(length(side$run_sizes)))
 }
 
 # How much wider than the bootstrap's spread an interval over n runs must
@@ -150,13 +158,6 @@ ks_histograms <- function(ha, hb) {
   list(statistic = d, p.value = min(max(p, 0), 1))
 }
 
-# Per stretch, the sum of x: a rank's stretches follow each other in its
-# samples (in time order), so each is a run of consecutive values.
-block_sums <- function(block, x, k) {
-  ends <- cumsum(tabulate(block, k))
-  running <- cumsum(x)
-  diff(c(0, ifelse(ends > 0, running[pmax(ends, 1)], 0)))
-}
 
 # What pairs runs of A and B: what they measured, not where or when; the
 # same injection first, then runs left unpaired whatever their injection (a
@@ -189,11 +190,11 @@ compare_table <- function(runs_a, runs_b, seed = 1) {
   rbindlist(lapply(keys, function(k) {
     ra <- la[key == k][1]
     rb <- lb[key == k][1]
-    blocks_a <- runs_blocks(runs_a[la[key == k, run]])
-    blocks_b <- runs_blocks(runs_b[lb[key == k, run]])
-    grid <- loss_grid(c(blocks_a$us, blocks_b$us))
-    a <- bootstrap_runs(blocks_a, grid)
-    b <- bootstrap_runs(blocks_b, grid)
+    side_a <- side_losses(runs_a[la[key == k, run]])
+    side_b <- side_losses(runs_b[lb[key == k, run]])
+    grid <- loss_grid(vapply(c(side_a$ranks, side_b$ranks), function(r) max(r$us, 0), 0))
+    a <- bootstrap_runs(side_a, grid)
+    b <- bootstrap_runs(side_b, grid)
     diff <- b$replicates - a$replicates
     widen <- max(a$widen, b$widen)
     ci <- apply(diff, 2, stats::quantile, c(0.025, 0.975), na.rm = TRUE, names = FALSE)

@@ -91,9 +91,10 @@ block_table <- function(side, grid) {
     })
     list(hist = do.call(rbind, lapply(rows, `[[`, "hist")),
       lost = vapply(rows, `[[`, 0, "lost"), above = vapply(rows, `[[`, 0, "above"),
-      seconds = rep(r$seconds, length(r$ends)))
+      seconds = rep(r$seconds, length(r$ends)), bin = bin)
   })
-  list(hist = do.call(rbind, lapply(per_rank, `[[`, "hist")),
+  list(bins = lapply(per_rank, `[[`, "bin"),
+    hist = do.call(rbind, lapply(per_rank, `[[`, "hist")),
     lost = unlist(lapply(per_rank, `[[`, "lost")),
     above = unlist(lapply(per_rank, `[[`, "above")),
     seconds = unlist(lapply(per_rank, `[[`, "seconds")))
@@ -125,12 +126,30 @@ bootstrap_runs <- function(side, grid, replicates = compare_replicates) {
     numeric(length(b$seconds))))
   reps <- figures(w, t(apply(w %*% b$hist, 1, cumsum)))
   # the runs' own figures from their samples, not the grid
-  us <- unlist(lapply(side$ranks, `[[`, "us"), use.names = FALSE)
+  histogram <- colSums(b$hist)
   est <- c(lost_percent = 100 * sum(b$lost) / 1e6 / sum(b$seconds),
-    setNames(measured_quantiles(us, compare_probs), paste0(names(compare_probs), "_us")),
+    setNames(binned_quantiles(side, b$bins, histogram, compare_probs),
+      paste0(names(compare_probs), "_us")),
     above_10us_per_s = sum(b$above) / sum(b$seconds))
-  list(estimate = est, replicates = reps, max_us = if (length(us)) max(us) else NA_real_,
-    histogram = colSums(b$hist), widen = small_sample_widening(length(side$run_sizes)))
+  top <- max(vapply(side$ranks, function(r) max(r$us, -Inf), 0))
+  list(estimate = est, replicates = reps, max_us = if (is.finite(top)) top else NA_real_,
+    histogram = histogram, widen = small_sample_widening(length(side$run_sizes)))
+}
+
+# Measured quantiles (type 1: the ceiling(n p)-th smallest loss) of all the
+# ranks' losses, from the samples of the one grid bin each falls in: the bins
+# are in order, so the rank within the bin is what the histogram leaves.
+binned_quantiles <- function(side, bins, histogram, probs) {
+  n <- sum(histogram)
+  if (n == 0) return(rep(NA_real_, length(probs)))
+  below <- cumsum(histogram)
+  vapply(probs, function(p) {
+    k <- max(1, ceiling(p * n))
+    j <- which(below >= k)[1]
+    inside <- unlist(lapply(seq_along(bins), function(i) side$ranks[[i]]$us[bins[[i]] == j]),
+      use.names = FALSE)
+    sort(inside)[k - (if (j > 1) below[j - 1] else 0)]
+  }, numeric(1))
 }
 
 # How much wider than the bootstrap's spread an interval over n runs must

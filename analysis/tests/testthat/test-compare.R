@@ -70,3 +70,17 @@ test_that("directories with nothing in common stop with one line", {
   expect_error(write_comparison(a, b), "no run of one measured what a run of the other did")
   expect_false(dir.exists(file.path(b, paste0("report-vs-", basename(normalizePath(a))))))
 })
+
+test_that("the percentiles from the grid's bins are the measured ones", {
+  set.seed(2)
+  us <- c(rep(0, 1000), stats::rexp(20000, 1 / 30), stats::runif(300, 100, 5000))
+  side <- list(ranks = list(list(us = us[1:10000], ends = c(5000, 10000), seconds = 1),
+    list(us = us[-(1:10000)], ends = c(6000, length(us) - 10000), seconds = 1)),
+    run_sizes = 4)
+  b <- block_table(side, loss_grid(max(us)))
+  probs <- c(0.5, 0.99, 0.999, 1)
+  expect_equal(binned_quantiles(side, b$bins, colSums(b$hist), probs),
+    measured_quantiles(us, probs))
+  expect_equal(colSums(b$hist)[[1]], sum(us <= 1e-3)) # no loss, or under 1 ns: the first bin
+  expect_equal(sum(b$lost), sum(us))
+})

@@ -22,6 +22,7 @@ BAD = [
     ("fwq", ["--work", "bogus"], "--work bogus"),
     ("fwq", ["--inject", "100:200"], "--inject 100:200"),
     ("fwq", ["--inject", "1000"], "--inject 1000"),
+    ("fwq", ["--inject", "1000:20:random"], "--inject 1000:20:random"),
     ("fwq", ["-n", "1099511627776", "-t", "1"], "available"),
     ("fwq", ["-o", "/nonexistent/dir/run"], "/nonexistent/dir/run"),
     ("ftq", ["-o", "/proc/noisebench"], "/proc/noisebench"),

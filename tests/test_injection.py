@@ -5,13 +5,15 @@ exit ticks (PREFIX_<thread>_injections.dat); tests/ground_truth.py matches
 them to what the kernel measured, and a run without injection to the same
 schedule (docs/testing.md).
 """
+import math
+
+import numpy as np
 import pytest
 from conftest import summaries
-from ground_truth import check_injected_run, load_meta
-
-pytestmark = pytest.mark.timing
+from ground_truth import check_injected_run, load_injections, load_meta, participants
 
 
+@pytest.mark.timing
 @pytest.mark.parametrize("kernel", ["ftq", "ftq_omp"])
 def test_ftq_finds_each_injection(run, tmp_path, bin_dir, kernel):
     if not (bin_dir / kernel).exists():
@@ -32,6 +34,7 @@ def test_ftq_finds_each_injection(run, tmp_path, bin_dir, kernel):
         assert float(row["scaled_noise_mean"]) > 0.045, row
 
 
+@pytest.mark.timing
 def test_fwq_finds_each_injection(run, tmp_path):
     common = ["-t", 0, "-n", 20000, "-w", 12]
     quiet = run("fwq", *common, "-o", "quiet")
@@ -47,3 +50,31 @@ def test_fwq_finds_each_injection(run, tmp_path):
     # holds the injected 100 us every 2 ms
     for row in summaries(noisy.stdout):
         assert float(row["scaled_noise_mean"]) > 0.045, row
+
+
+def test_poisson_injections_come_at_random_a_period_apart_on_average(run, tmp_path):
+    """`--inject P:D:poisson`: each injection due D plus an exponential wait
+    of mean P - D after the last was due (the handler draws it; this checks
+    the stream it drew, not the machine's timing): no two closer than D, the
+    mean period P and the waits' median (P - D) ln 2, each within 5 standard
+    errors of what so many draws give; periods that came while the thread
+    did not run are counted as missed, and each of them can lengthen one
+    gap."""
+    period, duration = 1000, 100
+    done = run("selfish", "--seconds", 2, "--detours", 1000000, "--inject",
+               f"{period}:{duration}:poisson", "-o", "p")
+    assert done.returncode == 0, done.stderr
+    meta = load_meta(tmp_path / "p")
+    assert meta["inject"]["pattern"] == "poisson"
+    row = participants(meta)[0]
+    due = load_injections(tmp_path, row)["due"]
+    n, missed = len(due) - 1, row["injections_missed"]
+    assert n > 500, row
+    gaps_us = np.diff(due) / meta["ticks_per_ns"] / 1e3
+    # the ticks of two dues come from two clock reads each: within 1 us
+    assert gaps_us.min() >= duration - 1, gaps_us.min()
+    wait = period - duration
+    mean = (due[-1] - due[0]) / meta["ticks_per_ns"] / 1e3 / (n + missed)
+    assert abs(mean - period) <= 5 * wait / math.sqrt(n), (mean, n, missed)
+    above = np.mean(gaps_us - duration > wait * math.log(2))
+    assert abs(above - 0.5) <= 5 * 0.5 / math.sqrt(n) + missed / n, (above, n, missed)

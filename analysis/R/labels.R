@@ -13,7 +13,8 @@ run_description <- function(name, run) {
   hz <- if (run$kernel == "ftq") m$frequency_hz %||% (1e9 / m$quantum_ns) else NA_real_
   inject <- unique(unlist(lapply(c(list(m$inject), lapply(ranks, `[[`, "inject")),
     function(i) if (!is.null(i$duration_us)) {
-      sprintf("%s us every %s us", i$duration_us, i$period_us)
+      sprintf("%s us every %s us%s", i$duration_us, i$period_us,
+        if (identical(i$pattern, "poisson")) " on average (Poisson)" else "")
     })))
   data.table(run = name, kernel = run$kernel,
     work = if (run$kernel %in% c("fwq", "ftq", "psnap")) m$work %||% NA_character_ else NA,

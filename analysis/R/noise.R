@@ -213,7 +213,7 @@ noise_summary <- function(run, run_name) {
   rows[]
 }
 
-# Each rank's injection ("period_us:duration_us", or "none"): its own, as the
+# Each rank's injection (format_inject's, or "none"): its own, as the
 # ranks of one MPMD job may differ; the run's in runs before ranks had one
 # (no "machines" in the JSON).
 unit_injects <- function(run) {

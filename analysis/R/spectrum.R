@@ -226,6 +226,9 @@ partner_thread <- function(spectra, partners, u, host) {
   list(run = NA_character_, thread = NA_character_)
 }
 
+# As --inject takes it: "period_us:duration_us", ":poisson" after a random stream's
 format_inject <- function(inject) {
-  if (is.null(inject)) "none" else sprintf("%s:%s", inject$period_us, inject$duration_us)
+  if (is.null(inject)) return("none")
+  sprintf("%s:%s%s", inject$period_us, inject$duration_us,
+    if (identical(inject$pattern, "poisson")) ":poisson" else "")
 }

@@ -53,6 +53,7 @@ static void usage(const struct nb_kernel *k)
 	       "  --warmup-ms MS       spin this long, pinned, before the start (default 300)\n"
 	       "  --ticks-per-ns X     use this tick rate instead of measuring it\n"
 	       "  --inject P:D         every P us, busy-wait D us on each participant\n"
+	       "  --inject P:D:poisson the same at random times, P us apart on average\n"
 	       "  --trace              attribute each detour to its cause (tracefs, as root)\n"
 	       "  -h, --help           this text;  --version  the version\n");
 }
@@ -412,6 +413,7 @@ void nb_run_participant(struct nb_run *r, int local, uint64_t samples, struct nb
 		.end_tick = t->end_tick,
 		.inject_period_us = r->inject.period_us,
 		.inject_duration_us = r->inject.duration_us,
+		.inject_poisson = r->inject.poisson,
 		.injections = t->injections.served,
 		.injections_missed = t->injections.missed,
 		.injections_logged = __atomic_load_n(&t->injections.logged, __ATOMIC_ACQUIRE),
@@ -540,6 +542,7 @@ void nb_run_json_participant(struct nb_run *r, struct nb_json *j, const struct n
 		nb_json_object(j, "inject");
 		nb_json_uint(j, "period_us", p->inject_period_us);
 		nb_json_uint(j, "duration_us", p->inject_duration_us);
+		nb_json_string(j, "pattern", p->inject_poisson ? "poisson" : "periodic");
 		nb_json_end(j, '}');
 	}
 	if (p->inject_duration_us && !r->to_stdout) {

@@ -78,6 +78,7 @@ struct nb_participant {
 	uint64_t samples;
 	uint64_t start_tick, end_tick; /* end 0: still measuring */
 	uint64_t inject_period_us, inject_duration_us; /* its --inject (0: none) */
+	int inject_poisson;
 	uint64_t injections, injections_missed, injections_logged;
 	double steal_ms; /* its CPU's steal time while it measured; NAN unknown */
 	struct nb_cause_totals causes; /* with --trace (nb_run_attribute) */

@@ -2,6 +2,7 @@
 #include "inject.h"
 
 #include <errno.h>
+#include <math.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -15,11 +16,15 @@
 #include "stats.h"
 #include "timer.h"
 
-static uint64_t duration_ticks, period_ns;
+static uint64_t duration_ticks, period_ns, duration_ns;
 static double ticks_per_ns;
+static int poisson;
 /* The handler runs on the measuring thread the timer belongs to. */
 static __thread struct nb_inject_count *delivered;
 static __thread timer_t own_timer;
+/* Poisson stream: when the armed one-shot timer is due (CLOCK_MONOTONIC ns),
+ * and the thread's own generator (xorshift64*) */
+static __thread uint64_t next_due_ns, rng;
 
 void nb_inject_parse(const char *opt, const char *arg, struct nb_inject *in)
 {
@@ -34,9 +39,15 @@ void nb_inject_parse(const char *opt, const char *arg, struct nb_inject *in)
 	const char *d = end + 1;
 
 	duration = strtoull(d, &end, 10);
-	if (end == d || *end != '\0' || *d == '-' || errno)
+	if (end == d || *d == '-' || errno)
 		nb_fail(NB_EXIT_USAGE, "%s %s: expected PERIOD_US:DURATION_US, e.g. 1000:20", opt,
 			arg);
+	in->poisson = 0;
+	if (!strcmp(end, ":poisson"))
+		in->poisson = 1;
+	else if (*end && strcmp(end, ":periodic"))
+		nb_fail(NB_EXIT_USAGE, "%s %s: after PERIOD_US:DURATION_US only :periodic or "
+			":poisson", opt, arg);
 	if (period < 10 || period > 60000000)
 		nb_fail(NB_EXIT_USAGE, "%s %s: the period must be from 10 to 60000000 us", opt, arg);
 	if (duration < 1 || duration >= period)
@@ -66,6 +77,47 @@ static uint64_t due_tick(uint64_t now)
 	return now - late;
 }
 
+static uint64_t monotonic_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static struct itimerspec once_at(uint64_t ns)
+{
+	struct itimerspec its = { { 0, 0 }, { (time_t)(ns / 1000000000u), (long)(ns % 1000000000u) } };
+
+	return its;
+}
+
+/* DURATION plus an exponential wait of mean PERIOD - DURATION, in ns */
+static uint64_t poisson_gap_ns(void)
+{
+	rng ^= rng >> 12;
+	rng ^= rng << 25;
+	rng ^= rng >> 27;
+	double u = (double)(((rng * 0x2545F4914F6CDD1Dull) >> 11) + 1) * 0x1p-53;
+
+	return duration_ns + (uint64_t)(-log(u) * (double)(period_ns - duration_ns));
+}
+
+/* Arms the one-shot timer for the next injection of a Poisson stream; those
+ * due while the last was served (the thread not running) are missed, as a
+ * periodic timer's overruns are, not served back to back. */
+static void arm_next(uint64_t now_ns)
+{
+	next_due_ns += poisson_gap_ns();
+	while (next_due_ns <= now_ns) {
+		delivered->missed++;
+		next_due_ns += poisson_gap_ns();
+	}
+	struct itimerspec its = once_at(next_due_ns);
+
+	timer_settime(own_timer, TIMER_ABSTIME, &its, NULL);
+}
+
 /* The detour lasts DURATION from the moment the timer was due, not from the
  * handler's entry: interrupt and signal delivery (tens of us in a nested VM)
  * fall inside it, so each injection steals DURATION plus only the return.
@@ -76,10 +128,23 @@ static void busy_wait(int sig)
 	uint64_t now = nb_ticks(), last = now;
 
 	delivered->served++;
-	uint64_t due = due_tick(now), end = due + duration_ticks;
+	uint64_t due, now_ns = 0;
+
+	if (poisson) {
+		/* a one-shot timer reads back nothing once due: the lateness from
+		 * the clock it was armed on */
+		now_ns = monotonic_ns();
+		due = now - (now_ns > next_due_ns
+				   ? (uint64_t)((double)(now_ns - next_due_ns) * ticks_per_ns) : 0);
+	} else {
+		due = due_tick(now);
+	}
+	uint64_t end = due + duration_ticks;
 
 	while ((last = nb_ticks()) < end)
 		;
+	if (poisson)
+		arm_next(monotonic_ns());
 	uint64_t k = delivered->logged;
 
 	if (k < delivered->capacity) {
@@ -198,6 +263,8 @@ void nb_inject_setup(struct nb_inject *in, double tpn)
 	ticks_per_ns = tpn;
 	in->overhead_ticks = measure_overhead();
 	period_ns = in->period_us * 1000;
+	duration_ns = in->duration_us * 1000;
+	poisson = in->poisson;
 	duration_ticks = (uint64_t)((double)in->duration_us * 1000.0 * tpn + 0.5);
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = busy_wait;
@@ -225,7 +292,14 @@ void nb_inject_arm(const struct nb_inject *in, timer_t *timer, struct nb_inject_
 	its.it_value = its.it_interval;
 	delivered = count;
 	own_timer = *timer;
-	if (timer_settime(*timer, 0, &its, NULL) != 0)
+	if (in->poisson) {
+		/* seeded apart per thread and per run */
+		rng = ((uint64_t)syscall(SYS_gettid) << 32) ^ nb_ticks() ^ 0x9E3779B97F4A7C15ull;
+		next_due_ns = monotonic_ns();
+		next_due_ns += poisson_gap_ns();
+		its = once_at(next_due_ns);
+	}
+	if (timer_settime(*timer, in->poisson ? TIMER_ABSTIME : 0, &its, NULL) != 0)
 		nb_fail(NB_EXIT_FAILURE, "--inject: timer_settime: %s", strerror(errno));
 }
 

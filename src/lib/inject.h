@@ -1,5 +1,6 @@
 /* Noise of a known period and length, injected on purpose: a per-thread POSIX
- * timer sends the measuring thread a signal every period, and the handler
+ * timer sends the measuring thread a signal every period (or, as a Poisson
+ * stream, at random times a period apart on average), and the handler
  * busy-waits for the duration on that thread.  The whole chain (kernel, files,
  * analysis) can then be checked against what we know is there. */
 #ifndef NB_INJECT_H
@@ -32,6 +33,10 @@ struct nb_inject_count {
 struct nb_inject {
 	uint64_t period_us;
 	uint64_t duration_us; /* 0: no injection */
+	/* each next injection due DURATION plus an exponential wait (mean PERIOD
+	 * - DURATION) after the last was due: a renewal stream that no periodic
+	 * work can phase-lock with, its mean period PERIOD */
+	int poisson;
 	/* measured by nb_inject_setup: how much longer than its logged due to
 	 * exit an injection looks to the interrupted code (an interrupt a little
 	 * ahead of the due time read back, and the return after the exit tick):
@@ -39,7 +44,8 @@ struct nb_inject {
 	uint64_t overhead_ticks;
 };
 
-/* Parses "PERIOD_US:DURATION_US"; one line and exit 2 when it makes no sense. */
+/* Parses "PERIOD_US:DURATION_US[:periodic|:poisson]"; one line and exit 2
+ * when it makes no sense. */
 void nb_inject_parse(const char *opt, const char *arg, struct nb_inject *in);
 
 /* Measures the injector's overhead (overhead_ticks) and installs the

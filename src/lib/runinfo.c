@@ -65,6 +65,7 @@ void nb_json_run_tail(struct nb_json *j, const struct nb_run_info *ri)
 		nb_json_object(j, "inject");
 		nb_json_uint(j, "period_us", ri->inject->period_us);
 		nb_json_uint(j, "duration_us", ri->inject->duration_us);
+		nb_json_string(j, "pattern", ri->inject->poisson ? "poisson" : "periodic");
 		nb_json_double(j, "overhead_ns",
 			       nb_ticks_to_ns(c, (double)ri->inject->overhead_ticks));
 		nb_json_end(j, '}');

@@ -40,6 +40,13 @@ test_that("runs pair by what they measured, an injected run with the quiet one",
   rows <- compare_table(read_results(a)$runs, read_results(b)$runs)
   expect_equal(unique(rows$kernel), "ftq")
   expect_match(unique(rows$what), "B injected 50 us every 1000 us")
+  # a random stream is named as one, and pairs apart from a periodic one
+  write_ftq(a, "ftq2", list(c(rep(1000, 99), 500)), 10000,
+    inject = list(period_us = 1000, duration_us = 50, pattern = "poisson"))
+  labels <- run_labels(read_results(a)$runs)
+  expect_equal(sort(unique(labels$inject)), c("", "50 us every 1000 us on average (Poisson)"))
+  expect_equal(format_inject(list(period_us = 1000, duration_us = 50, pattern = "poisson")),
+    "1000:50:poisson")
 })
 
 test_that("the comparison page marks what differs in the manifests", {

@@ -11,17 +11,20 @@ import subprocess
 import pytest
 from conftest import ROOT, mpi_env
 
-INJECT = "5000:1000"  # 1 ms every 5 ms on rank 1: far above this machine's own noise
+# 1 ms every 5 ms on average on rank 1, far above a machine's own noise, at
+# random times: a periodic injector phase-locks with the synchronisations (the
+# phases re-align to the end of each hit), where the model draws a random
+# offset for every phase
+INJECT = "5000:1000:poisson"
 PHASES = 3000
 # the most the machine's own noise may slow the quiet application (a share of
 # the compute) for the model's assumptions to be checked here
 MODEL_LIMIT = 0.1
-# How close the application's added slowdown must come to the prediction.
-# The injector is periodic and the phases re-align to the end of each hit,
-# where the model draws a random offset for every phase: the model's own
-# error for this noise reaches about a fifth, so the bound leaves room above
-# it (docs/analysis.md gives the figures).
-TOLERANCE = 0.35
+# How close the application's added slowdown must come to the prediction (the
+# issue's 20%). The counting error of the random stream is far inside it:
+# about 800 injections in each application run and 600 in each trace, a few
+# percent each.
+TOLERANCE = 0.2
 
 
 def srun_mpmd(env, tmp_path, program, args, name, inject):

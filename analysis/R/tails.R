@@ -8,51 +8,94 @@
 tail_probs <- c(p50 = 0.5, p99 = 0.99, p99_9 = 0.999, p99_99 = 0.9999)
 tail_thresholds_us <- c(10, 100, 1000)
 
-# The samples' loss in us and the rank's measured time in s. FTQ's best
-# quantum is its largest count (Sequoia's), or with ftq_best = "robust" the
-# 99.9th percentile of the counts: a few quanta run unusually fast when the
-# timer read is most of a count, and the largest then moves from run to run.
-sample_losses <- function(run, i, ftq_best = c("max", "robust")) {
+# How a rank's samples map to the time each lost (us): `f` of a sample's
+# value, the values (`x`), the reader's table of distinct values and their
+# counts where it made one (`table`: value, freq, and `us`, f of each), and
+# the rank's measured time in s. FTQ's best quantum is its largest count
+# (Sequoia's), or with ftq_best = "robust" the 99.9th percentile of the
+# counts: a few quanta run unusually fast when the timer read is most of a
+# count, and the largest then moves from run to run. Every f is monotonic,
+# so the table's losses are the samples' in a known order.
+loss_model <- function(run, i, ftq_best = c("max", "robust")) {
   ftq_best <- match.arg(ftq_best)
   t <- run$threads[[i]]
   r <- (run$meta$ranks %||% run$meta$threads)[[i]]
   x <- noise_values(run, t$data)
-  switch(run$kernel,
-    fwq = list(us = (x - min(x)) / t$ticks_per_ns / 1e3, seconds = sum(x) / t$ticks_per_ns / 1e9),
+  tab <- t$table
+  total <- function() if (is.null(tab)) sum(x) else sum(tab$value * tab$freq)
+  m <- switch(run$kernel,
+    fwq = {
+      lo <- best_value(x, "fwq", tab)
+      us_per_tick <- 1 / t$ticks_per_ns / 1e3
+      list(f = function(v) (v - lo) * us_per_tick,
+        seconds = total() / t$ticks_per_ns / 1e9)
+    },
     psnap = {
-      ideal <- (r$ideal_us %||% (min(x) / 1e3)) * 1e3
-      list(us = pmax(x - ideal, 0) / 1e3, seconds = sum(x) / 1e9)
+      ideal <- (r$ideal_us %||% (best_value(x, "psnap", tab) / 1e3)) * 1e3
+      list(f = function(v) pmax(v - ideal, 0) / 1e3, seconds = total() / 1e9)
     },
     ftq = {
       quantum_us <- run$meta$quantum_ns / 1e3
-      best <- if (ftq_best == "max") max(x) else stats::quantile(x, 0.999, names = FALSE)
-      list(us = pmax(best - x, 0) / best * quantum_us, seconds = length(x) * quantum_us / 1e6)
+      best <- if (ftq_best == "max") best_value(x, "ftq", tab) else
+        stats::quantile(x, 0.999, names = FALSE)
+      list(f = function(v) pmax(best - v, 0) / best * quantum_us,
+        seconds = length(x) * quantum_us / 1e6)
     },
-    selfish = list(us = pmax(x - r$min_iteration_ns, 0) / 1e3, seconds = r$period_s)
+    selfish = list(f = function(v) pmax(v - r$min_iteration_ns, 0) / 1e3, seconds = r$period_s)
   )
+  if (!is.null(tab)) tab$us <- m$f(tab$value)
+  c(m, list(x = x, table = tab))
+}
+
+# The samples' loss in us, in sample order, and the rank's measured time in s.
+sample_losses <- function(run, i, ftq_best = c("max", "robust")) {
+  m <- loss_model(run, i, ftq_best)
+  list(us = m$f(m$x), seconds = m$seconds)
 }
 
 # One row per run and rank: p50 ... p99.99 and max of the loss (us), and
 # above_<n>us_per_hour. Selfish's percentiles are those of its detours (it
-# records nothing else); the others' of every sample.
+# records nothing else); the others' of every sample, from the table of
+# distinct values where the reader made one (no pass over the samples).
 tail_table <- function(runs) {
   rbindlist(lapply(names(runs), function(name) {
     run <- runs[[name]]
     rbindlist(lapply(seq_along(run$threads), function(i) {
       t <- run$threads[[i]]
-      loss <- sample_losses(run, i)
-      q <- measured_quantiles(loss$us, tail_probs)
-      hours <- loss$seconds / 3600
-      above <- vapply(tail_thresholds_us, function(th) sum(loss$us > th) / hours, numeric(1))
+      m <- loss_model(run, i)
+      if (is.null(m$table)) {
+        us <- m$f(m$x)
+        n <- length(us)
+        q <- measured_quantiles(us, tail_probs)
+        top <- if (n) max(us) else NA_real_
+        above <- vapply(tail_thresholds_us, function(th) sum(us > th), numeric(1))
+      } else {
+        n <- sum(m$table$freq)
+        q <- table_quantiles(m$table$us, m$table$freq, tail_probs)
+        top <- max(m$table$us)
+        above <- vapply(tail_thresholds_us, function(th) sum(m$table$freq[m$table$us > th]),
+          numeric(1))
+      }
       row <- data.table(run = name, kernel = run$kernel, host = t$host, thread = t$unit,
-        cpu = t$cpu, samples = length(loss$us), seconds = loss$seconds)
+        cpu = t$cpu, samples = n, seconds = m$seconds)
       row[, names(tail_probs) := as.list(q)]
-      row[, max_us := if (length(loss$us)) max(loss$us) else NA_real_]
-      row[, paste0("above_", tail_thresholds_us, "us_per_hour") := as.list(above)]
+      row[, max_us := top]
+      row[, paste0("above_", tail_thresholds_us, "us_per_hour") := as.list(above / (m$seconds / 3600))]
       setnames(row, names(tail_probs), paste0(names(tail_probs), "_us"))
       row[]
     }))
   }))
+}
+
+# measured_quantiles of values given with their counts
+table_quantiles <- function(values, freq, probs) {
+  table_kth(values, freq, pmax(1, ceiling(probs * sum(freq))))
+}
+
+# The k-th smallest of values given with their counts
+table_kth <- function(values, freq, k) {
+  o <- order(values)
+  values[o][findInterval(k - 0.5, cumsum(freq[o])) + 1]
 }
 
 # Quantiles that were measured (type 1: the ceiling(n p)-th smallest value),

@@ -32,6 +32,19 @@ test_that("FTQ loss is the quantum's missing work as time", {
   expect_equal(tails$above_100us_per_hour, 0)
 })
 
+test_that("tails from the reader's table of values are those of the samples", {
+  dir <- withr_tempdir()
+  set.seed(3)
+  write_fwq(dir, "fwq", list(round(10000 + stats::rexp(50000, 1 / 3000))))
+  write_ftq(dir, "ftq", list(round(1000 - stats::rexp(50000, 1 / 30))), 10000)
+  runs <- read_results(dir)$runs
+  expect_false(is.null(runs$fwq$threads[[1]]$table))
+  expect_false(is.null(runs$ftq$threads[[1]]$table))
+  from_table <- tail_table(runs)
+  for (name in names(runs)) runs[[name]]$threads[[1]]$table <- NULL
+  expect_equal(from_table, tail_table(runs))
+})
+
 test_that("the report has the tails table", {
   dir <- withr_tempdir()
   write_fwq(dir, "fwq", list(c(rep(1000, 999), 5000)))

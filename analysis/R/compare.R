@@ -27,18 +27,26 @@ side_losses <- function(runs) {
 
 run_losses <- function(run, blocks = compare_blocks) {
   lapply(seq_along(run$threads), function(i) {
-    loss <- sample_losses(run, i, ftq_best = "robust")
-    n <- length(loss$us)
+    m <- loss_model(run, i, ftq_best = "robust")
+    n <- length(m$x)
     # samples in each stretch: selfish's detours by their start, the others'
     # samples (which tile the run) by their number
     edges <- if (run$kernel == "selfish") {
-      findInterval(seq_len(blocks - 1) / blocks * loss$seconds * 1e9,
+      findInterval(seq_len(blocks - 1) / blocks * m$seconds * 1e9,
         run$threads[[i]]$data$start_ns)
     } else {
       floor(seq_len(blocks - 1) / blocks * n)
     }
-    list(us = loss$us, ends = c(edges, n), seconds = loss$seconds / blocks)
+    # with a table of its values, a rank's losses are found a stretch at a
+    # time (a stretch's vectors stay in the cache; the run's would not)
+    list(us = if (is.null(m$table)) m$f(m$x), f = m$f, x = m$x, table = m$table,
+      ends = c(edges, n), seconds = m$seconds / blocks)
   })
+}
+
+# A rank's longest loss (us), 0 without any
+rank_max <- function(r) {
+  if (is.null(r$table)) max(r$us, 0) else max(r$table$us, 0)
 }
 
 # How often each stretch is drawn in one replicate: runs drawn with
@@ -78,16 +86,30 @@ grid_bin <- function(us) {
 }
 
 # Per stretch of every rank (rows): its histogram on the grid, the time its
-# samples lost (us), how many lost more than 10 us, and its length (s).
+# samples lost (us), how many lost more than 10 us, and its length (s). A
+# rank with a table of its values bins them by value (a look-up), the others
+# each loss; the latter's bins are kept for binned_quantiles.
 block_table <- function(side, grid) {
   bins <- length(grid) - 1
   per_rank <- lapply(side$ranks, function(r) {
-    bin <- grid_bin(r$us)
+    if (is.null(r$table)) {
+      bin <- grid_bin(r$us)
+      stretch <- function(i) list(u = r$us[i], bin = bin[i])
+    } else {
+      lo <- r$table$value[1]
+      lookup <- integer(r$table$value[length(r$table$value)] - lo + 1)
+      lookup[r$table$value - lo + 1] <- grid_bin(r$table$us)
+      bin <- NULL
+      stretch <- function(i) {
+        x <- r$x[i]
+        list(u = r$f(x), bin = lookup[x - (lo - 1)])
+      }
+    }
     from <- c(0, r$ends[-length(r$ends)]) + 1
     rows <- lapply(seq_along(r$ends), function(b) {
-      i <- seq.int(from[b], length.out = r$ends[b] - from[b] + 1)
-      u <- r$us[i]
-      list(hist = tabulate(bin[i], bins), lost = sum(u), above = sum(u > 10))
+      if (r$ends[b] < from[b]) return(list(hist = integer(bins), lost = 0, above = 0))
+      s <- stretch(from[b]:r$ends[b])
+      list(hist = tabulate(s$bin, bins), lost = sum(s$u), above = sum(s$u > 10))
     })
     list(hist = do.call(rbind, lapply(rows, `[[`, "hist")),
       lost = vapply(rows, `[[`, 0, "lost"), above = vapply(rows, `[[`, 0, "above"),
@@ -131,14 +153,15 @@ bootstrap_runs <- function(side, grid, replicates = compare_replicates) {
     setNames(binned_quantiles(side, b$bins, histogram, compare_probs),
       paste0(names(compare_probs), "_us")),
     above_10us_per_s = sum(b$above) / sum(b$seconds))
-  top <- max(vapply(side$ranks, function(r) max(r$us, -Inf), 0))
+  top <- max(vapply(side$ranks, rank_max, 0), -Inf)
   list(estimate = est, replicates = reps, max_us = if (is.finite(top)) top else NA_real_,
     histogram = histogram, widen = small_sample_widening(length(side$run_sizes)))
 }
 
 # Measured quantiles (type 1: the ceiling(n p)-th smallest loss) of all the
 # ranks' losses, from the samples of the one grid bin each falls in: the bins
-# are in order, so the rank within the bin is what the histogram leaves.
+# are in order, so the rank within the bin is what the histogram leaves. A
+# rank with a table of its values gives them with their counts.
 binned_quantiles <- function(side, bins, histogram, probs) {
   n <- sum(histogram)
   if (n == 0) return(rep(NA_real_, length(probs)))
@@ -146,9 +169,17 @@ binned_quantiles <- function(side, bins, histogram, probs) {
   vapply(probs, function(p) {
     k <- max(1, ceiling(p * n))
     j <- which(below >= k)[1]
-    inside <- unlist(lapply(seq_along(bins), function(i) side$ranks[[i]]$us[bins[[i]] == j]),
-      use.names = FALSE)
-    sort(inside)[k - (if (j > 1) below[j - 1] else 0)]
+    inside <- rbindlist(lapply(seq_along(bins), function(i) {
+      r <- side$ranks[[i]]
+      tab <- r$table
+      if (is.null(tab)) {
+        us <- r$us[bins[[i]] == j]
+        return(list(us = us, freq = rep(1, length(us))))
+      }
+      here <- grid_bin(tab$us) == j
+      list(us = tab$us[here], freq = tab$freq[here])
+    }))
+    table_kth(inside$us, inside$freq, k - (if (j > 1) below[j - 1] else 0))
   }, numeric(1))
 }
 
@@ -211,7 +242,7 @@ compare_table <- function(runs_a, runs_b, seed = 1) {
     rb <- lb[key == k][1]
     side_a <- side_losses(runs_a[la[key == k, run]])
     side_b <- side_losses(runs_b[lb[key == k, run]])
-    grid <- loss_grid(vapply(c(side_a$ranks, side_b$ranks), function(r) max(r$us, 0), 0))
+    grid <- loss_grid(vapply(c(side_a$ranks, side_b$ranks), rank_max, 0))
     a <- bootstrap_runs(side_a, grid)
     b <- bootstrap_runs(side_b, grid)
     diff <- b$replicates - a$replicates

@@ -91,3 +91,17 @@ test_that("the percentiles from the grid's bins are the measured ones", {
   expect_equal(colSums(b$hist)[[1]], sum(us <= 1e-3)) # no loss, or under 1 ns: the first bin
   expect_equal(sum(b$lost), sum(us))
 })
+
+test_that("a comparison from the reader's tables of values is the one from the samples", {
+  a <- withr_tempdir()
+  b <- withr_tempdir()
+  set.seed(4)
+  write_fwq(a, "fwq", lapply(1:2, function(i) round(10000 + stats::rexp(20000, 1 / 3000))))
+  write_fwq(b, "fwq", lapply(1:2, function(i) round(10000 + stats::rexp(20000, 1 / 4000))))
+  runs_a <- read_results(a)$runs
+  runs_b <- read_results(b)$runs
+  expect_false(is.null(runs_a$fwq$threads[[1]]$table))
+  from_tables <- compare_table(runs_a, runs_b)
+  for (i in 1:2) runs_a$fwq$threads[[i]]$table <- runs_b$fwq$threads[[i]]$table <- NULL
+  expect_equal(from_tables, compare_table(runs_a, runs_b))
+})

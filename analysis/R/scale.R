@@ -49,6 +49,16 @@ noise_trace <- function(run, i) {
 
 trace_seconds <- function(trace) trace$duration / (trace$per_ns %||% 1) / 1e9
 
+# findInterval(v, table, left.open = TRUE) with v searched in order: each
+# search starts where the last ended, so a long table is walked once, not
+# jumped about in (many times faster on millions of samples).
+find_in_order <- function(v, table) {
+  o <- order(v)
+  found <- integer(length(v))
+  found[o] <- findInterval(v[o], table, left.open = TRUE)
+  found
+}
+
 # A trace ready for windows: how many detours start before a time, and the
 # start, length and running sum of lengths of the i-th (in time order).
 repeat_trace <- function(trace) {
@@ -59,7 +69,7 @@ repeat_trace <- function(trace) {
     x <- trace$x
     best <- trace$best
     return(c(r, list(n = length(e),
-      before = function(v) (v > 0) + findInterval(v, e, left.open = TRUE),
+      before = function(v) (v > 0) + find_in_order(v, e),
       start_of = function(i) ifelse(i > 1, e[pmax(i - 1, 1)], 0),
       length_of = function(i) x[i] - best,
       running = function(i) ifelse(i > 0, e[pmax(i, 1)] - best * i, 0))))
@@ -73,7 +83,7 @@ repeat_trace <- function(trace) {
   }
   sums <- cumsum(l)
   c(r, list(n = length(s),
-    before = function(v) findInterval(v, s, left.open = TRUE),
+    before = function(v) find_in_order(v, s),
     start_of = function(i) s[i],
     length_of = function(i) l[i],
     running = function(i) ifelse(i > 0, sums[pmax(i, 1)], 0)))

@@ -75,6 +75,7 @@ static const char *configure(struct nb_run *r)
 {
 	run = r;
 	collective = allreduce ? allreduce_sum : barrier;
+	nb_run_samples_for(r, (double)phase_us / 1e6);
 	r->seconds = (double)r->samples * (double)phase_us / 1e6;
 	states = calloc(r->ranks.nlocal, sizeof(*states));
 	if (!states)

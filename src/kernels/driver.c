@@ -2,6 +2,7 @@
 #include "driver.h"
 
 #include <errno.h>
+#include <math.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +26,17 @@ static const struct option common_options[] = {
 	{ "version", no_argument, NULL, NB_OPT_VERSION },
 };
 
+static const struct option samples_options[] = {
+	{ "seconds", required_argument, NULL, NB_OPT_SECONDS },
+};
+
+static const struct option stream_options[] = {
+	{ "stream", no_argument, NULL, NB_OPT_STREAM },
+	{ "checkpoint", required_argument, NULL, NB_OPT_CHECKPOINT },
+	{ "stream-top", required_argument, NULL, NB_OPT_STREAM_TOP },
+	{ "stream-context", required_argument, NULL, NB_OPT_STREAM_CONTEXT },
+};
+
 static const struct option work_options[] = {
 	{ "work", required_argument, NULL, NB_OPT_WORK },
 	{ "daxpy-len", required_argument, NULL, NB_OPT_DAXPY },
@@ -44,6 +56,15 @@ static void usage(const struct nb_kernel *k)
 	}
 	if (k->has_stdout)
 		printf("  -s                   write the samples to stdout instead of data files\n");
+	if (k->default_samples)
+		printf("  --seconds S          run for S seconds instead of -n samples\n");
+	if (k->has_stream)
+		printf("  --stream             any length in fixed memory: a loss histogram, the\n"
+		       "                       longest losses with the samples around them, a line\n"
+		       "                       a second (docs/kernels.md); until --seconds or a signal\n"
+		       "  --checkpoint S       --stream: write the figures out every S s (default 60)\n"
+		       "  --stream-top K       --stream: keep the K longest losses (default 10)\n"
+		       "  --stream-context S   --stream: and S s of samples either side (default 1)\n");
 	printf("  -t THREADS           without MPI: measuring threads, one per CPU (default 1\n"
 	       "                       for pthreads, OMP_NUM_THREADS for OpenMP; 0 = every CPU)\n"
 	       "  --cpus LIST          pin participant i (rank i on its node) to the i-th CPU of\n"
@@ -96,6 +117,21 @@ static void common_option(struct nb_run *r, int c, const char *arg)
 	case NB_OPT_DAXPY:
 		r->daxpy_len = nb_parse_u64("--daxpy-len", arg, 1, (uint64_t)1 << 26);
 		return;
+	case NB_OPT_SECONDS:
+		r->seconds_opt = nb_parse_double("--seconds", arg, 0.001, 1e9);
+		return;
+	case NB_OPT_STREAM:
+		r->stream.on = 1;
+		return;
+	case NB_OPT_CHECKPOINT:
+		r->stream.checkpoint_s = nb_parse_double("--checkpoint", arg, 0.1, 86400);
+		return;
+	case NB_OPT_STREAM_TOP:
+		r->stream.top = (int)nb_parse_u64("--stream-top", arg, 1, 10000);
+		return;
+	case NB_OPT_STREAM_CONTEXT:
+		r->stream.context_s = nb_parse_double("--stream-context", arg, 0, 3600);
+		return;
 	case 'h':
 		if (r->ranks.root)
 			usage(r->k);
@@ -122,6 +158,30 @@ static int is_kernel_option(const struct nb_kernel *k, int c)
 	return c > 0 && c < 256 && c != ':' && strchr(k->shortopts, c) != NULL;
 }
 
+/* --seconds, --stream and their options together. */
+static void check_stream(struct nb_run *r, int samples_given)
+{
+	struct nb_stream_opts *o = &r->stream;
+
+	if (samples_given && r->seconds_opt > 0)
+		nb_fail(NB_EXIT_USAGE, "-n and --seconds both set the length: give one of them");
+	if (!o->on && (o->checkpoint_s > 0 || o->top || o->context_s > 0))
+		nb_fail(NB_EXIT_USAGE, "--checkpoint, --stream-top and --stream-context go with "
+			"--stream");
+	if (!o->on)
+		return;
+	if (samples_given)
+		nb_fail(NB_EXIT_USAGE, "--stream runs for --seconds, or until a signal: -n has no "
+			"meaning there");
+	if (r->to_stdout || r->trace_opt)
+		nb_fail(NB_EXIT_USAGE, "--stream writes its own files: not with %s",
+			r->to_stdout ? "-s" : "--trace");
+	o->seconds = r->seconds_opt;
+	o->checkpoint_s = o->checkpoint_s > 0 ? o->checkpoint_s : 60;
+	o->top = o->top ? o->top : 10;
+	o->context_s = o->context_s > 0 ? o->context_s : 1;
+}
+
 static void parse(struct nb_run *r)
 {
 	const struct nb_kernel *k = r->k;
@@ -129,7 +189,7 @@ static void parse(struct nb_run *r)
 	char shortopts[64];
 	const char *work = "multiiter";
 	size_t n = 0;
-	int c;
+	int c, samples_given = 0;
 
 	/* leading '+': stop at the first non-option; ':': report a missing value */
 	snprintf(shortopts, sizeof(shortopts), "+:t:o:h%s%s%s", k->default_samples ? "n:" : "",
@@ -138,12 +198,19 @@ static void parse(struct nb_run *r)
 		longopts[n++] = common_options[i];
 	for (size_t i = 0; k->has_work && i < sizeof(work_options) / sizeof(*work_options); i++)
 		longopts[n++] = work_options[i];
+	for (size_t i = 0; k->default_samples && i < sizeof(samples_options) / sizeof(*samples_options);
+	     i++)
+		longopts[n++] = samples_options[i];
+	for (size_t i = 0; k->has_stream && i < sizeof(stream_options) / sizeof(*stream_options); i++)
+		longopts[n++] = stream_options[i];
 	for (const struct option *o = k->longopts; o && o->name && n < MAX_OPTIONS - 1; o++)
 		longopts[n++] = *o;
 	longopts[n] = (struct option){ NULL, 0, NULL, 0 };
 
 	opterr = 0;
 	while ((c = getopt_long(r->argc, r->argv, shortopts, longopts, NULL)) != -1) {
+		if (c == 'n')
+			samples_given = 1;
 		if (c == NB_OPT_WORK)
 			work = optarg;
 		else if (is_kernel_option(k, c))
@@ -153,6 +220,7 @@ static void parse(struct nb_run *r)
 	}
 	if (optind < r->argc)
 		nb_fail(NB_EXIT_USAGE, "unexpected argument '%s' (see -h)", r->argv[optind]);
+	check_stream(r, samples_given);
 	if (!k->has_work)
 		return;
 	r->work = nb_work_find(work);
@@ -210,12 +278,13 @@ static void open_files(struct nb_run *r)
 	const struct nb_kernel *k = r->k;
 	char path[4096], why[4400] = "";
 	int files = !r->to_stdout;
+	int data = files && !r->stream.on; /* a stream writes its own (stream.h) */
 
 	r->files = calloc((size_t)rk->nlocal * k->nfiles, sizeof(*r->files));
 	r->inject_files = calloc(rk->nlocal, sizeof(*r->inject_files));
 	if (!r->files || !r->inject_files)
 		nb_fail(NB_EXIT_FAILURE, "out of memory");
-	for (int i = 0; i < rk->nlocal && files; i++)
+	for (int i = 0; i < rk->nlocal && data; i++)
 		for (int f = 0; f < k->nfiles; f++) {
 			file_name(r, rk->local[i].index, k->suffixes[f], path, sizeof(path), 0);
 			open_one(r, path, &r->files[i * k->nfiles + f], why, sizeof(why));
@@ -233,15 +302,23 @@ static void open_files(struct nb_run *r)
 
 static void check_memory(struct nb_run *r)
 {
-	long double need = (long double)r->samples * r->k->sample_size * r->ranks.nlocal;
+	size_t each = r->k->sample_size;
+	long double per = (long double)r->samples * each;
 	uint64_t avail = nb_memory_available();
 	static char why[512];
 
+	if (r->stream.on && r->sample_ticks > 0)
+		per = nb_stream_memory(&r->stream, r->sample_ticks, r->cal.ticks_per_ns, each);
+	else if (r->stream.on)
+		per = 0; /* known once configured */
+	long double need = per * r->ranks.nlocal;
+
 	if (need > 0.8L * avail)
 		snprintf(why, sizeof(why),
-			 "%d participants x %llu samples x %zu bytes need %.1Lf GiB, more than the "
-			 "%.1f GiB %s has available",
-			 r->ranks.nlocal, (unsigned long long)r->samples, r->k->sample_size,
+			 "%d participants x %.1Lf MiB (%s) need %.1Lf GiB, more than the %.1f GiB %s "
+			 "has available",
+			 r->ranks.nlocal, per / (1u << 20),
+			 r->stream.on ? "--stream's ring and events" : "their samples",
 			 need / (1u << 30), (double)avail / (1u << 30), r->ranks.host);
 	agree(r, why[0] ? why : NULL);
 }
@@ -251,9 +328,40 @@ static void prepare_participant(struct nb_thread *t)
 	struct nb_run *r = t->arg;
 
 	nb_work_ctx_init(&t->work, r->daxpy_len);
-	t->samples = nb_samples_alloc(r->samples, r->k->sample_size);
+	if (r->stream.on) {
+		t->stream = &r->streams[t - r->ranks.local];
+		nb_stream_init(t->stream, &r->stream, r->k->stream_kind, r->sample_ticks,
+			       r->cal.ticks_per_ns);
+	} else {
+		t->samples = nb_samples_alloc(r->samples, r->k->sample_size);
+	}
 	if (r->k->prepare)
 		r->k->prepare(t);
+}
+
+/* --stream: each participant's figures, labelled, and the writer that
+ * folds them in while the threads measure. */
+static void start_streams(struct nb_run *r)
+{
+	struct nb_ranks *rk = &r->ranks;
+	struct nb_stream **each = calloc(rk->nlocal, sizeof(*each));
+
+	r->streams = calloc(rk->nlocal, sizeof(*r->streams));
+	if (!r->streams || !each)
+		nb_fail(NB_EXIT_FAILURE, "out of memory");
+	for (int i = 0; i < rk->nlocal; i++) {
+		struct nb_stream *s = &r->streams[i];
+
+		s->rank = rk->local[i].index;
+		s->cpu = rk->cpus[i];
+		snprintf(s->host, sizeof(s->host), "%.63s", rk->host);
+		s->work = r->work->name;
+		s->loops = r->work_loops;
+		s->quantum_ticks = (uint64_t)r->sample_ticks;
+		file_name(r, s->rank, "", s->path, sizeof(s->path), 0);
+		each[i] = s;
+	}
+	r->writer = nb_stream_writer_start(each, rk->nlocal, &r->stream, rk->cpus, rk->nlocal);
 }
 
 static void measure(struct nb_run *r)
@@ -275,6 +383,8 @@ static void measure(struct nb_run *r)
 					 r->to_stdout);
 	nb_kcounts_before(&r->kcounts);
 	nb_tuning_before(&r->tuning, &r->machine, rk->cpus, rk->nlocal, nb_ranks_library());
+	if (r->stream.on)
+		start_streams(r);
 	clock_gettime(CLOCK_REALTIME, &r->info.start_utc);
 	r->info.start = nb_clock_pair_read();
 	__atomic_store_n(&r->measuring, 1, __ATOMIC_RELEASE);
@@ -323,12 +433,15 @@ static void free_run(struct nb_run *r)
 		struct nb_thread *t = &r->ranks.local[i];
 
 		nb_samples_free(t->samples, r->samples, r->k->sample_size);
+		if (t->stream)
+			nb_stream_free(t->stream);
 		nb_work_ctx_free(&t->work);
 		nb_inject_log_free(&t->injections);
 	}
 	free(r->files);
 	free(r->inject_files);
 	free(r->cause_files);
+	free(r->streams);
 	free(r->machines);
 	nb_trace_free(&r->trace);
 	nb_kcounts_free(&r->kcounts);
@@ -373,6 +486,8 @@ int nb_driver_main(const struct nb_kernel *k, int argc, char **argv)
 	for (int i = 0; i < r->ranks.nlocal; i++)
 		r->ranks.local[i].arg = r;
 	agree(r, k->configure(r));
+	if (r->seconds_opt > 0 || r->stream.on)
+		check_memory(r);
 	r->info = (struct nb_run_info){
 		.kernel = k->name, .frontend = nb_ranks_frontend(), .argc = r->argc,
 		.argv = r->argv, .cal = &r->cal, .inject = &r->inject,
@@ -383,6 +498,15 @@ int nb_driver_main(const struct nb_kernel *k, int argc, char **argv)
 	fflush(stdout);
 	free_run(r);
 	return 0;
+}
+
+void nb_run_samples_for(struct nb_run *r, double sample_seconds)
+{
+	if (r->seconds_opt <= 0)
+		return;
+	double n = ceil(r->seconds_opt / sample_seconds);
+
+	r->samples = n < 1 ? 1 : (uint64_t)n;
 }
 
 FILE *nb_run_file(struct nb_run *r, int local, int f)
@@ -464,7 +588,7 @@ void nb_run_commit_files(struct nb_run *r)
 		commit(o);
 		r->inject_files[i] = NULL;
 	}
-	for (int i = 0; i < r->ranks.nlocal * r->k->nfiles && !r->to_stdout; i++)
+	for (int i = 0; i < r->ranks.nlocal * r->k->nfiles && !r->to_stdout && !r->stream.on; i++)
 		commit(r->files[i]);
 }
 
@@ -525,7 +649,7 @@ void nb_run_json_participant(struct nb_run *r, struct nb_json *j, const struct n
 	nb_json_double(j, "ticks_per_ns", p->ticks_per_ns);
 	nb_json_double(j, "timer_read_ticks", p->timer_read_ticks);
 	nb_json_array(j, "files");
-	for (int f = 0; f < r->k->nfiles && !r->to_stdout; f++) {
+	for (int f = 0; f < r->k->nfiles && !r->to_stdout && !r->stream.on; f++) {
 		file_name(r, p->rank, r->k->suffixes[f], name, sizeof(name), 1);
 		nb_json_string(j, NULL, name);
 	}

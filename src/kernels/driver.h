@@ -23,6 +23,7 @@
 #include "output.h"
 #include "ranks.h"
 #include "runinfo.h"
+#include "stream.h"
 #include "team.h"
 #include "timer.h"
 #include "tracefs.h"
@@ -32,7 +33,8 @@
 /* getopt values of the driver's long options; a kernel's start at NB_OPT_KERNEL */
 enum {
 	NB_OPT_CPUS = 256, NB_OPT_WARMUP, NB_OPT_TPN, NB_OPT_INJECT, NB_OPT_NO_PIN,
-	NB_OPT_VERSION, NB_OPT_TRACE, NB_OPT_WORK, NB_OPT_DAXPY,
+	NB_OPT_VERSION, NB_OPT_TRACE, NB_OPT_WORK, NB_OPT_DAXPY, NB_OPT_SECONDS,
+	NB_OPT_STREAM, NB_OPT_CHECKPOINT, NB_OPT_STREAM_TOP, NB_OPT_STREAM_CONTEXT,
 	NB_OPT_KERNEL
 };
 
@@ -47,6 +49,8 @@ struct nb_kernel {
 	uint64_t default_samples;       /* -n; 0: the kernel has no -n */
 	int has_work;                   /* takes --work and --daxpy-len */
 	int has_stdout;                 /* takes -s: samples to stdout, no data files */
+	int has_stream;                 /* takes --stream (stream.h) */
+	enum nb_stream_kind stream_kind;
 	/* each participant's data files: PREFIX_<rank>_<suffix> */
 	int nfiles;
 	const char *const *suffixes;
@@ -93,6 +97,8 @@ struct nb_run {
 
 	/* options */
 	uint64_t samples;  /* per participant: the size of its buffer */
+	double seconds_opt; /* --seconds: the kernel's configure sets samples from it */
+	struct nb_stream_opts stream;
 	int threads_opt;   /* -1: the launch layer's default */
 	const char *cpus_opt;
 	const char *prefix;
@@ -107,6 +113,12 @@ struct nb_run {
 
 	/* the run */
 	double seconds; /* about how long the measurement lasts */
+	double sample_ticks; /* about how long a sample lasts (set by configure) */
+	uint64_t work_loops; /* FWQ: work loops a sample (set by configure) */
+	struct nb_stream *streams;        /* --stream: one per local participant */
+	struct nb_stream_writer *writer;
+	int writer_cpu;       /* the CPU it ran on; -1: it shared the measured ones */
+	double writer_cpu_ms; /* the CPU time it took */
 	struct nb_calibration cal;
 	struct nb_machine machine;
 	struct nb_machine *machines; /* the root's: one per host */
@@ -126,6 +138,10 @@ struct nb_run {
 
 /* Runs kernel k with the command line; returns the exit code. */
 int nb_driver_main(const struct nb_kernel *k, int argc, char **argv);
+
+/* For configure: with --seconds, sets r->samples to the samples of
+ * sample_seconds each the duration holds (at least one). */
+void nb_run_samples_for(struct nb_run *r, double sample_seconds);
 
 /* The f-th data file of local participant `local` (stdout with -s). */
 FILE *nb_run_file(struct nb_run *r, int local, int f);

@@ -44,7 +44,9 @@ static const char *configure(struct nb_run *r)
 		interval_ticks = (uint64_t)llround(1e9 / freq_hz * r->cal.ticks_per_ns);
 	double quantum_ns = nb_ticks_to_ns(&r->cal, (double)interval_ticks);
 
-	r->seconds = quantum_ns * (double)r->samples / 1e9;
+	r->sample_ticks = (double)interval_ticks;
+	nb_run_samples_for(r, quantum_ns / 1e9);
+	r->seconds = r->stream.on ? r->stream.seconds : quantum_ns * (double)r->samples / 1e9;
 	if (quantum_ns < 10 * loop_ns) {
 		snprintf(why, sizeof(why),
 			 "a quantum of %.0f ns holds fewer than 10 %s work loops (%.0f ns each with "
@@ -55,10 +57,34 @@ static const char *configure(struct nb_run *r)
 	return NULL;
 }
 
+/* --stream: the same loop a chunk of the ring at a time (stream.h), each
+ * chunk's quanta on the run's one grid. */
+static void measure_stream(struct nb_thread *t)
+{
+	struct nb_run *r = t->arg;
+	struct nb_stream *s = t->stream;
+	struct nb_ftq_sample *ring = s->ring;
+	uint64_t start = r->team.start_tick, chunk_ticks = s->chunk_samples * interval_ticks;
+
+	s->start_tick = start;
+	for (uint64_t seq = 0; !__atomic_load_n(&s->stop, __ATOMIC_ACQUIRE); seq++) {
+		size_t slot = (size_t)(seq & (s->nchunks - 1));
+
+		r->work->ftq(&t->work, ring + slot * s->chunk_samples, s->chunk_samples,
+			     start + seq * chunk_ticks, interval_ticks);
+		__atomic_store_n(&s->chunks[slot].seq, seq + 1, __ATOMIC_RELEASE);
+		__atomic_store_n(&s->done, seq + 1, __ATOMIC_RELEASE);
+	}
+}
+
 static void measure(struct nb_thread *t)
 {
 	struct nb_run *r = t->arg;
 
+	if (r->stream.on) {
+		measure_stream(t);
+		return;
+	}
 	r->work->ftq(&t->work, t->samples, r->samples, r->team.start_tick, interval_ticks);
 }
 
@@ -201,6 +227,8 @@ static const struct nb_kernel ftq = {
 	.default_samples = 10000,
 	.has_work = 1,
 	.has_stdout = 1,
+	.has_stream = 1,
+	.stream_kind = NB_STREAM_FTQ,
 	.nfiles = NB_FTQ_NFILES,
 	.suffixes = suffixes,
 	.sample_size = sizeof(struct nb_ftq_sample),

@@ -19,15 +19,43 @@ static void option(struct nb_run *r, int c, const char *arg)
 static const char *configure(struct nb_run *r)
 {
 	loops = (uint64_t)1 << work_bits;
-	r->seconds = nb_ticks_to_ns(&r->cal, (double)r->samples * (double)loops *
-						     nb_quantum_ticks_per_work_loop(r)) / 1e9;
+	r->work_loops = loops;
+	r->sample_ticks = (double)loops * nb_quantum_ticks_per_work_loop(r);
+	nb_run_samples_for(r, nb_ticks_to_ns(&r->cal, r->sample_ticks) / 1e9);
+	r->seconds = r->stream.on ? r->stream.seconds
+				  : nb_ticks_to_ns(&r->cal, (double)r->samples * r->sample_ticks) / 1e9;
 	return NULL;
+}
+
+/* --stream: the same loop a chunk of the ring at a time (stream.h); the
+ * ticks between two chunks go to the next chunk's first sample. */
+static void measure_stream(struct nb_thread *t)
+{
+	struct nb_run *r = t->arg;
+	struct nb_stream *s = t->stream;
+	uint64_t *ring = s->ring;
+
+	s->start_tick = t->start_tick;
+	for (uint64_t seq = 0; !__atomic_load_n(&s->stop, __ATOMIC_ACQUIRE); seq++) {
+		size_t slot = (size_t)(seq & (s->nchunks - 1));
+
+		r->work->fwq(&t->work, ring + slot * s->chunk_samples, s->chunk_samples, loops,
+			     &s->chunks[slot].first_tick);
+		if (seq == 0)
+			t->start_tick = s->chunks[0].first_tick;
+		__atomic_store_n(&s->chunks[slot].seq, seq + 1, __ATOMIC_RELEASE);
+		__atomic_store_n(&s->done, seq + 1, __ATOMIC_RELEASE);
+	}
 }
 
 static void measure(struct nb_thread *t)
 {
 	struct nb_run *r = t->arg;
 
+	if (r->stream.on) {
+		measure_stream(t);
+		return;
+	}
 	r->work->fwq(&t->work, t->samples, r->samples, loops, &t->start_tick);
 }
 
@@ -124,6 +152,8 @@ static const struct nb_kernel fwq = {
 	.default_samples = 10000,
 	.has_work = 1,
 	.has_stdout = 1,
+	.has_stream = 1,
+	.stream_kind = NB_STREAM_FWQ,
 	.nfiles = NB_FWQ_NFILES,
 	.suffixes = suffixes,
 	.sample_size = sizeof(uint64_t),

@@ -93,6 +93,9 @@ static void check(struct nb_run *r)
 static const char *configure(struct nb_run *r)
 {
 	run = r;
+	nb_run_samples_for(r, (double)opt.granularity_us / 1e6);
+	if (!opt.warmup_given)
+		opt.warmup_reps = r->samples / 10;
 	r->seconds = (double)r->samples * (double)opt.granularity_us / 1e6;
 	states = calloc(r->ranks.nlocal, sizeof(*states));
 	if (!states)

@@ -1,5 +1,6 @@
 #include "quantum.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -66,9 +67,136 @@ static void report(struct nb_run *r, const struct nb_quantum *q, const struct re
 	nb_run_json_tail(r, &j, n, total);
 }
 
+/* --stream: what a participant's stream found, gathered as bytes. */
+struct stream_result {
+	struct nb_participant p;
+	uint64_t lost_samples, min, max, memory_bytes, checkpoints, reference;
+	double seconds, mean, lost_percent, checkpoint_ms_max;
+	double loss[4]; /* p50, p99, p99.9 and the max, in the kernel's unit */
+};
+
+static const double stream_probs[] = { 0.5, 0.99, 0.999, 1 };
+static const char *const stream_loss_names[] = { "p50", "p99", "p99_9", "max" };
+
+static void stream_summary(struct nb_run *r, const struct nb_quantum *q,
+			   const struct stream_result *x)
+{
+	const char *u = q->value_unit;
+
+	printf("stream kernel=%s work=%s rank=%d host=%s cpu=%d samples=%llu lost_samples=%llu "
+	       "seconds=%.3f min_%s=%llu mean_%s=%.2f max_%s=%llu lost_percent=%.4f",
+	       r->k->name, r->work->name, x->p.rank, x->p.host, x->p.cpu,
+	       (unsigned long long)x->p.samples, (unsigned long long)x->lost_samples, x->seconds, u,
+	       (unsigned long long)x->min, u, x->mean, u, (unsigned long long)x->max,
+	       x->lost_percent);
+	for (int k = 0; k < 4; k++)
+		printf(" loss_%s_%s=%.6g", stream_loss_names[k], u, x->loss[k]);
+	printf(" memory_bytes=%llu checkpoints=%llu", (unsigned long long)x->memory_bytes,
+	       (unsigned long long)x->checkpoints);
+	if (r->inject.duration_us)
+		printf(" injections=%llu injections_missed=%llu",
+		       (unsigned long long)x->p.injections,
+		       (unsigned long long)x->p.injections_missed);
+	putchar('\n');
+}
+
+static void stream_report(struct nb_run *r, const struct nb_quantum *q,
+			  const struct stream_result *all, int n, int signo)
+{
+	struct nb_json j;
+	uint64_t total = 0;
+	char name[4200];
+
+	for (int i = 0; i < n; i++) {
+		stream_summary(r, q, &all[i]);
+		total += all[i].p.samples;
+	}
+	nb_run_json_head(r, &j, signo);
+	nb_json_double(&j, "ticks_per_work_loop", nb_quantum_ticks_per_work_loop(r));
+	q->json(r, &j);
+	nb_json_object(&j, "stream");
+	nb_json_double(&j, "seconds_requested", r->stream.seconds);
+	nb_json_double(&j, "checkpoint_s", r->stream.checkpoint_s);
+	nb_json_int(&j, "top", r->stream.top);
+	nb_json_double(&j, "context_s", r->stream.context_s);
+	nb_json_int(&j, "writer_cpu", r->writer_cpu);
+	nb_json_double(&j, "writer_cpu_ms", r->writer_cpu_ms);
+	nb_json_end(&j, '}');
+	nb_json_array(&j, "ranks");
+	for (int i = 0; i < n; i++) {
+		const struct stream_result *x = &all[i];
+		const char *slash = strrchr(r->prefix, '/');
+
+		nb_run_json_participant(r, &j, &x->p);
+		snprintf(name, sizeof(name), "%s_%d_stream.json", slash ? slash + 1 : r->prefix,
+			 x->p.rank);
+		nb_json_string(&j, "stream_file", name);
+		nb_json_uint(&j, "lost_samples", x->lost_samples);
+		nb_json_double(&j, "seconds", x->seconds);
+		nb_json_uint(&j, "reference", x->reference);
+		nb_json_double(&j, "lost_percent", x->lost_percent);
+		nb_json_object(&j, "loss");
+		nb_json_string(&j, "unit", q->value_unit);
+		for (int k = 0; k < 4; k++)
+			nb_json_double(&j, stream_loss_names[k], x->loss[k]);
+		nb_json_end(&j, '}');
+		nb_json_uint(&j, "memory_bytes", x->memory_bytes);
+		nb_json_uint(&j, "checkpoints", x->checkpoints);
+		nb_json_double(&j, "checkpoint_ms_max", x->checkpoint_ms_max);
+		nb_json_end(&j, '}');
+	}
+	nb_json_end(&j, ']');
+	nb_run_json_tail(r, &j, n, total);
+}
+
+static void finish_stream(struct nb_run *r, const struct nb_quantum *q, int signo)
+{
+	struct nb_ranks *rk = &r->ranks;
+	struct stream_result *mine = calloc(rk->nlocal, sizeof(*mine)), *all;
+	int n;
+
+	if (!mine)
+		nb_fail(NB_EXIT_FAILURE, "out of memory while writing the results");
+	r->writer_cpu = nb_stream_writer_finish(r->writer, signo == 0, &r->writer_cpu_ms);
+	nb_run_commit_files(r);
+	for (int i = 0; i < rk->nlocal; i++) {
+		const struct nb_stream *s = &r->streams[i];
+		struct stream_result *x = &mine[i];
+		double span = s->samples ? (double)(s->last_tick - s->start_tick) : 0;
+
+		nb_run_participant(r, i, s->samples, &x->p);
+		x->lost_samples = s->lost;
+		x->min = s->samples ? s->min : 0;
+		x->max = s->max;
+		x->mean = s->samples ? s->sum / (double)s->samples : NAN;
+		x->seconds = span / s->ticks_per_s;
+		x->lost_percent = span > 0 ? 100.0 * s->lost_ticks / span : NAN;
+		x->reference = s->reference;
+		x->loss[3] = 0;
+		for (int e = 0; e < s->top; e++)
+			x->loss[3] = s->events[e].loss > x->loss[3] ? s->events[e].loss : x->loss[3];
+		/* a bucket's upper edge, but never past the longest loss itself */
+		for (int k = 0; k < 3; k++)
+			x->loss[k] = fmin(nb_stream_quantile(s, stream_probs[k]), x->loss[3]);
+		x->memory_bytes = s->memory_bytes;
+		x->checkpoints = s->checkpoints;
+		x->checkpoint_ms_max = s->checkpoint_ms_max;
+	}
+	all = nb_run_collect(r, mine, sizeof(*mine), signo, &n);
+	if (rk->root)
+		stream_report(r, q, all, n, signo);
+	free(all);
+	free(mine);
+}
+
 void nb_quantum_finish(struct nb_run *r, const struct nb_quantum *q, int signo)
 {
 	struct nb_ranks *rk = &r->ranks;
+
+	if (r->stream.on) {
+		finish_stream(r, q, signo);
+		return;
+	}
 	struct result *mine = calloc(rk->nlocal, sizeof(*mine)), *all;
 	int n;
 

@@ -17,6 +17,8 @@
 #include "machine.h"
 #include "work.h"
 
+struct nb_stream;
+
 struct nb_thread {
 	int index;
 	int cpu;          /* the CPU it ran on */
@@ -34,6 +36,7 @@ struct nb_thread {
 	int64_t switches_before[2];       /* its voluntary and involuntary context */
 	int64_t switches_after[2];        /* switches, as steal (kcounts.h) */
 	void *arg;        /* the kernel's per-run state */
+	struct nb_stream *stream; /* --stream: its ring and figures (stream.h) */
 };
 
 struct nb_team {

@@ -1,0 +1,130 @@
+/* Streamed runs (--stream): FWQ and FTQ for any length in fixed memory.
+ *
+ * Each measuring thread's loop (the kernel's own, unchanged) fills one chunk
+ * of a ring at a time, about 10 ms of samples, and marks it done. A writer
+ * thread, on a CPU not measured where there is one, folds every done chunk
+ * into the thread's figures: a histogram of the loss in 1% buckets, the K
+ * longest losses with the raw samples around each, and one summary line a
+ * second. Every checkpoint interval it writes them out: the per-second lines
+ * appended and synced, the rest under a temporary name and renamed, so that a
+ * run killed by anything loses at most the last interval.
+ *
+ * The loss of a sample is measured against the reference, the best sample of
+ * the run's first second (FWQ: fewest ticks; FTQ: largest count): in ticks
+ * for FWQ, in work loops for FTQ. Samples better than it lose 0. */
+#ifndef NB_STREAM_H
+#define NB_STREAM_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+enum nb_stream_kind { NB_STREAM_FWQ, NB_STREAM_FTQ };
+
+/* bucket 0: a loss under 1 unit; bucket b > 0: [g^(b-1), g^b), g = 1.01 */
+enum { NB_STREAM_BUCKETS = 4500 };
+#define NB_STREAM_GROWTH 1.01
+
+struct nb_stream_opts {
+	int on;
+	double seconds;      /* 0: until SIGINT or SIGTERM */
+	double checkpoint_s; /* how often the figures are written out */
+	int top;             /* K: the longest losses kept */
+	double context_s;    /* raw samples kept before and after each */
+};
+
+/* The thread's part of a chunk: the loop fills its samples, then stores seq. */
+struct nb_stream_chunk {
+	uint64_t seq;        /* the chunk's number in the run plus one; 0: never done */
+	uint64_t first_tick; /* FWQ: the read that starts its first sample */
+};
+
+struct nb_stream_event {
+	uint64_t index;  /* the sample's number in the run */
+	uint64_t tick;   /* when it ended */
+	uint64_t value;  /* as the kernel stores it: ticks (FWQ), work loops (FTQ) */
+	double loss;     /* beyond the reference, in the same unit */
+	uint64_t first;  /* the raw samples around it: [first, first + n) */
+	uint64_t n;      /* 0 until the samples after it are in */
+	int written;     /* its samples' file is on disk */
+	uint64_t *raw;   /* n pairs: value, end tick */
+};
+
+struct nb_stream_second {
+	uint64_t n, min, max;
+	double sum, lost_ticks;
+};
+
+struct nb_stream {
+	/* written by the measuring thread */
+	void *ring;
+	struct nb_stream_chunk *chunks;
+	size_t chunk_samples;
+	unsigned nchunks; /* a power of two */
+	uint64_t done;    /* chunks done, as the last seq stored */
+	int stop;
+
+	/* what the writer needs of the kernel */
+	enum nb_stream_kind kind;
+	size_t sample_size, done_word;
+	uint64_t start_tick;     /* the team's start */
+	double ticks_per_s;
+	uint64_t quantum_ticks;  /* FTQ */
+	int rank, cpu;
+	char host[64];
+	const char *work;        /* the work kind's name */
+	uint64_t loops;          /* FWQ: work loops a sample */
+	char path[4096];         /* PREFIX_<rank>_ */
+
+	/* the writer's */
+	uint64_t folded_seq;     /* chunks folded in */
+	uint64_t samples, lost;  /* samples folded in; lost when the writer fell behind */
+	uint64_t last_tick;      /* end of the last sample folded in */
+	uint64_t reference;
+	int have_reference;
+	uint64_t min, max;
+	double sum, lost_ticks;
+	uint64_t hist[NB_STREAM_BUCKETS];
+	struct nb_stream_second now;
+	uint64_t second;         /* the second `now` sums */
+	FILE *seconds_file;
+	struct nb_stream_event *events;
+	int top;
+	/* events dropped since the last checkpoint whose samples' files that
+	 * checkpoint's JSON still names: removed once the next one is written */
+	uint64_t *stale;
+	int nstale;
+	uint64_t context_samples, raw_capacity;
+	size_t memory_bytes;
+	uint64_t checkpoints;
+	double checkpoint_ms_max; /* the longest checkpoint write */
+};
+
+/* Sets up a thread's stream on the thread itself (its ring faulted in on its
+ * NUMA node): samples of about sample_time_ticks each. The caller fills in
+ * what the figures are labelled with (rank, cpu, host, work, loops,
+ * quantum_ticks, start_tick, path: PREFIX_<rank>_) before the writer starts. */
+void nb_stream_init(struct nb_stream *s, const struct nb_stream_opts *o, enum nb_stream_kind kind,
+		    double sample_time_ticks, double ticks_per_ns);
+void nb_stream_free(struct nb_stream *s);
+
+/* Bytes a thread's stream holds (ring, histogram, events and their samples). */
+size_t nb_stream_memory(const struct nb_stream_opts *o, double sample_time_ticks,
+			double ticks_per_ns, size_t sample_size);
+
+/* The writer: started before the measurement with every local stream (the
+ * array s, malloc'd, is the writer's from then on); stops the threads after
+ * o->seconds (if set). */
+struct nb_stream_writer;
+struct nb_stream_writer *nb_stream_writer_start(struct nb_stream **s, int n,
+						const struct nb_stream_opts *o, const int *busy_cpus,
+						int nbusy);
+/* Stops the threads and the writer, folds in every sample taken (the chunk
+ * under way included) and writes the final figures; returns the writer's CPU
+ * (-1: it shared the measured ones) and its CPU time in *cpu_ms. */
+int nb_stream_writer_finish(struct nb_stream_writer *w, int complete, double *cpu_ms);
+
+/* Loss quantile p (0..1) from the histogram: the upper edge of its bucket. */
+double nb_stream_quantile(const struct nb_stream *s, double p);
+
+#endif

@@ -171,20 +171,26 @@ read_kernel_files <- function(files, unit, info, json_path) {
   setDT(unlist(columns, recursive = FALSE))
 }
 
-# Every run under results_dir, and noise-info's machine description if there.
+# Every run under results_dir (streamed runs apart: stream.R), and
+# noise-info's machine description if there.
 read_results <- function(results_dir) {
   paths <- find_runs(sub("/+$", "", results_dir))
+  stream_paths <- paths[grepl(stream_json_pattern, paths)]
+  paths <- paths[!grepl(stream_json_pattern, paths)]
   metas <- lapply(paths, read_json_file)
-  is_run <- vapply(metas, function(m) !is.null(m$kernel), logical(1))
-  machine_path <- paths[!is_run & basename(paths) == "machine.json"]
+  is_run <- vapply(metas, function(m) !is.null(m$kernel) && is.null(m$stream), logical(1))
+  machine_path <- paths[vapply(metas, function(m) is.null(m$kernel), TRUE) &
+    basename(paths) == "machine.json"]
   runs <- lapply(paths[is_run], read_run)
-  if (length(runs) == 0) {
+  streams <- read_streams(stream_paths, paths, metas)
+  if (length(runs) == 0 && length(streams) == 0) {
     stop_input(results_dir, "no kernel runs (PREFIX.json files written by fwq, ftq, psnap, selfish)")
   }
   prefix <- paste0(sub("/+$", "", results_dir), "/")
   names(runs) <- vapply(runs, function(r) sub(prefix, "", r$name, fixed = TRUE), character(1))
+  names(streams) <- sub(prefix, "", names(streams), fixed = TRUE)
   list(
-    dir = results_dir, runs = runs,
+    dir = results_dir, runs = runs, streams = streams,
     machine = if (length(machine_path)) read_json_file(machine_path[1]) else NULL
   )
 }

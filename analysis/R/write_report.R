@@ -152,11 +152,14 @@ run_figures <- function(dir, name, run, peaks, label, scale = NULL) {
 write_report <- function(results_dir) {
   data <- read_results(results_dir)
   runs <- data$runs
+  if (length(runs) == 0) return(write_stream_report(data, results_dir))
   summary <- rbindlist(lapply(names(runs), function(n) noise_summary(runs[[n]], n)))
   verdicts <- host_verdicts(summary)
   peaks <- ftq_peak_table(runs)
   psnap_table <- psnap_runs(runs)
-  labels <- run_labels(runs)
+  streams <- data$streams
+  labels <- rbind(run_labels(runs),
+    rbindlist(lapply(names(streams), function(n) stream_label(n, streams[[n]]))), fill = TRUE)
   tables <- list(
     runs = labels,
     summary = summary,
@@ -170,7 +173,8 @@ write_report <- function(results_dir) {
     },
     verdicts = verdicts,
     nodes = node_table(runs, summary),
-    tails = tail_table(runs),
+    tails = rbind(tail_table(runs), stream_tail_table(streams), fill = TRUE),
+    streams = stream_table(streams),
     scale = scale_table(runs),
     machines = machines_table(runs),
     psnap_runs = psnap_table,
@@ -180,7 +184,6 @@ write_report <- function(results_dir) {
     top_causes = top_causes(runs)
   )
 
-  out <- file.path(results_dir, "report")
   tmp <- file.path(results_dir, sprintf(".report-%d.tmp", Sys.getpid()))
   unlink(tmp, recursive = TRUE)
   dir.create(tmp)
@@ -202,15 +205,71 @@ write_report <- function(results_dir) {
       height = 1.5 + 0.5 * nrow(unique(tables$causes[, .(run, unit)]))), caption)),
       figures)
   }
+  figures <- c(figures, lapply(names(streams), function(n) {
+    stream_figures(tmp, n, streams[[n]], labels[run == n, label])
+  }))
   writeLines(report_html(data, tables, verdict_text(verdicts), figures, untraced_runs(runs)),
     file.path(tmp, "index.html"))
+  replace_report(tmp, results_dir)
+  done <- TRUE
+  invisible(file.path(results_dir, "report", "index.html"))
+}
 
+# Moves a report written under tmp into RESULTS_DIR/report.
+replace_report <- function(tmp, results_dir) {
+  out <- file.path(results_dir, "report")
   old <- paste0(tmp, ".old")
   if (dir.exists(out)) file.rename(out, old)
   if (!file.rename(tmp, out)) stop("cannot rename ", tmp, " to ", out)
   unlink(old, recursive = TRUE)
+}
+
+# A results directory of streamed runs only: their table, tails and figures.
+write_stream_report <- function(data, results_dir) {
+  streams <- data$streams
+  labels <- rbindlist(lapply(names(streams), function(n) stream_label(n, streams[[n]])))
+  tables <- list(runs = labels, streams = stream_table(streams),
+    tails = stream_tail_table(streams))
+  tmp <- file.path(results_dir, sprintf(".report-%d.tmp", Sys.getpid()))
+  unlink(tmp, recursive = TRUE)
+  dir.create(tmp)
+  done <- FALSE
+  on.exit(if (!done) unlink(tmp, recursive = TRUE), add = TRUE)
+  write_tables(tmp, tables)
+  figures <- lapply(names(streams), function(n) {
+    stream_figures(tmp, n, streams[[n]], labels[run == n, label])
+  })
+  hosts <- unique(unlist(lapply(streams, function(s) {
+    vapply(s$ranks, function(r) r$info$host, "")
+  })))
+  body <- c(
+    stream_section(tables, labels),
+    "<h2>Runs</h2>", html_table(labels[, .(label, run)]),
+    "<h2>Figures</h2>",
+    unlist(lapply(figures, function(f) mapply(html_figure, f, names(f))))
+  )
+  writeLines(html_page(paste("noisebench report:", paste(hosts, collapse = ", ")), body),
+    file.path(tmp, "index.html"))
+  replace_report(tmp, results_dir)
   done <- TRUE
-  invisible(file.path(out, "index.html"))
+  invisible(file.path(results_dir, "report", "index.html"))
+}
+
+stream_section <- function(tables, labels) {
+  c(
+    "<h2>Streamed runs</h2>",
+    "<p>Runs of any length in fixed memory (--stream), per rank: samples folded in,",
+    "lost_samples (overwritten before the writer read them: it fell behind), seconds",
+    "measured and seconds_in_file (whole lines of the per-second file), lost_percent (the",
+    "share of the time lost against the best sample of the first second), how many",
+    "checkpoints were written and the longest took (ms), the memory the stream held",
+    "(MiB, fixed whatever the length). complete: the run ended as asked; otherwise it was",
+    "stopped by a signal or killed, and these are its last checkpoint's figures. Its",
+    "tails are in the Tails table, from the histogram (1% buckets). Also in streams.csv.</p>",
+    html_table(with_labels(tables$streams, labels)),
+    html_table(with_labels(tables$tails[run %in% tables$streams$run], labels),
+      "Tails of the streamed runs (us; counts per hour)")
+  )
 }
 
 # The largest p99.9 and maximum loss of each run, over its ranks.
@@ -335,6 +394,7 @@ report_html <- function(data, tables, verdict, figures, untraced = NULL) {
       html_table(untraced, "Runs asked to trace that could not")
     },
     html_table(shown("top_causes"), "The causes that took most, per run and CPU"),
+    if (nrow(tables$streams)) stream_section(tables, labels),
     scale_section(tables$scale, labels),
     "<h2>Figures</h2>",
     unlist(lapply(figures, function(f) mapply(html_figure, f, names(f))))

@@ -1,0 +1,204 @@
+# Streamed runs (fwq/ftq --stream): no sample files, but per rank a
+# checkpoint (PREFIX_<rank>_stream.json: a histogram of the loss in 1%
+# buckets, the longest losses, counts), a line a second
+# (PREFIX_<rank>_seconds.dat) and the raw samples around each longest loss
+# (PREFIX_<rank>_event_<index>.dat). A run that ended (completely or by a
+# signal) also has PREFIX.json; a run killed outright has only what its
+# last checkpoint wrote, and is read from that.
+
+stream_json_pattern <- "_[0-9]+_stream\\.json$"
+
+# Streamed runs under the results: one per prefix, its ranks' checkpoints,
+# with the run's own JSON (meta) where there is one.
+read_streams <- function(stream_paths, run_paths, run_metas) {
+  if (length(stream_paths) == 0) return(list())
+  prefixes <- sub(stream_json_pattern, "", stream_paths)
+  streams <- lapply(unique(prefixes), function(p) {
+    meta_at <- match(paste0(p, ".json"), run_paths)
+    ranks <- lapply(sort(stream_paths[prefixes == p]), read_stream_rank)
+    ranks <- ranks[order(vapply(ranks, function(r) r$info$rank, 0))]
+    meta <- if (!is.na(meta_at)) run_metas[[meta_at]]
+    list(name = p, path = p, kernel = ranks[[1]]$info$stream_of, meta = meta,
+      complete = isTRUE(meta$complete), ranks = ranks)
+  })
+  setNames(streams, unique(prefixes))
+}
+
+read_stream_rank <- function(path) {
+  info <- read_json_file(path)
+  for (field in c("stream_of", "rank", "ticks_per_ns", "reference", "histogram", "seconds_file")) {
+    json_field(info, field, path)
+  }
+  dir <- dirname(path)
+  events <- lapply(Filter(function(e) !is.null(e$file), info$events), function(e) {
+    d <- read_numbers(file.path(dir, e$file), c("value", "tick"), e$samples)
+    d[, index := e$first + seq_len(.N) - 1]
+  })
+  list(info = info, seconds = read_stream_seconds(file.path(dir, info$seconds_file)),
+    events = events, event_info = Filter(function(e) !is.null(e$file), info$events))
+}
+
+# The per-second lines written so far. The file grows while the run goes
+# on and is synced at each checkpoint: after a kill, a last line may be cut
+# short (it was never synced), and only whole lines are kept.
+read_stream_seconds <- function(path) {
+  columns <- c("second", "samples", "min", "max", "mean", "lost_percent")
+  if (!file.exists(path)) stop_input(path, "missing (the stream's checkpoint names it)")
+  lines <- readLines(path, warn = FALSE)
+  size <- file.size(path)
+  if (size > 0) {
+    con <- file(path, "rb")
+    seek(con, size - 1)
+    whole <- readBin(con, "raw", 1) == as.raw(10)
+    close(con)
+    if (!whole) lines <- lines[-length(lines)]
+  }
+  lines <- lines[!startsWith(lines, "#")]
+  if (length(lines) == 0) {
+    return(as.data.table(setNames(rep(list(numeric()), length(columns)), columns)))
+  }
+  d <- fread(text = lines, header = FALSE, col.names = columns)
+  if (ncol(d) != length(columns) || anyNA(d)) stop_input(path, "not the six numbers a line")
+  d
+}
+
+# A rank's loss in us from the kernel's unit: FWQ ticks; FTQ work loops, the
+# share of the reference quantum's count missing, times the quantum.
+stream_us_per_unit <- function(info) {
+  if (info$stream_of == "fwq") return(1 / info$ticks_per_ns / 1e3)
+  info$quantum_ticks / info$reference / info$ticks_per_ns / 1e3
+}
+
+# The histogram's buckets: counts, and each bucket's loss range in us.
+stream_buckets <- function(info) {
+  b <- info$histogram$buckets
+  bucket <- vapply(b, function(x) as.numeric(x[[1]]), 0)
+  g <- info$histogram$growth
+  k <- stream_us_per_unit(info)
+  data.table(bucket = bucket, count = vapply(b, function(x) as.numeric(x[[2]]), 0),
+    lo_us = ifelse(bucket == 0, 0, g^(bucket - 1) * k), hi_us = ifelse(bucket == 0, k, g^bucket * k))
+}
+
+stream_label <- function(name, s) {
+  r1 <- s$ranks[[1]]$info
+  hz <- if (s$kernel == "ftq") 1e9 / (r1$quantum_ticks / r1$ticks_per_ns)
+  hosts <- unique(vapply(s$ranks, function(r) r$info$host %||% NA_character_, ""))
+  what <- paste(c(kernel_titles[[s$kernel]], r1$work, if (!is.null(hz)) format_hz(hz)),
+    collapse = " ")
+  data.table(run = name, kernel = s$kernel, work = r1$work %||% NA_character_,
+    sampling_hz = hz %||% NA_real_, granularity_us = NA_real_, cpus = length(s$ranks),
+    hosts = paste(hosts, collapse = " "), inject = "",
+    label = sprintf("%s streamed, %d CPU%s on %s%s", what, length(s$ranks),
+      if (length(s$ranks) == 1) "" else "s", paste(hosts, collapse = " "),
+      if (s$complete) "" else " (to its last checkpoint)"))
+}
+
+# One row per streamed run and rank: what it measured and how it ended.
+stream_table <- function(streams) {
+  rbindlist(lapply(names(streams), function(n) {
+    s <- streams[[n]]
+    rbindlist(lapply(s$ranks, function(r) {
+      i <- r$info
+      data.table(run = n, kernel = s$kernel, host = i$host, thread = i$rank, cpu = i$cpu,
+        complete = isTRUE(i$complete), samples = i$samples, lost_samples = i$lost_samples,
+        seconds = i$seconds, seconds_in_file = nrow(r$seconds), lost_percent = i$lost_percent,
+        checkpoints = i$checkpoints, checkpoint_ms_max = i$checkpoint_ms_max,
+        memory_mib = i$memory_bytes / 2^20)
+    }))
+  }))
+}
+
+# The tails of streamed runs as tail_table gives them for the others, from
+# the histograms: each percentile the upper edge of its bucket (within 1%),
+# never past the longest loss; counts per hour above a threshold are the
+# buckets wholly above it.
+stream_tail_table <- function(streams) {
+  rbindlist(lapply(names(streams), function(n) {
+    s <- streams[[n]]
+    rbindlist(lapply(s$ranks, function(r) {
+      i <- r$info
+      b <- stream_buckets(i)[order(bucket)]
+      top <- max(vapply(i$events, function(e) e$loss, 0), 0) * stream_us_per_unit(i)
+      total <- sum(b$count)
+      below <- cumsum(b$count)
+      q <- vapply(tail_probs, function(p) {
+        if (total == 0) return(NA_real_)
+        min(b$hi_us[which(below >= max(1, ceiling(p * total)))[1]], top)
+      }, 0)
+      hours <- i$seconds / 3600
+      above <- vapply(tail_thresholds_us, function(th) sum(b$count[b$lo_us >= th]) / hours, 0)
+      row <- data.table(run = n, kernel = s$kernel, host = i$host, thread = i$rank, cpu = i$cpu,
+        samples = total, seconds = i$seconds)
+      row[, paste0(names(tail_probs), "_us") := as.list(q)]
+      row[, max_us := top]
+      row[, paste0("above_", tail_thresholds_us, "us_per_hour") := as.list(above)]
+      row[]
+    }))
+  }))
+}
+
+# The whole run on one screen: per second, the share of the time lost (%)
+# and the longest sample's loss (us), one column of panels per rank; a day
+# of seconds is kept whole, longer runs by each minute's worst.
+plot_stream_series <- function(s, title) {
+  d <- rbindlist(lapply(s$ranks, function(r) {
+    i <- r$info
+    worst <- if (s$kernel == "fwq") r$seconds$max - i$reference else i$reference - r$seconds$min
+    r$seconds[, .(hours = second / 3600, lost_percent,
+      longest_us = pmax(worst, 0) * stream_us_per_unit(i),
+      rank = unit_label(i$rank, i$cpu, i$host))]
+  }))
+  if (nrow(d) > 86400 * length(s$ranks)) {
+    d <- d[, .(lost_percent = max(lost_percent), longest_us = max(longest_us)),
+      by = .(rank, hours = floor(hours * 60) / 60)]
+  }
+  long <- melt(d, id.vars = c("rank", "hours"), variable.name = "figure")
+  long[, figure := ifelse(figure == "lost_percent", "time lost (%)", "longest loss (us)")]
+  # hours for a soak, minutes or seconds for shorter runs
+  span <- max(long$hours, 0)
+  unit <- if (span > 2) c(1, "hours") else if (span > 2 / 60) c(60, "minutes") else c(3600, "s")
+  long[, at := hours * as.numeric(unit[1])]
+  ggplot(long, aes(at, value)) + geom_line(linewidth = 0.3, colour = "steelblue4") +
+    facet_grid(figure ~ rank, scales = "free_y") +
+    labs(title = title, x = paste(unit[2], "from the start"), y = NULL) + theme_noise()
+}
+
+# The samples around each of a rank's longest losses: each sample's loss
+# (us) against its time from the event (ms), one small panel per event.
+plot_stream_events <- function(r, kernel, title) {
+  i <- r$info
+  k <- stream_us_per_unit(i)
+  d <- rbindlist(lapply(seq_along(r$events), function(j) {
+    e <- r$event_info[[j]]
+    x <- r$events[[j]]
+    loss <- if (kernel == "fwq") x$value - i$reference else i$reference - x$value
+    data.table(event = sprintf("%.0f us at %.1f s", e$loss * k,
+      (e$tick - i$start_tick) / i$ticks_per_ns / 1e9),
+      ms = (x$tick - e$tick) / i$ticks_per_ns / 1e6, loss_us = pmax(loss, 0) * k)
+  }))
+  if (nrow(d) == 0) return(NULL)
+  ggplot(d, aes(ms, loss_us)) + geom_point(size = 0.3, colour = "steelblue4") +
+    facet_wrap(~event, scales = "free_y") +
+    labs(title = title, x = "ms from the event", y = "loss (us)") + theme_noise()
+}
+
+stream_figures <- function(dir, name, s, label) {
+  figs <- character()
+  add <- function(plot, file, caption, height = 5) {
+    if (!is.null(plot)) figs[[caption]] <<- save_figure(plot, dir, file, height = height)
+  }
+  add(plot_stream_series(s, paste(label, ": the whole run")), paste0(name, "-stream-series"),
+    paste0(label, ": per second of the run (time from its start), the share of the time lost to noise (%) ",
+      "against the best sample of the first second, and the longest single loss (us), one ",
+      "column per CPU. A day fits on one screen: a step is a change that lasted, a spike a ",
+      "rare event (its samples are in the next figures)."), height = 4)
+  for (r in s$ranks) {
+    add(plot_stream_events(r, s$kernel, paste(label, ": the longest losses, rank", r$info$rank)),
+      paste0(name, "-stream-events-", r$info$rank), paste0(label, ", rank ", r$info$rank,
+        ": the samples around each of the longest losses, each sample's loss (us) against ",
+        "its time from the event (ms). One spike is a single detour; a shelf, a stretch of ",
+        "slow samples; spikes at even spacing, a periodic source."),
+      height = 2 + 1.2 * ceiling(length(r$events) / 3))
+  }
+  figs
+}

@@ -1,0 +1,85 @@
+# Streamed runs (--stream): read from their checkpoints as the kernels write
+# them, tails from the histogram, a run killed outright read to its last
+# checkpoint.
+
+# A FWQ stream rank at 1 tick a ns: `losses` (ticks) tabulated in 1% buckets
+# as stream.c does, one event of the longest with its samples, and the
+# per-second lines (the last one cut short, as a kill leaves it).
+write_stream_rank <- function(dir, prefix, rank, losses, reference = 10000) {
+  g <- 1.01
+  bucket <- ifelse(losses < 1, 0, 1 + floor(log(losses) / log(g)))
+  counts <- table(bucket)
+  top <- which.max(losses)
+  event_file <- sprintf("%s_%d_event_%d.dat", prefix, rank, top - 1)
+  around <- max(1, top - 5):min(length(losses), top + 5)
+  write_column(file.path(dir, event_file), reference + losses[around],
+    1e6 + cumsum(reference + losses)[around])
+  seconds_file <- sprintf("%s_%d_seconds.dat", prefix, rank)
+  writeLines(c("# second samples min max mean lost_percent", "0 100 10000 20000 10100.5 1.25",
+    "1 100 10000 10500 10010.0 0.5"), file.path(dir, seconds_file))
+  cat("2 50 100", file = file.path(dir, seconds_file), append = TRUE) # cut short
+  info <- list(stream_of = "fwq", complete = FALSE, rank = rank, cpu = rank, host = "synth",
+    work = "multiiter", work_loops_per_sample = 4096, ticks_per_ns = 1, start_tick = 1e6,
+    unit = "ticks", reference = reference, samples = length(losses), lost_samples = 0,
+    seconds = 2.5, lost_percent = 1, checkpoints = 3, checkpoint_ms_max = 2,
+    memory_bytes = 2^20, seconds_file = seconds_file,
+    histogram = list(growth = g, buckets = lapply(names(counts), function(b) {
+      list(as.numeric(b), as.numeric(counts[[b]]))
+    })),
+    events = list(list(index = top - 1, tick = 1e6 + sum(reference + losses[1:top]),
+      value = reference + losses[top], loss = losses[top], file = event_file,
+      first = around[1] - 1, samples = length(around))))
+  writeLines(jsonlite::toJSON(info, auto_unbox = TRUE, digits = NA),
+    file.path(dir, sprintf("%s_%d_stream.json", prefix, rank)))
+}
+
+test_that("a stream killed outright is read to its last checkpoint", {
+  dir <- withr_tempdir()
+  set.seed(5)
+  losses <- c(rep(0, 9000), round(stats::rexp(990, 1 / 500)), rep(200000, 10))
+  write_stream_rank(dir, "soak", 0, losses)
+  data <- read_results(dir)
+  expect_length(data$runs, 0)
+  expect_named(data$streams, "soak")
+  s <- data$streams$soak
+  expect_false(s$complete)
+  # the line cut short is not read
+  expect_equal(s$ranks[[1]]$seconds$second, c(0, 1))
+  tails <- stream_tail_table(data$streams)
+  # type 1 percentiles of the losses (us), each within its 1% bucket
+  exact <- sort(losses)[ceiling(c(0.5, 0.99, 0.999, 0.9999) * length(losses))] / 1e3
+  got <- unlist(tails[, .(p50_us, p99_us, p99_9_us, p99_99_us)])
+  expect_true(all(got >= exact & got <= pmax(exact * 1.0101, 1e-3)))
+  expect_equal(tails$max_us, 200)
+  hours <- 2.5 / 3600
+  # the 10 of 200 us; the exponential ones stay under 10 us
+  expect_equal(tails$above_10us_per_hour, 10 / hours)
+  expect_equal(tails$above_100us_per_hour, 10 / hours)
+  expect_equal(tails$above_1000us_per_hour, 0)
+})
+
+test_that("the report of streamed runs has their table, tails and figures", {
+  dir <- withr_tempdir()
+  write_stream_rank(dir, "soak", 0, c(rep(0, 100), 5000))
+  write_stream_rank(dir, "soak", 1, c(rep(0, 100), 7000))
+  page <- paste(readLines(write_report(dir)), collapse = "\n")
+  expect_match(page, "<h2>Streamed runs</h2>")
+  expect_match(page, "FWQ multiiter streamed, 2 CPUs on synth \\(to its last checkpoint\\)")
+  streams <- fread(file.path(dir, "report", "streams.csv"))
+  expect_equal(streams$thread, 0:1)
+  expect_equal(streams$seconds_in_file, c(2, 2))
+  expect_true(file.exists(file.path(dir, "report", "soak-stream-series.png")))
+  expect_true(file.exists(file.path(dir, "report", "soak-stream-events-1.png")))
+  tails <- fread(file.path(dir, "report", "tails.csv"))
+  expect_equal(tails$max_us, c(5, 7))
+})
+
+test_that("a streamed run beside the others is in the same report", {
+  dir <- withr_tempdir()
+  write_fwq(dir, "fwq", list(c(rep(1000, 999), 5000)))
+  write_stream_rank(dir, "soak", 0, c(rep(0, 100), 5000))
+  page <- paste(readLines(write_report(dir)), collapse = "\n")
+  expect_match(page, "<h2>Streamed runs</h2>")
+  tails <- fread(file.path(dir, "report", "tails.csv"))
+  expect_setequal(tails$run, c("fwq", "soak"))
+})

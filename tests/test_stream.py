@@ -1,0 +1,148 @@
+"""--stream: runs of any length in fixed memory, written out at every
+checkpoint (docs/kernels.md#streamed-runs---stream).
+
+Each rank's figures are in PREFIX_<rank>_stream.json (the loss histogram,
+the longest losses), PREFIX_<rank>_seconds.dat (a line a second) and
+PREFIX_<rank>_event_<index>.dat (the samples around each longest loss).
+"""
+import json
+import math
+import os
+import signal
+import subprocess
+import time
+
+import numpy as np
+import pytest
+from conftest import ROOT
+
+GROWTH = 1.01
+
+
+def seconds_lines(path):
+    """The whole lines of a per-second file (a kill can cut the last)."""
+    text = path.read_text()
+    lines = [line for line in text.splitlines(keepends=True) if not line.startswith("#")]
+    if lines and not lines[-1].endswith("\n"):
+        lines = lines[:-1]
+    return np.array([[float(x) for x in line.split()] for line in lines]).reshape(-1, 6)
+
+
+def histogram_total(stream):
+    return sum(count for _, count in stream["histogram"]["buckets"])
+
+
+def samples_above(stream, loss):
+    """Samples whose bucket lies wholly at or above `loss` (the unit's)."""
+    return sum(count for b, count in stream["histogram"]["buckets"]
+               if b > 0 and GROWTH ** (b - 1) >= loss)
+
+
+def check_stream_files(directory, stream):
+    """What every rank's files must hold, whole or cut by a checkpoint."""
+    seconds = seconds_lines(directory / stream["seconds_file"])
+    assert histogram_total(stream) == stream["samples"]
+    for e in stream["events"]:
+        assert e["loss"] > 0
+        if e["file"]:
+            raw = np.loadtxt(directory / e["file"], dtype=np.uint64, ndmin=2)
+            assert len(raw) == e["samples"] > 0
+            # the event's own sample is among them, where its index says
+            assert raw[e["index"] - e["first"], 0] == e["value"]
+            assert (np.diff(raw[:, 1].astype(np.int64)) > 0).all()
+    return seconds
+
+
+@pytest.mark.parametrize("kernel,args", [("fwq", ["-w", "12"]), ("ftq", ["--freq", "5000"])])
+def test_a_stream_folds_every_sample_into_its_figures(run, tmp_path, kernel, args):
+    done = run(kernel, "-t", 0, *args, "--stream", "--seconds", 3, "--checkpoint", 1,
+               "--stream-top", 5, "-o", "s")
+    assert done.returncode == 0, done.stderr
+    meta = json.loads((tmp_path / "s.json").read_text())
+    assert meta["complete"] is True
+    assert meta["stream"]["seconds_requested"] == 3 and meta["stream"]["top"] == 5
+    for rank in meta["ranks"]:
+        assert rank["files"] == []
+        stream = json.loads((tmp_path / rank["stream_file"]).read_text())
+        assert stream["complete"] is True
+        assert stream["samples"] == rank["samples"] > 0
+        # as long as asked, and stopped within a chunk and the writer's poll
+        assert 3 <= stream["seconds"] < 3.5, stream["seconds"]
+        seconds = check_stream_files(tmp_path, stream)
+        # every sample is in some second's line, the last one's included
+        assert seconds[:, 1].sum() == stream["samples"]
+        assert (np.diff(seconds[:, 0]) > 0).all()
+        assert len(stream["events"]) <= 5
+        assert rank["memory_bytes"] == stream["memory_bytes"] > 0
+
+
+def test_a_streams_memory_does_not_grow_with_its_length(run, tmp_path):
+    """Fixed by construction: the ring, the histogram, K events, sized by
+    the sample's length alone (FTQ's quantum, the same in both runs with
+    the tick rate given)."""
+    sizes = []
+    for seconds in (1, 4):
+        done = run("ftq", "--ticks-per-ns", "2", "--stream", "--seconds", seconds,
+                   "-o", f"s{seconds}")
+        assert done.returncode == 0, done.stderr
+        sizes.append(json.loads((tmp_path / f"s{seconds}.json").read_text())
+                     ["ranks"][0]["memory_bytes"])
+    assert sizes[0] == sizes[1]
+
+
+def test_sigterm_leaves_nothing_of_a_stream_unwritten(bin_dir, tmp_path):
+    proc = subprocess.Popen([bin_dir / "fwq", "-w", "12", "--stream", "-o", "s"], cwd=tmp_path,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(3)
+    proc.send_signal(signal.SIGTERM)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 128 + signal.SIGTERM, err
+    meta = json.loads((tmp_path / "s.json").read_text())
+    assert meta["complete"] is False and "complete=false" in out
+    rank = meta["ranks"][0]
+    stream = json.loads((tmp_path / rank["stream_file"]).read_text())
+    assert stream["samples"] == rank["samples"] > 0
+    seconds = check_stream_files(tmp_path, stream)
+    assert seconds[:, 1].sum() == stream["samples"]
+    assert not list(tmp_path.glob("*.tmp"))
+
+
+@pytest.mark.timing
+def test_a_stream_killed_outright_keeps_the_injections_to_its_last_checkpoint(bin_dir, tmp_path):
+    """kill -9 in the middle of a stream with 200 us injected every 2 ms:
+    what the last checkpoint wrote holds them, every second of it, and the
+    analysis reads it."""
+    period_us, duration_us, checkpoint_s, kill_after = 2000, 200, 5, 40
+    proc = subprocess.Popen([bin_dir / "fwq", "-w", "12", "--stream", "--seconds", "120",
+                             "--checkpoint", str(checkpoint_s), "--inject",
+                             f"{period_us}:{duration_us}", "-o", "soak"],
+                            cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    time.sleep(kill_after)
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.communicate(timeout=60)
+    assert not (tmp_path / "soak.json").exists()  # the run's JSON is written at its end
+    stream = json.loads((tmp_path / "soak_0_stream.json").read_text())
+    assert stream["complete"] is False
+    # at most the last interval is missing (and the start-up before the
+    # measurement: calibration and warm-up, a few seconds)
+    assert stream["seconds"] >= kill_after - checkpoint_s - 5, stream["seconds"]
+    seconds = check_stream_files(tmp_path, stream)
+    assert len(seconds) >= int(stream["seconds"])
+    # every second lost at least the injected share (the machine only adds);
+    # a little under it for the reference sample, the best of the first second
+    share = 100 * duration_us / period_us
+    assert (seconds[:, 5] >= 0.95 * share).all(), seconds[seconds[:, 5] < 0.95 * share]
+    # each injection lengthened one sample by its whole length: as many
+    # such samples as periods, less the few a stall folds into one
+    per_tick = stream["ticks_per_ns"] * 1e3
+    injected = samples_above(stream, 0.95 * duration_us * per_tick)
+    periods = stream["seconds"] * 1e6 / period_us
+    assert injected >= 0.8 * periods, (injected, periods)
+    assert all(e["loss"] >= 0.95 * duration_us * per_tick for e in stream["events"])
+    # the analysis reads the run as far as it was written
+    done = subprocess.run(["Rscript", str(ROOT / "analysis" / "report.R"), str(tmp_path)],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    table = (tmp_path / "report" / "streams.csv").read_text().splitlines()
+    assert len(table) == 2 and ",FALSE," in table[1]
+    assert math.isclose(float(table[1].split(",")[8]), stream["seconds"], rel_tol=1e-9)

@@ -73,6 +73,7 @@ struct stream_result {
 	uint64_t lost_samples, min, max, memory_bytes, checkpoints, reference;
 	double seconds, mean, lost_percent, checkpoint_ms_max;
 	double loss[4]; /* p50, p99, p99.9 and the max, in the kernel's unit */
+	double us_per_unit;  /* FTQ: a work loop of the reference quantum as time */
 };
 
 static const double stream_probs[] = { 0.5, 0.99, 0.999, 1 };
@@ -91,6 +92,8 @@ static void stream_summary(struct nb_run *r, const struct nb_quantum *q,
 	       x->lost_percent);
 	for (int k = 0; k < 4; k++)
 		printf(" loss_%s_%s=%.6g", stream_loss_names[k], u, x->loss[k]);
+	for (int k = 0; k < 4; k++)
+		printf(" loss_%s_us=%.6g", stream_loss_names[k], x->loss[k] * x->us_per_unit);
 	printf(" memory_bytes=%llu checkpoints=%llu", (unsigned long long)x->memory_bytes,
 	       (unsigned long long)x->checkpoints);
 	if (r->inject.duration_us)
@@ -140,6 +143,10 @@ static void stream_report(struct nb_run *r, const struct nb_quantum *q,
 		for (int k = 0; k < 4; k++)
 			nb_json_double(&j, stream_loss_names[k], x->loss[k]);
 		nb_json_end(&j, '}');
+		nb_json_object(&j, "loss_us");
+		for (int k = 0; k < 4; k++)
+			nb_json_double(&j, stream_loss_names[k], x->loss[k] * x->us_per_unit);
+		nb_json_end(&j, '}');
 		nb_json_uint(&j, "memory_bytes", x->memory_bytes);
 		nb_json_uint(&j, "checkpoints", x->checkpoints);
 		nb_json_double(&j, "checkpoint_ms_max", x->checkpoint_ms_max);
@@ -172,6 +179,9 @@ static void finish_stream(struct nb_run *r, const struct nb_quantum *q, int sign
 		x->seconds = span / s->ticks_per_s;
 		x->lost_percent = span > 0 ? 100.0 * s->lost_ticks / span : NAN;
 		x->reference = s->reference;
+		x->us_per_unit = (s->kind == NB_STREAM_FWQ ? 1 : (double)s->quantum_ticks /
+								   (double)(s->reference ? s->reference : 1)) /
+				 (s->ticks_per_s / 1e9) / 1e3;
 		x->loss[3] = 0;
 		for (int e = 0; e < s->top; e++)
 			x->loss[3] = s->events[e].loss > x->loss[3] ? s->events[e].loss : x->loss[3];

@@ -313,9 +313,12 @@ static void capture_events(struct nb_stream *s, uint64_t folded_samples_end, int
 		uint64_t values[m], ticks[m];
 
 		for (uint64_t seq = first / m; seq <= last / m; seq++) {
+			/* the chunk under way at the end holds the samples it took */
+			int under_way = final && seq == __atomic_load_n(&s->done, __ATOMIC_ACQUIRE);
+
 			if (!chunk_intact(s, seq) ||
-			    __atomic_load_n(&s->chunks[seq & (s->nchunks - 1)].seq,
-					    __ATOMIC_ACQUIRE) != seq + 1) {
+			    (!under_way && __atomic_load_n(&s->chunks[seq & (s->nchunks - 1)].seq,
+							   __ATOMIC_ACQUIRE) != seq + 1)) {
 				k = 0; /* gone: the event keeps no samples */
 				break;
 			}
@@ -382,17 +385,19 @@ static void fold_chunk(struct nb_stream *s, uint64_t seq, size_t count)
 			ok = 0;
 	if (!ok) {
 		s->lost += count;
+		s->after_loss = 1;
 		return;
 	}
 	/* FWQ: the ticks between two chunks (the loop returning and being called
 	 * again) belong to the first sample of the next, so that every tick of
-	 * the run is in some sample */
-	if (s->kind == NB_STREAM_FWQ && s->last_tick && count) {
+	 * the run is in some sample; not the time of chunks lost in between */
+	if (s->kind == NB_STREAM_FWQ && s->last_tick && count && !s->after_loss) {
 		uint64_t first = s->chunks[seq & (s->nchunks - 1)].first_tick;
 
 		if (first > s->last_tick)
 			values[0] += first - s->last_tick;
 	}
+	s->after_loss = 0;
 	for (size_t j = 0; j < count; j++)
 		fold_sample(s, seq * m + j, values[j], ticks[j]);
 }
@@ -425,6 +430,7 @@ static void fold_ready(struct nb_stream *s, int partial)
 
 		s->lost += skip * s->chunk_samples;
 		s->folded_seq += skip;
+		s->after_loss = 1;
 	}
 	for (; s->folded_seq < done; s->folded_seq++) {
 		fold_chunk(s, s->folded_seq, s->chunk_samples);

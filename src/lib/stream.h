@@ -80,6 +80,7 @@ struct nb_stream {
 	uint64_t folded_seq;     /* chunks folded in */
 	uint64_t samples, lost;  /* samples folded in; lost when the writer fell behind */
 	uint64_t last_tick;      /* end of the last sample folded in */
+	int after_loss;          /* the chunk before the next was lost */
 	uint64_t reference;
 	int have_reference;
 	uint64_t min, max;

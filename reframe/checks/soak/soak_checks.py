@@ -1,0 +1,100 @@
+"""Soak checks: FWQ and FTQ streamed (--stream) on every core of a node of
+each partition for soak_seconds, their figures written out every
+checkpoint_s; the job's time limit is the soak's length plus 15 minutes.
+
+    reframe -C reframe/config/generic.py -c reframe/checks/soak -r              # 10 minutes
+    reframe ... -c reframe/checks/soak -S soak_seconds=86400 -r                 # an acceptance day
+
+Kept apart from reframe/checks/ (which -c does not descend into) so that the
+survey's checks stay short. docs/running.md describes a 24-hour soak."""
+import os
+import sys
+
+import reframe as rfm
+import reframe.utility.sanity as sn
+from reframe.core.builtins import parameter, performance_function, run_before, variable
+
+sys.path.append(os.path.join(os.path.dirname(__file__), '..', '..', 'lib'))
+from noisebench_base import KERNELS, noise_run_base  # noqa: E402
+
+TAGS = {'acceptance', 'noise', 'soak'}
+
+
+def every_core():
+    """(partition, cores): one layout, every core of a node of each partition."""
+    import reframe.core.runtime as rt
+    for part in rt.runtime().system.partitions:
+        yield (part.fullname, part.processor.num_cpus or os.cpu_count())
+
+
+class soak_base(noise_run_base):
+    """A kernel streamed for soak_seconds: memory fixed whatever the length,
+    a loss histogram, the longest losses with their samples, a line a
+    second (docs/kernels.md, "Streamed runs")."""
+
+    layout = parameter(every_core(), fmt=lambda x: x[1])
+    #: Length of the soak (s)
+    soak_seconds = variable(int, value=600)
+    #: How often the figures are written out (s): a killed job loses at most this
+    checkpoint_s = variable(int, value=60)
+    #: Work kind of the loop
+    work = variable(str, value='multiiter')
+
+    @run_before('run')
+    def set_time_limit(self):
+        self.time_limit = f'{self.soak_seconds + 900}s'
+
+    def stream_args(self):
+        return ['--stream', '--seconds', str(self.soak_seconds), '--checkpoint',
+                str(self.checkpoint_s)]
+
+    def stream_values(self, key):
+        return sn.extractall(rf'(?m)^stream kernel={self.kernel} .*\b{key}=(\S+)', self.stdout,
+                             1, float)
+
+    @performance_function('us')
+    def max_p99_9_loss_us(self):
+        """The largest over the threads or ranks of the 99.9th percentile of
+        a sample's loss (from the histogram: within 1%)."""
+        return sn.max(self.stream_values('loss_p99_9_us'))
+
+    @performance_function('us')
+    def max_loss_us(self):
+        return sn.max(self.stream_values('loss_max_us'))
+
+    @performance_function('%')
+    def max_lost_percent(self):
+        return sn.max(self.stream_values('lost_percent'))
+
+    @performance_function('')
+    def lost_samples(self):
+        """Samples the writer lost (it fell behind): 0 on a sound run."""
+        return sn.sum(self.stream_values('lost_samples'))
+
+    @performance_function('MiB')
+    def max_memory_mib(self):
+        return sn.max(self.stream_values('memory_bytes')) / 2**20
+
+
+@rfm.simple_test
+class fwq_soak_check(soak_base):
+    descr = 'FWQ streamed on every core for hours'
+    tags = TAGS
+    kernel = 'fwq'
+
+    def kernel_args(self):
+        bits = KERNELS['kernels']['fwq']['work_bits']
+        return ['--work', self.work, '-w', str(bits.get(self.work, bits['default'])),
+                *self.stream_args()]
+
+
+@rfm.simple_test
+class ftq_soak_check(soak_base):
+    #: Sampling frequency (Hz)
+    frequency_hz = variable(int, value=10000)
+    descr = 'FTQ streamed on every core for hours'
+    tags = TAGS
+    kernel = 'ftq'
+
+    def kernel_args(self):
+        return ['--work', self.work, '--freq', str(self.frequency_hz), *self.stream_args()]

@@ -5,6 +5,7 @@ Each test runs a copy of jube/ whose sweep is made small by editing
 include/parameters.xml (what a user does); the copy sits beside links to the
 rest of the checkout, so its build step and report find the project. JUBE
 drives the release build: the sanitizer suite checks the kernels."""
+import json
 import os
 
 import pytest
@@ -88,3 +89,24 @@ def test_failed_and_killed_jobs_show_as_such(tmp_path, slurm, bin_dir):
     assert "TIME LIMIT" in (killed[0] / "job.err").read_text()
     assert rows["killed"]["cancelled"] == "TIME LIMIT"
     assert rows["failed"]["exit_code"] == "2"
+
+
+def test_soak_streams_each_kernel_in_a_job_as_long_as_it_asks(tmp_path, slurm, bin_dir):
+    # the soak's time limit comes from its length (plus 15 minutes), not the
+    # site's 1 minute
+    jube_dir = project_copy(tmp_path, soak_seconds=5, soak_checkpoint_s=1, site_timelimit=1)
+    env = dict(slurm, NOISEBENCH_BIN_DIR=str(bin_dir))
+    handle = run_to_end(jube_dir, "soak", env, "slurm", timeout=300)
+    rows = result_rows(handle, "soak_csv", env)
+    assert sorted(r["kernel"] for r in rows) == ["fwq", "ftq"]
+    for r in rows:
+        assert r["status"] == "ok" and int(r["job_id"]) > 0, r
+        assert r["time limit"] == "0-00:16:00"
+        assert 5 <= float(r["seconds_min"]) < 6 and int(r["checkpoints_min"]) >= 5, r
+        assert int(r["memory_bytes_max"]) > 0
+    for kernel in ("fwq", "ftq"):
+        (work,) = workpackage_dirs(handle, f"{kernel}_soak")
+        assert "--time=0-00:16:00" in (work / "submit.job").read_text()
+        meta = json.loads((work / f"{kernel}.json").read_text())
+        assert meta["complete"] is True and meta["stream"]["seconds_requested"] == 5
+    assert (handle / "000000" / "report" / "streams.csv").exists()

@@ -37,12 +37,11 @@ LEVELS = {"fwq": "max_scaled_noise_mean", "ftq": "noise_fraction",
           "psnap": "os_noise_percent", "selfish": "cpu_overhead_percent"}
 
 
-def reframe(tmp_path, system, *options, env=None):
+def reframe(tmp_path, system, *options, env=None, checks=ROOT / "reframe" / "checks"):
     """reframe on the checks, in tmp_path; its result and JSON report."""
     report = tmp_path / "report.json"
     cmd = [ROOT / ".venv" / "bin" / "reframe", "-C", ROOT / "reframe" / "config" / "generic.py",
-           "-c", ROOT / "reframe" / "checks", "--system", system, "--report-file", report,
-           *options, "-r"]
+           "-c", checks, "--system", system, "--report-file", report, *options, "-r"]
     result = subprocess.run([str(c) for c in cmd], cwd=tmp_path, capture_output=True, text=True,
                             timeout=900, env=dict(os.environ, **(env or {})))
     cases = [tc for tc in json.loads(report.read_text())["runs"][-1]["testcases"]
@@ -164,3 +163,22 @@ def test_the_example_system_file_runs_the_checks(tmp_path):
     counts = core_counts(os.cpu_count())
     assert found and int(found.group(1)) == (6 + (platform.machine() == "x86_64")) * len(counts), \
         listed.stdout[-2000:]
+
+
+def test_soak_checks_stream_as_slurm_jobs_as_long_as_asked(tmp_path, slurm):
+    """The soak variant: FWQ and FTQ streamed on every core, the job's time
+    limit from the soak's length (plus 15 minutes)."""
+    result, cases = reframe(tmp_path, "anynode:slurm", "-S", "soak_seconds=5", "-S",
+                            "checkpoint_s=1", env=slurm, checks=ROOT / "reframe" / "checks" / "soak")
+    assert result.returncode == 0, result.stdout[-3000:]
+    assert sorted(tc["display_name"].split()[0] for tc in cases) == ["ftq_soak_check",
+                                                                     "fwq_soak_check"]
+    for tc in cases:
+        assert tc["result"] == "pass"
+        values = {k.split(":")[-1]: v[0] for k, v in tc["perfvalues"].items()}
+        assert values["lost_samples"] == 0 and values["max_memory_mib"] > 0
+        assert 0 <= values["max_lost_percent"] < 100
+        assert 0 < values["max_p99_9_loss_us"] <= values["max_loss_us"]
+        script = (tmp_path / "output" / "anynode" / "slurm" / "builtin" /
+                  tc["display_name"].replace(" %", "_").replace("=", "_") / "rfm_job.sh")
+        assert "#SBATCH --time=0:15:5" in script.read_text(), script.read_text()

@@ -74,6 +74,7 @@ bench:
 	benchmarks/selfish_overhead.py $(BUILD)/bin
 	benchmarks/trace_cost.py $(BUILD)/bin
 	Rscript benchmarks/analysis_speed.R
+	benchmarks/stream_cost.py $(BUILD)/bin
 	benchmarks/jube_overhead.py $(BUILD)/bin
 	benchmarks/reframe_overhead.py
 

@@ -146,3 +146,25 @@ def test_a_stream_killed_outright_keeps_the_injections_to_its_last_checkpoint(bi
     table = (tmp_path / "report" / "streams.csv").read_text().splitlines()
     assert len(table) == 2 and ",FALSE," in table[1]
     assert math.isclose(float(table[1].split(",")[8]), stream["seconds"], rel_tol=1e-9)
+
+
+@pytest.mark.parametrize("kernel,args,samples", [
+    ("ftq", ["--freq", "10000"], 20000),        # exactly: the quanta of 2 s
+    ("psnap", ["-g", "1000"], 2000),            # 2 s of 1 ms iterations
+])
+def test_seconds_sets_the_samples(run, tmp_path, kernel, args, samples):
+    done = run(kernel, *args, "--seconds", 2, "-o", "s")
+    assert done.returncode == 0, done.stderr
+    meta = json.loads((tmp_path / "s.json").read_text())
+    assert [r["samples"] for r in meta["ranks"]] == [samples]
+
+
+def test_fwq_seconds_asks_for_the_samples_the_calibrated_sample_fits(run, tmp_path):
+    """FWQ's samples are fixed work: --seconds asks for as many as the
+    calibrated sample (2^w loops at ticks_per_work_loop) fits into it; the
+    run then lasts what those samples take (docs/kernels.md)."""
+    done = run("fwq", "-w", "12", "--seconds", 2, "-o", "s")
+    assert done.returncode == 0, done.stderr
+    meta = json.loads((tmp_path / "s.json").read_text())
+    sample_s = 4096 * meta["ticks_per_work_loop"] / meta["ticks_per_ns"] / 1e9
+    assert abs(meta["ranks"][0]["samples"] - 2 / sample_s) <= 1

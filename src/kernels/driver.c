@@ -504,7 +504,9 @@ void nb_run_samples_for(struct nb_run *r, double sample_seconds)
 {
 	if (r->seconds_opt <= 0)
 		return;
-	double n = ceil(r->seconds_opt / sample_seconds);
+	/* whole samples covering it, but for 10 ppm: FTQ's quantum is whole
+	 * ticks, so 2 s at 10 kHz is 20000 quanta, not 20001 */
+	double x = r->seconds_opt / sample_seconds, n = ceil(x - 1e-5 * x);
 
 	r->samples = n < 1 ? 1 : (uint64_t)n;
 }

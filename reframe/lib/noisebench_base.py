@@ -272,7 +272,7 @@ class ftq_base(noise_run_base):
     kernel = 'ftq'
 
     def kernel_args(self):
-        return ['--freq', str(self.frequency_hz), '-n', str(int(self.frequency_hz * self.seconds))]
+        return ['--freq', str(self.frequency_hz), '--seconds', str(self.seconds)]
 
     @performance_function('')
     def noise_fraction(self):

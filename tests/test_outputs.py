@@ -65,6 +65,10 @@ def test_fwq_json_describes_the_run(run, tmp_path):
     for key in ("timer_read_ns", "timer_resolution_ns", "loop_overhead_ns",
                 "min_measurable_ns", "cpus_online", "cpus_allowed"):
         assert key in cal
+    # each figure says what it is: a minimum, a median or a mean
+    assert cal["timer_read_mean_ns"] == cal["timer_read_ns"]
+    assert 0 < cal["timer_read_min_ns"] <= cal["timer_read_median_ns"]
+    assert 0 < cal["unfenced_read_min_ns"] <= cal["unfenced_read_median_ns"]
     machine = meta["machine"]
     for key in ("cpu_model", "cores", "smt", "numa_nodes", "kernel_release",
                 "kernel_cmdline", "isolcpus", "nohz_full", "clocksource", "tsc_flags",
@@ -160,6 +164,10 @@ def test_noise_info(bin_dir):
     info = json.loads(res.stdout)
     assert info["ticks_per_ns"] > 0 and info["timer_read_ns"] > 0
     assert info["timer_resolution_ns"] > 0 and info["min_measurable_ns"] > info["timer_read_ns"]
+    # the timer read as minimum and median, fenced and as selfish reads it
+    assert 0 < info["timer_read_min_ticks"] <= info["timer_read_median_ticks"]
+    assert 0 < info["unfenced_read_min_ticks"] <= info["unfenced_read_median_ticks"]
+    assert info["timer_read_mean_ticks"] == info["timer_read_ticks"]
     assert info["cpus_allowed"] == len(os.sched_getaffinity(0))
     assert "multiiter" in info["ticks_per_work_loop"]
     res = subprocess.run([bin_dir / "noise-info"], capture_output=True, text=True)

@@ -21,8 +21,7 @@ def summary(stdout):
 @pytest.mark.parametrize("how", LAUNCHERS)
 def test_selfish_records_injected_detours(launch, tmp_path, how):
     seconds = 3
-    # room for every detour of the run: a full buffer ends the run early
-    args = ["--seconds", seconds, "--detours", 2000000]
+    args = ["--seconds", seconds]
     quiet = launch(how, "selfish", *args, "-o", "quiet")
     noisy = launch(how, "selfish", *args, "--inject", "1000:50", "-o", "noisy")
     assert quiet.returncode == 0, quiet.stderr
@@ -45,3 +44,38 @@ def test_selfish_records_injected_detours(launch, tmp_path, how):
         # the overhead reported holds the busy waits the handler logged
         busy_s = (m.injections["exit"] - m.injections["entry"]).sum() / tpn / 1e9
         assert r["cpu_overhead_percent"] >= 100 * busy_s / r["period_s"], r
+
+
+def detours_of(tmp_path, rank):
+    return np.loadtxt(tmp_path / rank["files"][0], dtype=np.int64, ndmin=2)
+
+
+def test_selfish_runs_as_long_as_asked_whatever_the_detours(run, tmp_path):
+    """A threshold of 101% of the minimal iteration makes every iteration a
+    tick longer than the fastest a detour: millions a second, more than the
+    store's first room (2^18). The store grows (outside the loop: that time
+    is counted as unmeasured, and no detour spans it) and the run lasts the
+    time asked."""
+    seconds = 0.05
+    done = run("selfish", "--seconds", seconds, "--threshold", 101, "-o", "s")
+    assert done.returncode == 0, done.stderr
+    rank = json.loads((tmp_path / "s.json").read_text())["ranks"][0]
+    if rank["detours"] <= 1 << 18:
+        pytest.skip(f"{rank['detours']} detours: this machine's iterations are too even")
+    assert rank["stopped_by"] == "seconds" and rank["store_growths"] > 0, rank
+    d = detours_of(tmp_path, rank)
+    assert len(d) == rank["detours"]
+    assert (np.diff(d[:, 0]) > 0).all()
+    # the measured time and the unmeasured growth make up the time asked
+    assert rank["period_s"] + rank["unmeasured_ms"] / 1e3 == pytest.approx(seconds, rel=0.02)
+    assert "stopped=seconds" in done.stdout
+
+
+def test_a_full_detour_store_stops_the_run_and_says_so(run, tmp_path):
+    done = run("selfish", "--seconds", 5, "--threshold", 150, "--detours", 1000, "-o", "s")
+    assert done.returncode == 0, done.stderr
+    rank = json.loads((tmp_path / "s.json").read_text())["ranks"][0]
+    assert rank["stopped_by"] == "detours" and rank["detours"] == 1000
+    assert rank["period_s"] < 5
+    assert "stopped=detours_full" in done.stdout
+    assert "stored --detours 1000 detours after" in done.stderr

@@ -332,6 +332,8 @@ static void prepare_participant(struct nb_thread *t)
 		t->stream = &r->streams[t - r->ranks.local];
 		nb_stream_init(t->stream, &r->stream, r->k->stream_kind, r->sample_ticks,
 			       r->cal.ticks_per_ns);
+	} else if (r->k->grows) {
+		t->samples = nb_samples_reserve(r->samples, r->k->sample_size);
 	} else {
 		t->samples = nb_samples_alloc(r->samples, r->k->sample_size);
 	}

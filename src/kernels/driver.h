@@ -56,6 +56,9 @@ struct nb_kernel {
 	const char *const *suffixes;
 	size_t sample_size;
 	size_t done_word; /* offset of the word the loop stores last (samples.h) */
+	/* its buffer is only reserved (samples.h): the kernel faults it in as it
+	 * fills, -n (r->samples) being the most it may hold */
+	int grows;
 
 	/* one of its own options */
 	void (*option)(struct nb_run *r, int c, const char *arg);

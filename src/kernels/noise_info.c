@@ -56,8 +56,21 @@ int main(int argc, char **argv)
 		nb_json_string(&j, "timer", NB_TIMER_NAME);
 		nb_json_double(&j, "ticks_per_ns", c.ticks_per_ns);
 		nb_json_string(&j, "ticks_per_ns_source", c.ticks_per_ns_given ? "option" : "measured");
+		/* timer_read_*: the mean, as earlier versions wrote it */
 		nb_json_double(&j, "timer_read_ticks", c.timer_read_ticks);
 		nb_json_double(&j, "timer_read_ns", nb_ticks_to_ns(&c, c.timer_read_ticks));
+		nb_json_double(&j, "timer_read_mean_ticks", c.timer_read_ticks);
+		nb_json_double(&j, "timer_read_min_ticks", c.timer_read_min_ticks);
+		nb_json_double(&j, "timer_read_median_ticks", c.timer_read_median_ticks);
+		nb_json_double(&j, "timer_read_min_ns", nb_ticks_to_ns(&c, c.timer_read_min_ticks));
+		nb_json_double(&j, "timer_read_median_ns",
+			       nb_ticks_to_ns(&c, c.timer_read_median_ticks));
+		nb_json_double(&j, "unfenced_read_min_ticks", c.unfenced_read_min_ticks);
+		nb_json_double(&j, "unfenced_read_median_ticks", c.unfenced_read_median_ticks);
+		nb_json_double(&j, "unfenced_read_min_ns",
+			       nb_ticks_to_ns(&c, c.unfenced_read_min_ticks));
+		nb_json_double(&j, "unfenced_read_median_ns",
+			       nb_ticks_to_ns(&c, c.unfenced_read_median_ticks));
 		nb_json_double(&j, "timer_resolution_ticks", c.timer_resolution_ticks);
 		nb_json_double(&j, "timer_resolution_ns", nb_ticks_to_ns(&c, c.timer_resolution_ticks));
 		nb_json_double(&j, "loop_overhead_ticks", c.loop_overhead_ticks);
@@ -77,8 +90,12 @@ int main(int argc, char **argv)
 	printf("timer:            %s\n", NB_TIMER_NAME);
 	printf("ticks per ns:     %.6f (%s)\n", c.ticks_per_ns,
 	       c.ticks_per_ns_given ? "given" : "measured against CLOCK_MONOTONIC_RAW");
-	printf("timer read:       %.1f ticks = %.1f ns\n", c.timer_read_ticks,
-	       nb_ticks_to_ns(&c, c.timer_read_ticks));
+	printf("timer read:       %.1f ticks = %.1f ns (mean of a back-to-back run)\n",
+	       c.timer_read_ticks, nb_ticks_to_ns(&c, c.timer_read_ticks));
+	printf("  one read:       min %.0f, median %.0f ticks (fenced: %s)\n",
+	       c.timer_read_min_ticks, c.timer_read_median_ticks, NB_TIMER_NAME);
+	printf("  unfenced:       min %.0f, median %.0f ticks (selfish's loop)\n",
+	       c.unfenced_read_min_ticks, c.unfenced_read_median_ticks);
 	printf("timer resolution: %.1f ticks = %.1f ns\n", c.timer_resolution_ticks,
 	       nb_ticks_to_ns(&c, c.timer_resolution_ticks));
 	printf("loop overhead:    %.2f ticks = %.2f ns per iteration\n", c.loop_overhead_ticks,

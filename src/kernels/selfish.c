@@ -1,13 +1,15 @@
 /* The selfish detour benchmark (Netgauge's default noise pattern): on every
  * CPU, a tight loop reads the timer; an iteration longer than THRESHOLD% of
  * the minimal iteration (900% by default) is a detour, recorded with its
- * start and length. Runs until --detours detours or --seconds have passed.
+ * start and length. Runs for --seconds, its detour store growing as it
+ * fills (at most --detours a rank).
  * Writes PREFIX_<rank>_detours.dat ("start_ns length_ns" per line, from the
  * start of the run: the trace format LogGOPSim reads) and PREFIX.json. */
 #define _GNU_SOURCE
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "driver.h"
 #include "kernel_files.h"
@@ -21,25 +23,32 @@
 struct options {
 	uint64_t detours, threshold_percent;
 	double seconds;
+	int detours_given;
 };
 
 struct result {
 	struct nb_participant p;
 	struct nb_speed speed;
 	struct nb_tails tails; /* each detour beyond the minimal iteration */
-	uint64_t min_ticks, iterations, detours;
+	uint64_t min_ticks, iterations, detours, growths;
 	double min_ns, ordinary_ns, period_s, overhead_percent, detours_per_s, median_detour_ns;
-	int iterations_known;
+	double unmeasured_ms; /* the store's growth, between loops */
+	int iterations_known, full;
 };
 
 struct state {
 	uint64_t min_ticks, threshold, iterations;
 	double ordinary_ticks; /* an ordinary iteration's cost before the run */
 	size_t detours;
-	int done;
+	size_t faulted;          /* detours the store has room for, faulted in */
+	uint64_t growths, unmeasured_ticks;
+	int done, full;
 };
 
-static struct options opt = { .detours = 10000, .seconds = 60, .threshold_percent = 900 };
+/* The detour store grows by this many detours (4 MiB) when it fills. */
+enum { GROWTH = 1 << 18 };
+
+static struct options opt = { .detours = 0, .seconds = 60, .threshold_percent = 900 };
 static struct nb_run *run;
 static struct state *states;
 
@@ -51,6 +60,7 @@ static void option(struct nb_run *r, int c, const char *arg)
 	switch (c) {
 	case OPT_DETOURS:
 		opt.detours = nb_parse_u64("--detours", arg, 1, (uint64_t)1 << 32);
+		opt.detours_given = 1;
 		break;
 	case OPT_SECONDS:
 		opt.seconds = nb_parse_double("--seconds", arg, 0.001, 1e7);
@@ -61,9 +71,19 @@ static void option(struct nb_run *r, int c, const char *arg)
 	}
 }
 
-/* The buffer holds --detours detours. */
+/* The store may hold --detours detours; by default as many as half the
+ * memory available holds for one rank per CPU (it is faulted in only as it
+ * fills). */
 static void check(struct nb_run *r)
 {
+	if (!opt.detours_given) {
+		long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+		uint64_t room = nb_memory_available() / 2 / (uint64_t)(cpus > 0 ? cpus : 1) /
+				sizeof(struct nb_detour);
+
+		opt.detours = room < GROWTH ? GROWTH : room > ((uint64_t)1 << 32) ? (uint64_t)1 << 32
+											 : room;
+	}
 	r->samples = opt.detours;
 }
 
@@ -85,14 +105,43 @@ static void prepare(struct nb_thread *t)
 	st->min_ticks = nb_selfish_min_iteration(10000000);
 	st->threshold = st->min_ticks * opt.threshold_percent / 100;
 	st->ordinary_ticks = nb_selfish_ordinary_iteration(1000000, st->threshold);
+	st->faulted = opt.detours < GROWTH ? opt.detours : GROWTH;
+	nb_samples_fault(t->samples, 0, st->faulted, sizeof(struct nb_detour));
 }
 
+/* The loop fills the room faulted in; when it is full the store grows, out
+ * of the loop, and the loop goes on from a fresh read: the time the growth
+ * took is not measured (counted apart, never a detour). It ends at --seconds,
+ * or early when --detours are stored (said in the summary and the JSON). */
 static void measure(struct nb_thread *t)
 {
 	struct state *st = &states[t - run->ranks.local];
+	struct nb_detour *d = t->samples;
 	uint64_t end = run->team.start_tick + (uint64_t)(opt.seconds * 1e9 * run->cal.ticks_per_ns);
+	uint64_t last = 0;
+	size_t k = 0;
 
-	st->iterations = nb_selfish_loop(t->samples, opt.detours, st->threshold, end, &st->detours);
+	for (;;) {
+		size_t n, room = st->faulted - k;
+
+		st->iterations += nb_selfish_loop(d + k, room, st->threshold, end, &n, &last);
+		k += n;
+		if (n < room)
+			break;
+		if (k == opt.detours) {
+			st->full = 1;
+			break;
+		}
+		uint64_t paused = nb_ticks();
+		size_t more = opt.detours - k < GROWTH ? opt.detours - k : GROWTH;
+
+		nb_samples_fault(d, st->faulted, more, sizeof(*d));
+		__atomic_store_n(&st->faulted, st->faulted + more, __ATOMIC_RELEASE);
+		last = nb_ticks_unfenced();
+		st->unmeasured_ticks += last - paused;
+		st->growths++;
+	}
+	st->detours = k;
 	__atomic_store_n(&st->done, 1, __ATOMIC_RELEASE);
 }
 
@@ -163,12 +212,17 @@ static void compute(int local, size_t n, struct result *res)
 	attribute(local, n, &res->p.causes);
 	res->iterations_known = __atomic_load_n(&st->done, __ATOMIC_ACQUIRE);
 	res->iterations = res->iterations_known ? st->iterations : 0;
-	/* The run lasted until its last detour when the buffer filled, else until
-	 * the time limit, or until now when interrupted before it. */
+	/* The run lasted until its last detour when the store filled, else until
+	 * the time limit, or until now when interrupted before it; less the time
+	 * the store's growth took, which was not measured. */
 	uint64_t now = nb_ticks();
 	uint64_t limit = run->team.start_tick + (uint64_t)(opt.seconds * 1e9 * tpn);
-	uint64_t end = res->iterations_known && n == opt.detours ? d[n - 1].start + d[n - 1].length
-								 : (now < limit ? now : limit);
+	res->full = res->iterations_known && st->full;
+	uint64_t end = res->full && n ? d[n - 1].start + d[n - 1].length
+				      : (now < limit ? now : limit);
+	res->growths = st->growths;
+	res->unmeasured_ms = (double)st->unmeasured_ticks / tpn / 1e6;
+	end -= st->unmeasured_ticks < end - run->team.start_tick ? st->unmeasured_ticks : 0;
 	for (size_t i = 0; i < n; i++) {
 		stolen += d[i].length - st->min_ticks;
 		lengths[i] = d[i].length;
@@ -225,16 +279,23 @@ static void report(const struct result *all, int nranks, int signo)
 	for (int i = 0; i < nranks; i++) {
 		printf("selfish rank=%d host=%s cpu=%d min_iteration_ticks=%llu min_iteration_ns=%.1f "
 		       "detours=%llu detours_per_s=%.1f median_detour_ns=%.0f "
-		       "cpu_overhead_percent=%.4f period_s=%.3f injections=%llu",
+		       "cpu_overhead_percent=%.4f period_s=%.3f unmeasured_ms=%.3f stopped=%s "
+		       "injections=%llu",
 		       all[i].p.rank, all[i].p.host, all[i].p.cpu, (unsigned long long)all[i].min_ticks,
 		       all[i].min_ns, (unsigned long long)all[i].detours, all[i].detours_per_s,
 		       all[i].median_detour_ns, all[i].overhead_percent, all[i].period_s,
+		       all[i].unmeasured_ms, all[i].full ? "detours_full" : "seconds",
 		       (unsigned long long)all[i].p.injections);
 		nb_speed_print(&all[i].speed);
 		nb_tails_print(&all[i].tails);
 		nb_causes_print(&all[i].p.causes);
 		putchar('\n');
 	}
+	for (int i = 0; i < nranks; i++)
+		if (all[i].full)
+			nb_warn("rank %d stored --detours %llu detours after %.3f s of the %.3f s asked: "
+				"it stopped there (raise --detours)", all[i].p.rank,
+				(unsigned long long)opt.detours, all[i].period_s, opt.seconds);
 	printf("selfish summary ranks=%d min_iteration_ns=%.1f threshold_percent=%llu detours=%llu "
 	       "detours_per_s=%.1f cpu_overhead_percent=%.4f period_s=%.3f\n",
 	       nranks, min_ns, (unsigned long long)opt.threshold_percent,
@@ -268,6 +329,9 @@ static void report(const struct result *all, int nranks, int signo)
 		nb_json_double(&j, "median_detour_ns", all[i].median_detour_ns);
 		nb_json_double(&j, "cpu_overhead_percent", all[i].overhead_percent);
 		nb_json_double(&j, "period_s", all[i].period_s);
+		nb_json_string(&j, "stopped_by", all[i].full ? "detours" : signo ? "signal" : "seconds");
+		nb_json_uint(&j, "store_growths", all[i].growths);
+		nb_json_double(&j, "unmeasured_ms", all[i].unmeasured_ms);
 		nb_speed_json(&j, &all[i].speed);
 		nb_tails_json(&j, &all[i].tails);
 		nb_json_end(&j, '}');
@@ -285,7 +349,12 @@ static void finish(struct nb_run *rr, int signo)
 	if (!mine)
 		nb_fail(NB_EXIT_FAILURE, "out of memory for the results");
 	for (int i = 0; i < r->nlocal; i++) {
-		size_t n = signo ? nb_run_taken(rr, i, signo) : states[i].detours;
+		/* interrupted: the detours stored so far, in the part faulted in */
+		size_t n = signo ? nb_samples_taken(r->local[i].samples,
+						    __atomic_load_n(&states[i].faulted, __ATOMIC_ACQUIRE),
+						    sizeof(struct nb_detour),
+						    offsetof(struct nb_detour, length))
+				 : states[i].detours;
 
 		write_detours(i, n);
 		compute(i, n, &mine[i]);
@@ -311,10 +380,12 @@ static const char *const suffixes[] = NB_SELFISH_FILES;
 static const struct nb_kernel selfish = {
 	.name = "selfish",
 	.usage = "Selfish detour: record every loop iteration longer than THRESHOLD% of the\n"
-		 "minimal one, on every CPU, until DETOURS are recorded or SECONDS have passed.\n"
+		 "minimal one, on every CPU, for SECONDS (the store of detours grows as it fills).\n"
 		 "Writes PREFIX_<rank>_detours.dat (start_ns length_ns) and PREFIX.json.\n"
-		 "  --detours N          stop after N detours per rank (default 10000)\n"
-		 "  --seconds S          stop after S seconds (default 60)\n"
+		 "  --seconds S          run for S seconds (default 60)\n"
+		 "  --detours N          keep at most N detours a rank, 16 bytes each, and stop\n"
+		 "                       early, saying so, when they are full (default: half the\n"
+		 "                       memory available over one rank per CPU)\n"
 		 "  --threshold PCT      detour threshold, % of the minimal iteration (default 900)\n",
 	.shortopts = "",
 	.longopts = longopts,
@@ -322,6 +393,7 @@ static const struct nb_kernel selfish = {
 	.suffixes = suffixes,
 	.sample_size = sizeof(struct nb_detour),
 	.done_word = offsetof(struct nb_detour, length),
+	.grows = 1,
 	.option = option,
 	.check = check,
 	.configure = configure,

@@ -2,6 +2,7 @@
 #include "calibrate.h"
 
 #include <sched.h>
+#include <stdlib.h>
 #include <unistd.h>
 
 #include "timer.h"
@@ -25,6 +26,44 @@ static double timer_read_cost(void)
 	}
 	return best;
 }
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* One read's cost, as a loop that does little else (a subtraction, a
+ * compare, a store) pays it: the smallest and the median, over DIFFS
+ * stretches, of the ticks between a read and the one WINDOW reads later,
+ * over WINDOW. Fenced reads are taken one at a time and WINDOW 1 is exact;
+ * unfenced ones overlap (a read can be taken before the one ahead of it
+ * completes: consecutive reads 1 tick apart, or out of order), so their
+ * cost is a throughput, over 16 reads in a row. */
+#define READ_COSTS(name, read, WINDOW)                                                       \
+	static void name(double *min, double *median)                                        \
+	{                                                                                    \
+		enum { DIFFS = 4096 };                                                       \
+		static uint64_t d[DIFFS];                                                    \
+		uint64_t back[WINDOW];                                                       \
+		size_t n = 0;                                                                \
+                                                                                             \
+		for (int i = 0; i < WINDOW; i++)                                             \
+			back[i] = read();                                                    \
+		for (int i = 0; i < DIFFS; i++) {                                            \
+			uint64_t now = read();                                               \
+                                                                                             \
+			if ((int64_t)(now - back[i % WINDOW]) > 0)                           \
+				d[n++] = now - back[i % WINDOW];                             \
+			back[i % WINDOW] = now;                                              \
+		}                                                                            \
+		qsort(d, n, sizeof(*d), cmp_u64);                                            \
+		*min = n ? (double)d[0] / WINDOW : 0;                                        \
+		*median = n ? (double)d[n / 2] / WINDOW : 0;                                 \
+	}
+READ_COSTS(fenced_read_costs, nb_ticks, 1)
+READ_COSTS(unfenced_read_costs, nb_ticks_unfenced, 16)
 
 /* MPAC Figure 4: the mean of the first non-zero steps the timer takes. */
 static double timer_resolution(void)
@@ -88,6 +127,8 @@ void nb_calibrate(struct nb_calibration *c, double ticks_per_ns_override)
 		c->ticks_per_ns_given = 0;
 	}
 	c->timer_read_ticks = timer_read_cost();
+	fenced_read_costs(&c->timer_read_min_ticks, &c->timer_read_median_ticks);
+	unfenced_read_costs(&c->unfenced_read_min_ticks, &c->unfenced_read_median_ticks);
 	c->timer_resolution_ticks = timer_resolution();
 	c->loop_overhead_ticks = loop_overhead();
 	/* A duration is measured to 1% when the read cost and the resolution,

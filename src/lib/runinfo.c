@@ -53,7 +53,15 @@ void nb_json_run_tail(struct nb_json *j, const struct nb_run_info *ri)
 	nb_json_double(j, "ticks_per_ns", c->ticks_per_ns);
 	nb_json_string(j, "ticks_per_ns_source", c->ticks_per_ns_given ? "option" : "measured");
 	nb_json_object(j, "calibration");
+	/* timer_read_ns: kept for readers of earlier runs; the same as the mean */
 	nb_json_double(j, "timer_read_ns", nb_ticks_to_ns(c, c->timer_read_ticks));
+	nb_json_double(j, "timer_read_mean_ns", nb_ticks_to_ns(c, c->timer_read_ticks));
+	nb_json_double(j, "timer_read_min_ns", nb_ticks_to_ns(c, c->timer_read_min_ticks));
+	nb_json_double(j, "timer_read_median_ns", nb_ticks_to_ns(c, c->timer_read_median_ticks));
+	nb_json_double(j, "unfenced_read_min_ns", nb_ticks_to_ns(c, c->unfenced_read_min_ticks));
+	nb_json_double(j, "unfenced_read_median_ns",
+		       nb_ticks_to_ns(c, c->unfenced_read_median_ticks));
+	nb_json_double(j, "timer_resolution_mean_ns", nb_ticks_to_ns(c, c->timer_resolution_ticks));
 	nb_json_double(j, "timer_resolution_ns", nb_ticks_to_ns(c, c->timer_resolution_ticks));
 	nb_json_double(j, "loop_overhead_ns", nb_ticks_to_ns(c, c->loop_overhead_ticks));
 	nb_json_double(j, "min_measurable_ns", c->min_measurable_ns);

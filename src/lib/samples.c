@@ -32,6 +32,30 @@ void *nb_samples_alloc(size_t count, size_t size)
 	return buf;
 }
 
+void *nb_samples_reserve(size_t count, size_t size)
+{
+	size_t bytes = count * size;
+	void *buf = mmap(NULL, bytes ? bytes : size, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+
+	if (buf == MAP_FAILED)
+		nb_fail(NB_EXIT_FAILURE, "cannot reserve %zu bytes for samples: %s", bytes,
+			strerror(errno));
+	return buf;
+}
+
+void nb_samples_fault(void *buf, size_t first, size_t count, size_t size)
+{
+	static atomic_int warned;
+	char *at = (char *)buf + first * size;
+
+	memset(at, 0xff, count * size);
+	if (mlock(at, count * size) != 0 && atomic_exchange(&warned, 1) == 0)
+		nb_warn("cannot lock %zu bytes of samples in memory (%s): page faults may show "
+			"as noise; raise 'ulimit -l' or run with CAP_IPC_LOCK",
+			count * size, strerror(errno));
+}
+
 void nb_samples_free(void *buf, size_t count, size_t size)
 {
 	size_t bytes = count * size;

@@ -15,6 +15,13 @@
 void *nb_samples_alloc(size_t count, size_t size);
 void nb_samples_free(void *buf, size_t count, size_t size);
 
+/* Room for count samples as address space only, for a store that grows:
+ * nothing is faulted in until nb_samples_fault (pages never faulted in read
+ * as 0, not as unset: count taken samples over the faulted part only). */
+void *nb_samples_reserve(size_t count, size_t size);
+/* Faults in, locks and marks unset samples [first, first + count). */
+void nb_samples_fault(void *buf, size_t first, size_t count, size_t size);
+
 /* How many leading samples have their completion word (the 64-bit word at
  * word_offset in each sample, stored last by the loop) set. */
 size_t nb_samples_taken(const void *buf, size_t count, size_t size, size_t word_offset);

@@ -22,8 +22,10 @@ uint64_t nb_selfish_min_iteration(uint64_t iterations);
 double nb_selfish_ordinary_iteration(uint64_t iterations, uint64_t threshold);
 
 /* Runs until `max` detours are stored or the timer passes `end`; returns the
- * iterations done and sets *ndetours. */
+ * iterations done and sets *ndetours. *last is the read the first iteration
+ * starts from (0: a read of its own) and, on return, the last read: a loop
+ * called again goes on where this one ended. */
 uint64_t nb_selfish_loop(struct nb_detour *detours, size_t max, uint64_t threshold,
-			 uint64_t end, size_t *ndetours);
+			 uint64_t end, size_t *ndetours, uint64_t *last);
 
 #endif

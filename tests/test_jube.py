@@ -98,7 +98,7 @@ def test_soak_streams_each_kernel_in_a_job_as_long_as_it_asks(tmp_path, slurm, b
     env = dict(slurm, NOISEBENCH_BIN_DIR=str(bin_dir))
     handle = run_to_end(jube_dir, "soak", env, "slurm", timeout=300)
     rows = result_rows(handle, "soak_csv", env)
-    assert sorted(r["kernel"] for r in rows) == ["fwq", "ftq"]
+    assert sorted(r["kernel"] for r in rows) == ["ftq", "fwq"]
     for r in rows:
         assert r["status"] == "ok" and int(r["job_id"]) > 0, r
         assert r["time limit"] == "0-00:16:00"

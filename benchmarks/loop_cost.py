@@ -2,9 +2,17 @@
 """What the measured loops cost, and what a sample costs in memory.
 
 Prints, for each work kind compiled in:
-  - ticks (and ns) per work loop, as the kernels measure it;
-  - the share of each FTQ quantum spent outside the work (timer read, compare,
-    store): 1 - best count * ticks per loop / quantum, at 10 kHz;
+  - ticks (and ns) per work loop, as the kernels measure it, and the ticks of
+    one FWQ `-w 18` sample (the fastest of 50): 2^18 loops, as the Sequoia
+    original's `fwq -w 18`;
+  - the work loops of an FTQ count and the share of each quantum spent
+    outside the work (timer reads, compare, store): 1 - best count * loops a
+    count * ticks per loop / quantum, at 10 kHz (below 0 where FTQ's copy of
+    the loop runs faster than FWQ's, which the cost is measured on: the same
+    instructions at another alignment);
+  - the spread over 5 FTQ runs (multiiter, 10 kHz) of brho's "Fraction"
+    (mean / max count) and of the robust one (mean / 99.9th percentile):
+    min, median, max (target: no wider than brho FTQ's, 0.85-0.90 here);
 and for FWQ and FTQ the resident memory per sample, from the peak RSS of two
 runs of N and 2N samples in this same invocation (the baseline cancels); the
 target is at most 16 bytes a sample.
@@ -40,17 +48,32 @@ def main():
     tpn = info["ticks_per_ns"]
     print(f"timer read: {info['timer_read_ticks']:.1f} ticks = {info['timer_read_ns']:.1f} ns; "
           f"{tpn:.4f} ticks/ns")
-    print(f"{'work':10} {'ticks/loop':>10} {'ns/loop':>8} {'loops/quantum':>14} "
-          f"{'outside work':>13}")
+    print(f"{'work':10} {'ticks/loop':>10} {'ns/loop':>8} {'-w 18 sample':>13} "
+          f"{'loops/count':>11} {'counts/quantum':>14} {'outside work':>13}")
     with tempfile.TemporaryDirectory() as d:
         for work in info["ticks_per_work_loop"]:
+            run("fwq", "--work", work, "-w", 18, "-n", 50, "-o", f"w{work}", cwd=d)
+            fwq = json.loads((Path(d) / f"w{work}.json").read_text())
             run("ftq", "--work", work, "--freq", 10000, "-n", 5000, "-o", work, cwd=d)
             meta = json.loads((Path(d) / f"{work}.json").read_text())
-            per_loop = meta["ticks_per_work_loop"]
+            per_loop = meta["ticks_per_work_loop_min"]
+            per_count = meta["work_loops_per_count"]
             best = meta["ranks"][0]["stats"]["max"]
-            outside = 1 - best * per_loop / meta["quantum_ticks"]
-            print(f"{work:10} {per_loop:10.1f} {per_loop / tpn:8.1f} {best:14.0f} "
+            outside = 1 - best * per_count * per_loop / meta["quantum_ticks"]
+            print(f"{work:10} {per_loop:10.1f} {per_loop / tpn:8.1f} "
+                  f"{fwq['ranks'][0]['stats']['min']:13.0f} {per_count:11d} {best:14.0f} "
                   f"{100 * outside:12.1f}%")
+
+        fraction, robust = [], []
+        for i in range(5):
+            run("ftq", "--freq", 10000, "-n", 20000, "-o", f"f{i}", cwd=d)
+            rank = json.loads((Path(d) / f"f{i}.json").read_text())["ranks"][0]
+            fraction.append(rank["stats"]["mean"] / rank["stats"]["max"])
+            robust.append(rank["stats"]["mean"] / rank["best_p99_9"])
+        print("\nFTQ multiiter 10 kHz, 5 runs of 2 s: min median max")
+        for name, v in (("Fraction (mean / max)", fraction), ("robust (mean / p99.9)", robust)):
+            v = sorted(v)
+            print(f"  {name:24} {v[0]:.3f} {v[2]:.3f} {v[4]:.3f}  (spread {v[4] - v[0]:.3f})")
 
         n = 2_000_000
         print(f"\nmemory per sample (peak RSS of {2 * n} minus {n} samples, one thread):")

@@ -92,8 +92,12 @@ def test_ftq_files_and_quanta(run, tmp_path):
         assert float(row["mean_loops"]) == pytest.approx(counts.mean(), abs=0.006)
         scaled = (counts.max() - counts.mean()) / counts.max()
         assert float(row["scaled_noise_mean"]) == pytest.approx(scaled, abs=2e-6)
-        # a quiet quantum holds quantum / (work loop + timer read) loops, at most
-        assert counts.max() * meta["ticks_per_work_loop"] <= meta["quantum_ticks"]
+        # a quiet quantum holds quantum / (a count's work loops + timer read)
+        # counts, at most; and a count is at least 10 timer reads' worth of work
+        per_count = meta["work_loops_per_count"]
+        assert counts.max() * per_count * meta["ticks_per_work_loop"] <= meta["quantum_ticks"]
+        read = meta["calibration"]["timer_read_mean_ns"] * meta["ticks_per_ns"]
+        assert per_count * meta["ticks_per_work_loop"] >= 10 * read
 
 
 def test_ftq_interval_bits(run, tmp_path):

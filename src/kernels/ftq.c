@@ -1,5 +1,6 @@
-/* FTQ, fixed time quantum: count the work loops done in each quantum of a
- * fixed grid measured from a common start.  Noise makes counts smaller. */
+/* FTQ, fixed time quantum: count the work done in each quantum of a fixed
+ * grid measured from a common start, in counts of per_count work loops.
+ * Noise makes counts smaller. */
 #include <math.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -13,6 +14,11 @@ enum { OPT_FREQ = NB_OPT_KERNEL };
 static int interval_bits = -1; /* -i, -1 when not given */
 static double freq_hz;         /* --freq, 0 when not given */
 static uint64_t interval_ticks; /* the quantum, on this host */
+/* work loops a count holds: enough that the timer read each count costs is
+ * at most a tenth of it (brho's FTQ notes: a count that is mostly the read
+ * makes the best quantum a matter of how fast the reads went) */
+static uint64_t per_count;
+enum { READ_SHARE_MAX = 10 }; /* a count is at least 10 timer reads' worth of work */
 
 static void option(struct nb_run *r, int c, const char *arg)
 {
@@ -35,8 +41,12 @@ static void check(struct nb_run *r)
 static const char *configure(struct nb_run *r)
 {
 	static char why[512];
-	double loop_ns = nb_ticks_to_ns(&r->cal, nb_quantum_ticks_per_work_loop(r) +
-						      r->cal.timer_read_ticks);
+	double per_loop = nb_quantum_ticks_per_work_loop(r);
+
+	per_count = (uint64_t)ceil(READ_SHARE_MAX * r->cal.timer_read_ticks / per_loop);
+	per_count = per_count ? per_count : 1;
+	double count_ns = nb_ticks_to_ns(&r->cal, (double)per_count * per_loop +
+						       r->cal.timer_read_ticks);
 
 	if (interval_bits >= 0)
 		interval_ticks = (uint64_t)1 << interval_bits;
@@ -47,11 +57,13 @@ static const char *configure(struct nb_run *r)
 	r->sample_ticks = (double)interval_ticks;
 	nb_run_samples_for(r, quantum_ns / 1e9);
 	r->seconds = r->stream.on ? r->stream.seconds : quantum_ns * (double)r->samples / 1e9;
-	if (quantum_ns < 10 * loop_ns) {
+	if (quantum_ns < 10 * count_ns) {
 		snprintf(why, sizeof(why),
-			 "a quantum of %.0f ns holds fewer than 10 %s work loops (%.0f ns each with "
-			 "the timer read) on %s: choose a lower --freq or a larger -i",
-			 quantum_ns, r->work->name, loop_ns, r->ranks.host);
+			 "a quantum of %.0f ns holds fewer than 10 counts of %llu %s work loops "
+			 "(%.0f ns each with the timer read) on %s: choose a lower --freq or a "
+			 "larger -i",
+			 quantum_ns, (unsigned long long)per_count, r->work->name, count_ns,
+			 r->ranks.host);
 		return why;
 	}
 	return NULL;
@@ -71,7 +83,7 @@ static void measure_stream(struct nb_thread *t)
 		size_t slot = (size_t)(seq & (s->nchunks - 1));
 
 		r->work->ftq(&t->work, ring + slot * s->chunk_samples, s->chunk_samples,
-			     start + seq * chunk_ticks, interval_ticks);
+			     start + seq * chunk_ticks, interval_ticks, per_count);
 		__atomic_store_n(&s->chunks[slot].seq, seq + 1, __ATOMIC_RELEASE);
 		__atomic_store_n(&s->done, seq + 1, __ATOMIC_RELEASE);
 	}
@@ -85,7 +97,8 @@ static void measure(struct nb_thread *t)
 		measure_stream(t);
 		return;
 	}
-	r->work->ftq(&t->work, t->samples, r->samples, r->team.start_tick, interval_ticks);
+	r->work->ftq(&t->work, t->samples, r->samples, r->team.start_tick, interval_ticks,
+		     per_count);
 }
 
 static void write_samples(struct nb_run *r, int local, size_t n)
@@ -137,7 +150,7 @@ static size_t detours(struct nb_run *r, struct nb_thread *t, size_t n, struct nb
 {
 	const struct nb_ftq_sample *s = t->samples;
 	double rate = INFINITY,
-	       unit = nb_quantum_ticks_per_work_loop(r) + r->cal.timer_read_ticks;
+	       unit = (double)per_count * nb_quantum_ticks_per_work_loop(r) + r->cal.timer_read_ticks;
 	double threshold = NB_CAUSE_THRESHOLD * (double)interval_ticks + unit +
 			   2 * r->cal.timer_read_ticks;
 	struct nb_cause_detour *d = malloc((n ? n : 1) * sizeof(*d));
@@ -170,7 +183,9 @@ static void json(struct nb_run *r, struct nb_json *j)
 		nb_json_int(j, "interval_bits", interval_bits);
 	else
 		nb_json_double(j, "frequency_hz", freq_hz);
-	nb_json_string(j, "sample_unit", "work loops per quantum; times in ticks");
+	nb_json_uint(j, "work_loops_per_count", per_count);
+	nb_json_string(j, "sample_unit", "counts of work_loops_per_count work loops per quantum; "
+					 "times in ticks");
 }
 
 static void summary(const struct nb_participant *p, const struct nb_stats *s)
@@ -200,6 +215,7 @@ static const struct nb_quantum quantum = {
 	.json = json,
 	.summary = summary,
 	.tails = tails,
+	.best_is_max = 1,
 };
 
 static void finish(struct nb_run *r, int signo)

@@ -26,6 +26,10 @@ struct nb_quantum {
 	/* the kernel's keys in the JSON, and the end of a summary line */
 	void (*json)(struct nb_run *r, struct nb_json *j);
 	void (*summary)(const struct nb_participant *p, const struct nb_stats *s);
+	/* whether the best value is the largest (FTQ); the summary then gives,
+	 * beside the Sequoia figures against it, a robust best (the 99.9th
+	 * percentile) and how many samples reached the largest */
+	int best_is_max;
 	/* the tails of the loss, from the n values sorted ascending */
 	void (*tails)(const struct nb_participant *p, const uint64_t *sorted, size_t n,
 		      struct nb_tails *t);

@@ -5,6 +5,9 @@
  *   WORK_DECL(ctx)     register variables the work keeps, set up before the loop
  *   WORK_UNIT()        one work loop
  *   WORK_SINK()        stores the result where the compiler must keep it
+ * and may define
+ *   WORK_LOOPS(n)      n work loops as one loop of its own (the ASM kind: the
+ *                      LLNL loop, whose compare and branch are part of it)
  *
  * Inside the loops there is only the work, the timer read (which carries the
  * lfence at the top of each sample), a compare and a store into memory that
@@ -18,6 +21,12 @@
 #define NB_CAT_(a, b) a##b
 #define NB_CAT(a, b) NB_CAT_(a, b)
 
+#ifndef WORK_LOOPS
+#define WORK_LOOPS(n)                                                                        \
+	for (uint64_t k_ = 0; k_ < (n); k_++)                                                \
+	WORK_UNIT()
+#endif
+
 void NB_CAT(nb_fwq_, NB_WORK_KIND)(struct nb_work_ctx *ctx, uint64_t *restrict samples,
 				   size_t n, uint64_t loops, uint64_t *first)
 {
@@ -29,8 +38,7 @@ void NB_CAT(nb_fwq_, NB_WORK_KIND)(struct nb_work_ctx *ctx, uint64_t *restrict s
 	__atomic_store_n(first, t0, __ATOMIC_RELAXED);
 
 	for (size_t i = 0; i < n; i++) {
-		for (uint64_t k = 0; k < loops; k++)
-			WORK_UNIT();
+		WORK_LOOPS(loops);
 		uint64_t t1 = nb_ticks();
 
 		__atomic_store_n(&samples[i], t1 - t0, __ATOMIC_RELAXED);
@@ -41,7 +49,7 @@ void NB_CAT(nb_fwq_, NB_WORK_KIND)(struct nb_work_ctx *ctx, uint64_t *restrict s
 
 void NB_CAT(nb_ftq_, NB_WORK_KIND)(struct nb_work_ctx *ctx,
 				   struct nb_ftq_sample *restrict samples, size_t n,
-				   uint64_t start, uint64_t interval)
+				   uint64_t start, uint64_t interval, uint64_t per_count)
 {
 	WORK_DECL(ctx);
 	uint64_t end = start;
@@ -51,7 +59,7 @@ void NB_CAT(nb_ftq_, NB_WORK_KIND)(struct nb_work_ctx *ctx,
 
 		end += interval;
 		for (now = nb_ticks(); now < end; now = nb_ticks()) {
-			WORK_UNIT();
+			WORK_LOOPS(per_count);
 			count++;
 		}
 		samples[i].count = count;

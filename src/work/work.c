@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "samples.h"
+#include "timer.h"
 
 volatile uint64_t nb_work_sink;
 
@@ -50,15 +51,23 @@ void nb_work_ctx_free(struct nb_work_ctx *ctx)
 double nb_work_ticks_per_loop(const struct nb_work_kind *w, struct nb_work_ctx *ctx,
 			      double ticks_per_ns)
 {
-	enum { N = 32 };
-	uint64_t s[N], loops = 1, best = UINT64_MAX, first;
+	enum { N = 256 };
+	static uint64_t s[N];
+	uint64_t loops = 1, best = UINT64_MAX, first;
 
+	/* samples of about 50 us */
 	for (;;) {
 		w->fwq(ctx, s, 1, loops, &first);
 		if (s[0] > 50000 * ticks_per_ns || loops >= ((uint64_t)1 << 30))
 			break;
 		loops *= 2;
 	}
+	/* 50 ms of the loop first: a core that has been idle runs slower for a
+	 * while (its clock, its caches), and the fastest sample is what is kept */
+	uint64_t until = nb_ticks() + (uint64_t)(50e6 * ticks_per_ns);
+
+	while (nb_ticks() < until)
+		w->fwq(ctx, s, 1, loops, &first);
 	w->fwq(ctx, s, N, loops, &first);
 	for (int i = 0; i < N; i++)
 		best = s[i] < best ? s[i] : best;

@@ -1,8 +1,10 @@
 /* The work loops, one translation unit per work kind (see loops.h).
  *
- * A "work loop" is the unit FTQ counts and FWQ repeats 2^w times:
+ * A "work loop" is one iteration of the Sequoia/LLNL FWQ's loop, which FWQ
+ * repeats 2^w times (-w, as the original's) and FTQ counts per_count at a
+ * time:
  *   multiiter  32 increments then 31 decrements of a register counter
- *   asm        64 iterations of a register-only x86-64 loop (inc, nop, dec, jnz)
+ *   asm        LLNL's x86-64 loop: incq, 16 nops, cmpq $0 and js
  *   daxpy      y = a*x + y over the thread's vectors (1024 doubles by default)
  */
 #ifndef NB_WORK_H
@@ -30,9 +32,10 @@ struct nb_ftq_sample {
  * sample i starts at *first plus the samples before it. */
 typedef void (*nb_fwq_loop_fn)(struct nb_work_ctx *ctx, uint64_t *samples, size_t n,
 			       uint64_t loops, uint64_t *first);
-/* FTQ: quantum i ends at the first tick >= start + (i + 1) * interval. */
+/* FTQ: quantum i ends at the first tick >= start + (i + 1) * interval; its
+ * count is of per_count work loops each. */
 typedef void (*nb_ftq_loop_fn)(struct nb_work_ctx *ctx, struct nb_ftq_sample *samples,
-			       size_t n, uint64_t start, uint64_t interval);
+			       size_t n, uint64_t start, uint64_t interval, uint64_t per_count);
 
 struct nb_work_kind {
 	const char *name;
@@ -49,7 +52,8 @@ const struct nb_work_kind *nb_work_find(const char *name);
 void nb_work_ctx_init(struct nb_work_ctx *ctx, size_t len);
 void nb_work_ctx_free(struct nb_work_ctx *ctx);
 
-/* Ticks one work loop takes: the fastest of a few FWQ samples of ~50 us. */
+/* Ticks one work loop takes, at least: the fastest of 256 FWQ samples of
+ * about 50 us each, after 50 ms of the loop. */
 double nb_work_ticks_per_loop(const struct nb_work_kind *w, struct nb_work_ctx *ctx,
 			      double ticks_per_ns);
 
@@ -60,7 +64,7 @@ extern volatile uint64_t nb_work_sink;
 #define NB_WORK_DECLARE(kind)                                                                \
 	void nb_fwq_##kind(struct nb_work_ctx *, uint64_t *, size_t, uint64_t, uint64_t *);  \
 	void nb_ftq_##kind(struct nb_work_ctx *, struct nb_ftq_sample *, size_t, uint64_t,   \
-			   uint64_t);
+			   uint64_t, uint64_t);
 NB_WORK_DECLARE(multiiter)
 NB_WORK_DECLARE(asm)
 NB_WORK_DECLARE(daxpy)

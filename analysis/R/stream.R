@@ -62,7 +62,7 @@ read_stream_seconds <- function(path) {
   d
 }
 
-# A rank's loss in us from the kernel's unit: FWQ ticks; FTQ work loops, the
+# A rank's loss in us from the kernel's unit: FWQ ticks; FTQ counts, the
 # share of the reference quantum's count missing, times the quantum.
 stream_us_per_unit <- function(info) {
   if (info$stream_of == "fwq") return(1 / info$ticks_per_ns / 1e3)

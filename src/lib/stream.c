@@ -503,7 +503,7 @@ static void fill_json(struct nb_stream *s, FILE *f)
 		nb_json_uint(&j, "quantum_ticks", s->quantum_ticks);
 	nb_json_double(&j, "ticks_per_ns", s->ticks_per_s / 1e9);
 	nb_json_uint(&j, "start_tick", s->start_tick);
-	nb_json_string(&j, "unit", s->kind == NB_STREAM_FWQ ? "ticks" : "work_loops");
+	nb_json_string(&j, "unit", s->kind == NB_STREAM_FWQ ? "ticks" : "counts");
 	nb_json_uint(&j, "reference", s->reference);
 	nb_json_uint(&j, "samples", s->samples);
 	nb_json_uint(&j, "lost_samples", s->lost);

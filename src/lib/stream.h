@@ -11,7 +11,7 @@
  *
  * The loss of a sample is measured against the reference, the best sample of
  * the run's first second (FWQ: fewest ticks; FTQ: largest count): in ticks
- * for FWQ, in work loops for FTQ. Samples better than it lose 0. */
+ * for FWQ, in counts for FTQ. Samples better than it lose 0. */
 #ifndef NB_STREAM_H
 #define NB_STREAM_H
 
@@ -42,7 +42,7 @@ struct nb_stream_chunk {
 struct nb_stream_event {
 	uint64_t index;  /* the sample's number in the run */
 	uint64_t tick;   /* when it ended */
-	uint64_t value;  /* as the kernel stores it: ticks (FWQ), work loops (FTQ) */
+	uint64_t value;  /* as the kernel stores it: ticks (FWQ), counts (FTQ) */
 	double loss;     /* beyond the reference, in the same unit */
 	uint64_t first;  /* the raw samples around it: [first, first + n) */
 	uint64_t n;      /* 0 until the samples after it are in */

@@ -35,6 +35,15 @@ static double robust_noise_mean(const struct result *x)
 	return m > 0 && m > x->stats.mean ? (m - x->stats.mean) / m : 0;
 }
 
+/* What a work loop costs, and the kernel's own keys. */
+static void json_work(struct nb_run *r, const struct nb_quantum *q, struct nb_json *j)
+{
+	/* the minimum: _min says so; the first name is kept for earlier readers */
+	nb_json_double(j, "ticks_per_work_loop", nb_quantum_ticks_per_work_loop(r));
+	nb_json_double(j, "ticks_per_work_loop_min", nb_quantum_ticks_per_work_loop(r));
+	q->json(r, j);
+}
+
 static void print_summary(struct nb_run *r, const struct nb_quantum *q, const struct result *x)
 {
 	const char *u = q->value_unit;
@@ -76,10 +85,7 @@ static void report(struct nb_run *r, const struct nb_quantum *q, const struct re
 		total += all[i].p.samples;
 	}
 	nb_run_json_head(r, &j, signo);
-	/* the minimum: _min says so; the first name is kept for earlier readers */
-	nb_json_double(&j, "ticks_per_work_loop", nb_quantum_ticks_per_work_loop(r));
-	nb_json_double(&j, "ticks_per_work_loop_min", nb_quantum_ticks_per_work_loop(r));
-	q->json(r, &j);
+	json_work(r, q, &j);
 	nb_json_array(&j, "ranks");
 	for (int i = 0; i < n; i++) {
 		nb_run_json_participant(r, &j, &all[i].p);
@@ -108,7 +114,7 @@ struct stream_result {
 	uint64_t lost_samples, min, max, memory_bytes, checkpoints, reference;
 	double seconds, mean, lost_percent, checkpoint_ms_max;
 	double loss[4]; /* p50, p99, p99.9 and the max, in the kernel's unit */
-	double us_per_unit;  /* FTQ: a work loop of the reference quantum as time */
+	double us_per_unit;  /* FTQ: a count of the reference quantum as time */
 };
 
 static const double stream_probs[] = { 0.5, 0.99, 0.999, 1 };
@@ -150,10 +156,7 @@ static void stream_report(struct nb_run *r, const struct nb_quantum *q,
 		total += all[i].p.samples;
 	}
 	nb_run_json_head(r, &j, signo);
-	/* the minimum: _min says so; the first name is kept for earlier readers */
-	nb_json_double(&j, "ticks_per_work_loop", nb_quantum_ticks_per_work_loop(r));
-	nb_json_double(&j, "ticks_per_work_loop_min", nb_quantum_ticks_per_work_loop(r));
-	q->json(r, &j);
+	json_work(r, q, &j);
 	nb_json_object(&j, "stream");
 	nb_json_double(&j, "seconds_requested", r->stream.seconds);
 	nb_json_double(&j, "checkpoint_s", r->stream.checkpoint_s);

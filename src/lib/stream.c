@@ -68,7 +68,7 @@ size_t nb_stream_memory(const struct nb_stream_opts *o, double sample_time_ticks
 	unsigned n = nchunks_for(o, m, sample_time_ticks, ticks_per_ns);
 	uint64_t raw = 2 * context_samples_for(o, sample_time_ticks, ticks_per_ns) + 1;
 
-	return (size_t)n * m * sample_size + n * sizeof(struct nb_stream_chunk) +
+	return (size_t)n * m * sample_size + n * (sizeof(struct nb_stream_chunk) + sizeof(uint64_t)) +
 	       sizeof(struct nb_stream) +
 	       (size_t)o->top * (sizeof(struct nb_stream_event) + raw * 2 * sizeof(uint64_t));
 }
@@ -90,7 +90,8 @@ void nb_stream_init(struct nb_stream *s, const struct nb_stream_opts *o, enum nb
 	s->raw_capacity = 2 * s->context_samples + 1;
 	s->events = calloc((size_t)o->top, sizeof(*s->events));
 	s->stale = calloc((size_t)o->top, sizeof(*s->stale));
-	if (!s->events || !s->stale)
+	s->gaps = calloc(s->nchunks, sizeof(*s->gaps));
+	if (!s->events || !s->stale || !s->gaps)
 		nb_fail(NB_EXIT_FAILURE, "out of memory for the stream's events");
 	for (int i = 0; i < o->top; i++)
 		s->events[i].raw = nb_samples_alloc(s->raw_capacity, 2 * sizeof(uint64_t));
@@ -106,6 +107,7 @@ void nb_stream_free(struct nb_stream *s)
 		nb_samples_free(s->events[i].raw, s->raw_capacity, 2 * sizeof(uint64_t));
 	free(s->events);
 	free(s->stale);
+	free(s->gaps);
 	if (s->seconds_file)
 		fclose(s->seconds_file);
 	memset(s, 0, sizeof(*s));
@@ -323,6 +325,7 @@ static void capture_events(struct nb_stream *s, uint64_t folded_samples_end, int
 				break;
 			}
 			chunk_samples(s, seq, m, values, ticks);
+			values[0] += s->gaps[seq & (s->nchunks - 1)]; /* as folded in */
 			for (uint64_t j = 0; j < m; j++) {
 				uint64_t idx = seq * m + j;
 
@@ -378,6 +381,7 @@ static void fold_chunk(struct nb_stream *s, uint64_t seq, size_t count)
 	uint64_t m = s->chunk_samples, values[m], ticks[m];
 
 	chunk_samples(s, seq, count, values, ticks);
+	s->gaps[seq & (s->nchunks - 1)] = 0;
 	int ok = chunk_intact(s, seq);
 
 	for (size_t j = 0; ok && j < count; j++)
@@ -395,7 +399,8 @@ static void fold_chunk(struct nb_stream *s, uint64_t seq, size_t count)
 		uint64_t first = s->chunks[seq & (s->nchunks - 1)].first_tick;
 
 		if (first > s->last_tick)
-			values[0] += first - s->last_tick;
+			s->gaps[seq & (s->nchunks - 1)] = first - s->last_tick;
+		values[0] += s->gaps[seq & (s->nchunks - 1)];
 	}
 	s->after_loss = 0;
 	for (size_t j = 0; j < count; j++)

@@ -89,6 +89,9 @@ struct nb_stream {
 	struct nb_stream_second now;
 	uint64_t second;         /* the second `now` sums */
 	FILE *seconds_file;
+	/* FWQ: the ticks between each chunk and the one before it, added to its
+	 * first sample (the events' samples are copied as they were folded) */
+	uint64_t *gaps;
 	struct nb_stream_event *events;
 	int top;
 	/* events dropped since the last checkpoint whose samples' files that

@@ -184,44 +184,47 @@ write_report <- function(results_dir) {
     top_causes = top_causes(runs)
   )
 
+  write_report_dir(results_dir, function(tmp) {
+    write_tables(tmp, tables)
+    dir.create(file.path(tmp, "loggopsim"))
+    write_loggopsim_traces(file.path(tmp, "loggopsim"), runs)
+    figures <- lapply(names(runs), function(n) {
+      run_figures(tmp, n, runs[[n]], peaks, labels[run == n, label],
+        if (nrow(tables$scale)) tables$scale[run == n])
+    })
+    if (nrow(tables$causes)) {
+      caption <- paste("Noise by cause: the share (%) of the detours' time each class of",
+        "cause held, per run and CPU. Hardware is what nothing in the kernel's trace explains.")
+      figures <- c(list(setNames(save_figure(plot_causes(with_labels(tables$causes, labels),
+        "noise by cause"), tmp, "causes",
+        height = 1.5 + 0.5 * nrow(unique(tables$causes[, .(run, unit)]))), caption)),
+        figures)
+    }
+    figures <- c(figures, lapply(names(streams), function(n) {
+      stream_figures(tmp, n, streams[[n]], labels[run == n, label])
+    }))
+    writeLines(report_html(data, tables, verdict_text(verdicts), figures, untraced_runs(runs)),
+      file.path(tmp, "index.html"))
+  })
+}
+
+# Writes a report with fill(tmp) into a temporary directory that replaces
+# RESULTS_DIR/report only when fill is done: a failure half-way leaves the
+# previous report, or none, never half of one.
+write_report_dir <- function(results_dir, fill) {
   tmp <- file.path(results_dir, sprintf(".report-%d.tmp", Sys.getpid()))
   unlink(tmp, recursive = TRUE)
   dir.create(tmp)
   done <- FALSE
   on.exit(if (!done) unlink(tmp, recursive = TRUE), add = TRUE)
-
-  write_tables(tmp, tables)
-  dir.create(file.path(tmp, "loggopsim"))
-  write_loggopsim_traces(file.path(tmp, "loggopsim"), runs)
-  figures <- lapply(names(runs), function(n) {
-    run_figures(tmp, n, runs[[n]], peaks, labels[run == n, label],
-      if (nrow(tables$scale)) tables$scale[run == n])
-  })
-  if (nrow(tables$causes)) {
-    caption <- paste("Noise by cause: the share (%) of the detours' time each class of",
-      "cause held, per run and CPU. Hardware is what nothing in the kernel's trace explains.")
-    figures <- c(list(setNames(save_figure(plot_causes(with_labels(tables$causes, labels),
-      "noise by cause"), tmp, "causes",
-      height = 1.5 + 0.5 * nrow(unique(tables$causes[, .(run, unit)]))), caption)),
-      figures)
-  }
-  figures <- c(figures, lapply(names(streams), function(n) {
-    stream_figures(tmp, n, streams[[n]], labels[run == n, label])
-  }))
-  writeLines(report_html(data, tables, verdict_text(verdicts), figures, untraced_runs(runs)),
-    file.path(tmp, "index.html"))
-  replace_report(tmp, results_dir)
-  done <- TRUE
-  invisible(file.path(results_dir, "report", "index.html"))
-}
-
-# Moves a report written under tmp into RESULTS_DIR/report.
-replace_report <- function(tmp, results_dir) {
+  fill(tmp)
   out <- file.path(results_dir, "report")
   old <- paste0(tmp, ".old")
   if (dir.exists(out)) file.rename(out, old)
   if (!file.rename(tmp, out)) stop("cannot rename ", tmp, " to ", out)
   unlink(old, recursive = TRUE)
+  done <- TRUE
+  invisible(file.path(out, "index.html"))
 }
 
 # A results directory of streamed runs only: their table, tails and figures.
@@ -230,29 +233,23 @@ write_stream_report <- function(data, results_dir) {
   labels <- rbindlist(lapply(names(streams), function(n) stream_label(n, streams[[n]])))
   tables <- list(runs = labels, streams = stream_table(streams),
     tails = stream_tail_table(streams))
-  tmp <- file.path(results_dir, sprintf(".report-%d.tmp", Sys.getpid()))
-  unlink(tmp, recursive = TRUE)
-  dir.create(tmp)
-  done <- FALSE
-  on.exit(if (!done) unlink(tmp, recursive = TRUE), add = TRUE)
-  write_tables(tmp, tables)
-  figures <- lapply(names(streams), function(n) {
-    stream_figures(tmp, n, streams[[n]], labels[run == n, label])
-  })
   hosts <- unique(unlist(lapply(streams, function(s) {
     vapply(s$ranks, function(r) r$info$host, "")
   })))
-  body <- c(
-    stream_section(tables, labels),
-    "<h2>Runs</h2>", html_table(labels[, .(label, run)]),
-    "<h2>Figures</h2>",
-    unlist(lapply(figures, function(f) mapply(html_figure, f, names(f))))
-  )
-  writeLines(html_page(paste("noisebench report:", paste(hosts, collapse = ", ")), body),
-    file.path(tmp, "index.html"))
-  replace_report(tmp, results_dir)
-  done <- TRUE
-  invisible(file.path(results_dir, "report", "index.html"))
+  write_report_dir(results_dir, function(tmp) {
+    write_tables(tmp, tables)
+    figures <- lapply(names(streams), function(n) {
+      stream_figures(tmp, n, streams[[n]], labels[run == n, label])
+    })
+    body <- c(
+      stream_section(tables, labels),
+      "<h2>Runs</h2>", html_table(labels[, .(label, run)]),
+      "<h2>Figures</h2>",
+      unlist(lapply(figures, function(f) mapply(html_figure, f, names(f))))
+    )
+    writeLines(html_page(paste("noisebench report:", paste(hosts, collapse = ", ")), body),
+      file.path(tmp, "index.html"))
+  })
 }
 
 stream_section <- function(tables, labels) {

@@ -3,7 +3,7 @@
  * Before including this file a work_<kind>.c defines
  *   NB_WORK_KIND       its name (multiiter, asm, daxpy)
  *   WORK_DECL(ctx)     register variables the work keeps, set up before the loop
- *   WORK_UNIT()        one work loop
+ *   WORK_UNIT()        one work loop (unless it defines WORK_LOOPS)
  *   WORK_SINK()        stores the result where the compiler must keep it
  * and may define
  *   WORK_LOOPS(n)      n work loops as one loop of its own (the ASM kind: the

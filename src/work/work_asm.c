@@ -20,7 +20,6 @@
 					 :                                                     \
 					 : "cc");                                              \
 	} while (0)
-#define WORK_UNIT() WORK_LOOPS(1)
 #define WORK_SINK() (nb_work_sink = 0)
 
 #include "loops.h"

@@ -92,10 +92,10 @@ def test_ftq_files_and_quanta(run, tmp_path):
         assert float(row["mean_loops"]) == pytest.approx(counts.mean(), abs=0.006)
         scaled = (counts.max() - counts.mean()) / counts.max()
         assert float(row["scaled_noise_mean"]) == pytest.approx(scaled, abs=2e-6)
-        # a quiet quantum holds quantum / (a count's work loops + timer read)
-        # counts, at most; and a count is at least 10 timer reads' worth of work
+        # a count is at least 10 timer reads' worth of work (the work loop's
+        # cost is FWQ's copy of it: FTQ's copy, at another alignment, can run
+        # a little faster, so counts * cost is no bound on the quantum)
         per_count = meta["work_loops_per_count"]
-        assert counts.max() * per_count * meta["ticks_per_work_loop"] <= meta["quantum_ticks"]
         read = meta["calibration"]["timer_read_mean_ns"] * meta["ticks_per_ns"]
         assert per_count * meta["ticks_per_work_loop"] >= 10 * read
 

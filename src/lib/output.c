@@ -7,12 +7,28 @@
 #include <string.h>
 #include <unistd.h>
 
+/* Every file is created, committed and discarded under the lock, so a
+ * signal thread removing them all never misses one already on disk nor
+ * closes one another thread is closing. */
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static struct nb_outfile *open_files;
+static int discarding; /* set for good once the process drops its files */
 
 static void unlink_open_files(void)
 {
 	nb_outfile_discard_all();
+}
+
+/* Takes the lock, unless the process is leaving without its files: the
+ * thread then waits for the exit rather than create or rename a file. */
+static void lock_unless_discarding(void)
+{
+	pthread_mutex_lock(&lock);
+	while (discarding) {
+		pthread_mutex_unlock(&lock);
+		pause();
+		pthread_mutex_lock(&lock);
+	}
 }
 
 struct nb_outfile *nb_outfile_open(const char *path)
@@ -26,10 +42,12 @@ struct nb_outfile *nb_outfile_open(const char *path)
 		return NULL;
 	}
 	o->path = strdup(path);
+	lock_unless_discarding();
 	o->f = fopen(o->tmp, "w");
 	if (!o->f) {
 		int e = errno;
 
+		pthread_mutex_unlock(&lock);
 		free(o->tmp);
 		free(o->path);
 		free(o);
@@ -37,7 +55,6 @@ struct nb_outfile *nb_outfile_open(const char *path)
 		return NULL;
 	}
 	setvbuf(o->f, NULL, _IOFBF, 1 << 20);
-	pthread_mutex_lock(&lock);
 	if (!registered) {
 		atexit(unlink_open_files);
 		registered = 1;
@@ -48,9 +65,9 @@ struct nb_outfile *nb_outfile_open(const char *path)
 	return o;
 }
 
+/* Called with the lock held; releases it. */
 static void forget(struct nb_outfile *o)
 {
-	pthread_mutex_lock(&lock);
 	for (struct nb_outfile **p = &open_files; *p; p = &(*p)->next)
 		if (*p == o) {
 			*p = o->next;
@@ -64,6 +81,7 @@ static void forget(struct nb_outfile *o)
 
 void nb_outfile_discard(struct nb_outfile *o)
 {
+	lock_unless_discarding();
 	if (o->f)
 		fclose(o->f);
 	unlink(o->tmp);
@@ -72,8 +90,10 @@ void nb_outfile_discard(struct nb_outfile *o)
 
 int nb_outfile_commit(struct nb_outfile *o)
 {
-	int failed = ferror(o->f);
+	int failed;
 
+	lock_unless_discarding();
+	failed = ferror(o->f);
 	failed |= fclose(o->f) != 0;
 	o->f = NULL;
 	if (failed || rename(o->tmp, o->path) != 0) {
@@ -93,18 +113,15 @@ int nb_outfile_discard_all(void)
 	int n = 0;
 
 	pthread_mutex_lock(&lock);
-	while (open_files) {
-		struct nb_outfile *o = open_files;
-
-		open_files = o->next;
-		if (o->f)
+	discarding = 1;
+	/* Kept on the list, unfreed: another thread may hold one, waiting. */
+	for (struct nb_outfile *o = open_files; o; o = o->next)
+		if (o->f) {
 			fclose(o->f);
-		unlink(o->tmp);
-		free(o->tmp);
-		free(o->path);
-		free(o);
-		n++;
-	}
+			o->f = NULL;
+			unlink(o->tmp);
+			n++;
+		}
 	pthread_mutex_unlock(&lock);
 	return n;
 }

@@ -25,7 +25,9 @@ int nb_outfile_commit(struct nb_outfile *o);
 /* Closes, removes and frees o, a file that will not be written after all. */
 void nb_outfile_discard(struct nb_outfile *o);
 
-/* Removes every temporary file not yet committed; returns how many. */
+/* Removes every temporary file not yet committed, for a process about to
+ * exit without its files: any thread opening, committing or discarding a
+ * file from then on waits for the exit.  Returns how many were removed. */
 int nb_outfile_discard_all(void);
 
 /* Writes v[0], v[stride], v[2*stride], ... one decimal number per line. */

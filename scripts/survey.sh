@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # A short noise survey of this machine (`make run`): jube/noise.xml run here,
 # without a scheduler, on the kernels in BIN_DIR: FWQ with each work kind,
-# FTQ at 10 and 7 kHz (not multiples of each other: seed 003's two-frequency
+# FTQ at 10 and 7 kHz (not multiples of each other: brho's FTQ notes' two-frequency
 # test), P-SNAP and the selfish detour, each on 1, 2, 4, ... and every CPU.
 # A few minutes. Writes results/<host>-<date>/ (the machine, JUBE's run, its
 # tables) and the report of it all (analysis/report.R), and prints where.

@@ -152,11 +152,12 @@ frequencies_independent <- function(fs_a, fs_b) {
   abs(ratio - round(ratio)) > 1e-6
 }
 
-# Spectra and classified peaks of every FTQ run and thread. A run's partner
-# for the two-frequency test is another FTQ run of the same work and
-# injection whose sampling frequency is independent of its own; a thread's
-# partner is that run's thread on the same host and CPU (another node's
-# lines are another node's noise).
+# Spectra and classified peaks of every FTQ run and thread. A run's partners
+# for the two-frequency test are the other FTQ runs of the same work and
+# injection whose sampling frequency is independent of its own, the nearest
+# in time first (the machine's noise changes over the hours); a thread's
+# are their threads on its host (partner_threads), and its peaks' origin
+# their vote (vote_on_origin). partner_run names the nearest.
 ftq_peak_table <- function(runs) {
   ftq <- Filter(function(r) r$kernel == "ftq", runs)
   if (length(ftq) == 0) return(list(peaks = data.table(), spectra = data.table()))
@@ -185,15 +186,17 @@ ftq_peak_table <- function(runs) {
       b != a && key(ftq[[b]]) == key(ftq[[a]]) &&
         frequencies_independent(fs_a, ftq_sampling_hz(ftq[[b]]$meta))
     }, names(ftq))
+    partners <- partners[order(abs(run_start(ftq[partners]) - run_start(ftq[a])))]
     for (u in names(spectra[[a]])) {
       spec <- spectra[[a]][[u]]
       found <- find_peaks(spec[, .(frequency_hz, power)])
-      b <- partner_thread(spectra, partners, u, spec$host[1])
-      partner <- if (!is.na(b$run)) spectra[[b$run]][[b$thread]] else NULL
-      b <- b$run
-      fs_b <- if (!is.null(partner)) ftq_sampling_hz(ftq[[b]]$meta) else NA
-      found <- classify_peaks(found, fs_a, partner, fs_b, spec$mean_count[1],
-        partner$mean_count[1])
+      pairs <- partner_threads(spectra, partners, u, spec$host[1])
+      found <- vote_on_origin(found, lapply(pairs, function(b) {
+        partner <- spectra[[b$run]][[b$thread]]
+        classify_peaks(found, fs_a, partner, ftq_sampling_hz(ftq[[b$run]]$meta),
+          spec$mean_count[1], partner$mean_count[1])
+      }))
+      b <- if (length(pairs)) pairs[[1]]$run else NULL
       # A short detour taking a share s of every period takes an impulse
       # train out of the counts, whose lines have the amplitude 2 s times the
       # undisturbed count (the median quantum's) and the power half its square.
@@ -202,7 +205,7 @@ ftq_peak_table <- function(runs) {
       undisturbed <- if (spec$median_count[1] > 0) spec$median_count[1] else spec$max_count[1]
       found[, `:=`(share_percent = 100 * sqrt(power / 2) / undisturbed, run = a,
         thread = spec$unit[1], host = spec$host[1], cpu = spec$cpu[1], sampling_hz = fs_a,
-        partner_run = if (is.null(partner)) NA_character_ else b)]
+        partner_run = if (is.null(b)) NA_character_ else b)]
       peaks[[length(peaks) + 1]] <- found
     }
   }
@@ -214,16 +217,53 @@ ftq_peak_table <- function(runs) {
   list(peaks = peaks[order(run, thread, -power)], spectra = spectra)
 }
 
-# The partner of thread u (its "host:cpu") among the partner runs: the first
-# run's thread on the same host and CPU, else on the same host; NA when no
-# partner run measured that host.
-partner_thread <- function(spectra, partners, u, host) {
-  for (b in partners) if (!is.null(spectra[[b]][[u]])) return(list(run = b, thread = u))
-  for (b in partners) {
+# The partners of thread u (its "host:cpu") among the partner runs: each
+# run's thread on the same host and CPU, else its first on the same host
+# (another node's lines are another node's noise); at most `most`, the same
+# CPU's first, none when no partner run measured that host.
+partner_threads <- function(spectra, partners, u, host, most = 5) {
+  pairs <- lapply(partners, function(b) {
+    if (!is.null(spectra[[b]][[u]])) return(list(run = b, thread = u))
     same <- Filter(function(v) spectra[[b]][[v]]$host[1] == host, names(spectra[[b]]))
-    if (length(same)) return(list(run = b, thread = same[1]))
+    if (length(same)) list(run = b, thread = same[1])
+  })
+  # the same CPU's first, each group in the partners' order
+  pairs <- Filter(Negate(is.null), pairs)
+  same_cpu <- vapply(pairs, function(b) b$thread == u, logical(1))
+  utils::head(c(pairs[same_cpu], pairs[!same_cpu]), most)
+}
+
+# Each partner's verdict on each peak is a test of its own: the origin is
+# the one most of them gave, of external and artifact; a tie, or none,
+# is unknown (a partner that saw neither or both casts no vote). partners
+# says how many runs were asked, agreeing how many gave the origin.
+vote_on_origin <- function(peaks, verdicts) {
+  peaks <- copy(peaks)
+  if (length(verdicts) == 0 || nrow(peaks) == 0) {
+    return(peaks[, `:=`(origin = rep("unknown", .N), partner_hz = rep(NA_real_, .N),
+      partners = rep(length(verdicts), .N), agreeing = rep(0L, .N))][])
   }
-  list(run = NA_character_, thread = NA_character_)
+  origins <- vapply(verdicts, function(v) v$origin, character(nrow(peaks)))
+  dim(origins) <- c(nrow(peaks), length(verdicts))
+  external <- rowSums(origins == "external")
+  artifact <- rowSums(origins == "artifact")
+  peaks[, `:=`(
+    origin = ifelse(external > artifact, "external",
+      ifelse(artifact > external, "artifact", "unknown")),
+    partner_hz = verdicts[[1]]$partner_hz,
+    partners = length(verdicts),
+    agreeing = as.integer(ifelse(external == artifact, 0, pmax(external, artifact)))
+  )][]
+}
+
+# When each run started (its JSON's start.utc), NA where it does not say.
+run_start <- function(runs) {
+  vapply(runs, function(r) {
+    start <- r$meta$start
+    utc <- if (is.list(start)) start$utc
+    if (!is.character(utc)) return(NA_real_)
+    as.numeric(as.POSIXct(utc, format = "%Y-%m-%dT%H:%M:%OSZ", tz = "UTC"))
+  }, numeric(1))
 }
 
 # As --inject takes it: "period_us:duration_us", ":poisson" after a random stream's

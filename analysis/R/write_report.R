@@ -166,7 +166,7 @@ write_report <- function(results_dir) {
     peaks = if (nrow(peaks$peaks)) {
       peaks$peaks[, .(frequency_hz, power, share_percent, origin, run, host, thread, cpu,
         sampling_hz,
-        partner_run, above_floor = ratio)]
+        partner_run, partners, agreeing, above_floor = ratio)]
     } else {
       data.table(frequency_hz = numeric(), power = numeric(), share_percent = numeric(),
         origin = character())
@@ -370,9 +370,11 @@ report_html <- function(data, tables, verdict, figures, untraced = NULL) {
     "frequency, in counts squared; above_floor: times the running median of the spectrum;",
     "share_percent: the share of the time a short detour repeating at that frequency takes,",
     "were the line one; its harmonics show the same share, so count the lowest line only).",
-    "origin: <b>external</b> when a run at an independent sampling frequency (partner_run) shows",
-    "the same Hz, <b>artifact</b> of the benchmark when it shows the line moved with the sampling",
-    "rate (a fixed number of quanta apart), <b>unknown</b> otherwise or without a partner.",
+    "origin: <b>external</b> when runs at an independent sampling frequency show the same Hz,",
+    "<b>artifact</b> of the benchmark when they show the line moved with the sampling rate (a",
+    "fixed number of quanta apart), <b>unknown</b> when they tie or without a partner; each",
+    "of up to 5 such runs (partners, the nearest in time first: partner_run) votes, agreeing",
+    "of them gave the origin.",
     "Also in peaks.csv.</p>",
     html_table(shown("peaks")),
     "<h2>P-SNAP</h2>",

@@ -114,6 +114,47 @@ test_that("the two-frequency test tells interference from benchmark artifacts", 
   expect_true(all(classify_peaks(find_peaks(s10), 10000)$origin == "unknown"))
 })
 
+test_that("every partner votes on a line's origin, the nearest in time named", {
+  dir <- withr_tempdir()
+  set.seed(5)
+  # the 10 kHz run has its line at 500 Hz; of the three 7 kHz runs, the one
+  # taken right after it lost the line (a burst of other noise scattered
+  # it), the two later ones show it
+  started <- function(prefix, utc) {
+    path <- file.path(dir, paste0(prefix, ".json"))
+    meta <- jsonlite::read_json(path)
+    meta$start <- list(utc = utc)
+    jsonlite::write_json(meta, path, auto_unbox = TRUE, digits = NA)
+  }
+  write_ftq(dir, "f10", list(impulse_counts(40000, 20, depth = 300)), 10000)
+  write_ftq(dir, "f7a", list(2000 + stats::rpois(28000, 3)), 7000)
+  write_ftq(dir, "f7b", list(impulse_counts(28000, 14, depth = 300)), 7000)
+  write_ftq(dir, "f7c", list(impulse_counts(28000, 14, depth = 300)), 7000)
+  started("f10", "2026-01-01T00:00:00.0Z")
+  started("f7b", "2026-01-01T00:05:00.0Z")
+  started("f7a", "2026-01-01T00:00:05.0Z")
+  started("f7c", "2026-01-01T00:09:00.0Z")
+  peaks <- ftq_peak_table(read_results(dir)$runs)$peaks
+  at500 <- peaks[run == "f10" & abs(frequency_hz - 500) < 0.5]
+  expect_equal(at500$origin, "external")
+  expect_equal(at500$partner_run, "f7a")
+  expect_equal(c(at500$partners, at500$agreeing), c(3, 2))
+  # the one partner alone could not tell
+  alone <- classify_peaks(find_peaks(ftq_spectrum(read_results(dir)$runs$f10$threads[[1]]$data$count,
+    10000)), 10000, ftq_spectrum(2000 + stats::rpois(28000, 3), 7000), 7000)
+  expect_equal(alone[abs(frequency_hz - 500) < 0.5]$origin, "unknown")
+})
+
+test_that("a tie between partners, or no verdict, is unknown", {
+  peaks <- data.table(frequency_hz = c(100, 200, 300), power = 1)
+  verdict <- function(...) data.table(origin = c(...), partner_hz = 7000)
+  voted <- vote_on_origin(peaks, list(verdict("external", "artifact", "unknown"),
+    verdict("artifact", "artifact", "unknown"), verdict("external", "unknown", "unknown")))
+  expect_equal(voted$origin, c("external", "artifact", "unknown"))
+  expect_equal(voted$agreeing, c(2L, 2L, 0L))
+  expect_equal(vote_on_origin(peaks, list())$origin, rep("unknown", 3))
+})
+
 test_that("only sampling rates that are not multiples make a pair", {
   expect_true(frequencies_independent(10000, 7000))
   expect_false(frequencies_independent(10000, 5000))

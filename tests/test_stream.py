@@ -53,7 +53,8 @@ def check_stream_files(directory, stream):
     return seconds
 
 
-@pytest.mark.parametrize("kernel,args", [("fwq", ["-w", "12"]), ("ftq", ["--freq", "5000"])])
+@pytest.mark.parametrize("kernel,args", [("fwq", ["-w", "12"]), ("ftq", ["--freq", "5000"]),
+                                         ("psnap", ["-g", "500"])])
 def test_a_stream_folds_every_sample_into_its_figures(run, tmp_path, kernel, args):
     done = run(kernel, "-t", 0, *args, "--stream", "--seconds", 3, "--checkpoint", 1,
                "--stream-top", 5, "-o", "s")
@@ -64,8 +65,13 @@ def test_a_stream_folds_every_sample_into_its_figures(run, tmp_path, kernel, arg
     for rank in meta["ranks"]:
         assert rank["files"] == []
         stream = json.loads((tmp_path / rank["stream_file"]).read_text())
-        assert stream["complete"] is True
+        assert stream["complete"] is True and stream["stream_of"] == kernel
         assert stream["samples"] == rank["samples"] > 0
+        if kernel == "psnap":
+            # P-SNAP's iterations: its calibrated count of loops, each about -g
+            assert stream["work_loops_per_sample"] > 1
+            assert stream["min"] <= stream["reference"] <= stream["max"]
+            assert stream["reference"] == pytest.approx(500e3 * stream["ticks_per_ns"], rel=0.5)
         # as long as asked, and stopped within a chunk and the writer's poll
         assert 3 <= stream["seconds"] < 3.5, stream["seconds"]
         seconds = check_stream_files(tmp_path, stream)

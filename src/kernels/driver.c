@@ -357,6 +357,7 @@ static void start_streams(struct nb_run *r)
 		s->rank = rk->local[i].index;
 		s->cpu = rk->cpus[i];
 		snprintf(s->host, sizeof(s->host), "%.63s", rk->host);
+		s->kernel = r->k->name;
 		s->work = r->work->name;
 		s->loops = r->work_loops;
 		s->quantum_ticks = (uint64_t)r->sample_ticks;

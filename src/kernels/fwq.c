@@ -27,33 +27,12 @@ static const char *configure(struct nb_run *r)
 	return NULL;
 }
 
-/* --stream: the same loop a chunk of the ring at a time (stream.h); the
- * ticks between two chunks go to the next chunk's first sample. */
-static void measure_stream(struct nb_thread *t)
-{
-	struct nb_run *r = t->arg;
-	struct nb_stream *s = t->stream;
-	uint64_t *ring = s->ring;
-
-	s->start_tick = t->start_tick;
-	for (uint64_t seq = 0; !__atomic_load_n(&s->stop, __ATOMIC_ACQUIRE); seq++) {
-		size_t slot = (size_t)(seq & (s->nchunks - 1));
-
-		r->work->fwq(&t->work, ring + slot * s->chunk_samples, s->chunk_samples, loops,
-			     &s->chunks[slot].first_tick);
-		if (seq == 0)
-			t->start_tick = s->chunks[0].first_tick;
-		__atomic_store_n(&s->chunks[slot].seq, seq + 1, __ATOMIC_RELEASE);
-		__atomic_store_n(&s->done, seq + 1, __ATOMIC_RELEASE);
-	}
-}
-
 static void measure(struct nb_thread *t)
 {
 	struct nb_run *r = t->arg;
 
 	if (r->stream.on) {
-		measure_stream(t);
+		nb_quantum_stream_fixed_work(t, loops);
 		return;
 	}
 	r->work->fwq(&t->work, t->samples, r->samples, loops, &t->start_tick);

@@ -14,6 +14,7 @@
 
 #include "driver.h"
 #include "kernel_files.h"
+#include "quantum.h"
 #include "report.h"
 #include "samples.h"
 #include "speed.h"
@@ -77,13 +78,20 @@ static void option(struct nb_run *r, int c, const char *arg)
 	}
 }
 
+/* P-SNAP warms up for a tenth of the run; a stream, which may run for
+ * days, for a second. */
+static uint64_t default_warmup_reps(const struct nb_run *r)
+{
+	return r->stream.on ? (uint64_t)ceil(1e6 / (double)opt.granularity_us) : r->samples / 10;
+}
+
 static void check(struct nb_run *r)
 {
 	if (r->samples > (uint64_t)1 << 36)
 		nb_fail(NB_EXIT_USAGE, "-n %llu: at most 2^36 repetitions",
 			(unsigned long long)r->samples);
 	if (!opt.warmup_given)
-		opt.warmup_reps = r->samples / 10;
+		opt.warmup_reps = default_warmup_reps(r);
 	bucket_us = (double)opt.bucket_us;
 	if (4.0 * opt.granularity_us / bucket_us > MAX_BINS)
 		bucket_us = ceil(4.0 * opt.granularity_us / MAX_BINS);
@@ -95,8 +103,10 @@ static const char *configure(struct nb_run *r)
 	run = r;
 	nb_run_samples_for(r, (double)opt.granularity_us / 1e6);
 	if (!opt.warmup_given)
-		opt.warmup_reps = r->samples / 10;
-	r->seconds = (double)r->samples * (double)opt.granularity_us / 1e6;
+		opt.warmup_reps = default_warmup_reps(r);
+	r->sample_ticks = (double)opt.granularity_us * 1000.0 * r->cal.ticks_per_ns;
+	r->seconds = r->stream.on ? r->stream.seconds
+				  : (double)r->samples * (double)opt.granularity_us / 1e6;
 	states = calloc(r->ranks.nlocal, sizeof(*states));
 	if (!states)
 		nb_fail(NB_EXIT_FAILURE, "out of memory");
@@ -156,12 +166,20 @@ static void prepare(struct nb_thread *t)
 		st->calibrated_us = fmin(st->calibrated_us, ticks_to_us((double)best));
 		nb_samples_free(scratch, opt.warmup_reps, sizeof(uint64_t));
 	}
+	/* the writer labels its checkpoints with it */
+	if (t->stream)
+		__atomic_store_n(&t->stream->loops, st->count, __ATOMIC_RELAXED);
 }
 
 static void measure(struct nb_thread *t)
 {
-	run->work->fwq(&t->work, t->samples, run->samples, states[t - run->ranks.local].count,
-		      &t->start_tick);
+	uint64_t count = states[t - run->ranks.local].count;
+
+	if (run->stream.on) {
+		nb_quantum_stream_fixed_work(t, count);
+		return;
+	}
+	run->work->fwq(&t->work, t->samples, run->samples, count, &t->start_tick);
 }
 
 static double correlation(const uint64_t *a, const uint64_t *b, size_t n)
@@ -247,6 +265,13 @@ static void write_times(int local, size_t n)
 		fprintf(f, "%lld\n", llround((double)v[i] / run->cal.ticks_per_ns));
 }
 
+static void json_options(struct nb_json *j)
+{
+	nb_json_uint(j, "warmup_reps", opt.warmup_reps);
+	nb_json_uint(j, "granularity_us", opt.granularity_us);
+	nb_json_bool(j, "count_given", opt.count != 0);
+}
+
 static void report(const struct result *all, int nranks, int signo)
 {
 	const struct result *r0 = &all[0];
@@ -302,9 +327,7 @@ static void report(const struct result *all, int nranks, int signo)
 
 	nb_run_json_head(run, &j, signo);
 	nb_json_uint(&j, "reps", run->samples);
-	nb_json_uint(&j, "warmup_reps", opt.warmup_reps);
-	nb_json_uint(&j, "granularity_us", opt.granularity_us);
-	nb_json_bool(&j, "count_given", opt.count != 0);
+	json_options(&j);
 	nb_json_double(&j, "histogram_bucket_us", bucket_us);
 	nb_json_string(&j, "sample_unit", "ns per iteration");
 	nb_json_object(&j, "summary");
@@ -344,13 +367,33 @@ static void report(const struct result *all, int nranks, int signo)
  * correlations, and the root gathers one result per rank and reports.
  * Interrupted: no collective is safe any more; each process writes what its
  * participants measured and the root reports on its own participants. */
+static void stream_json(struct nb_run *r, struct nb_json *j)
+{
+	(void)r;
+	json_options(j);
+}
+
+/* --stream: the figures of every stream (quantum.c), with P-SNAP's options;
+ * no histogram to print nor correlation with rank 0, which would need every
+ * iteration of the run. */
+static const struct nb_quantum stream_figures = {
+	.value_unit = "ticks",
+	.json = stream_json,
+};
+
 static void finish(struct nb_run *rr, int signo)
 {
 	struct nb_ranks *r = &rr->ranks;
-	size_t *taken = calloc(r->nlocal, sizeof(*taken));
-	struct result *mine = calloc(r->nlocal, sizeof(*mine)), *all;
+	size_t *taken;
+	struct result *mine, *all;
 	int nranks;
 
+	if (rr->stream.on) {
+		nb_quantum_finish(rr, &stream_figures, signo);
+		return;
+	}
+	taken = calloc(r->nlocal, sizeof(*taken));
+	mine = calloc(r->nlocal, sizeof(*mine));
 	if (!taken || !mine)
 		nb_fail(NB_EXIT_FAILURE, "out of memory for the results");
 	for (int i = 0; i < r->nlocal; i++) {
@@ -412,6 +455,8 @@ static const struct nb_kernel psnap = {
 	.longopts = longopts,
 	.default_samples = 100000,
 	.has_work = 1,
+	.has_stream = 1,
+	.stream_kind = NB_STREAM_FWQ,
 	.nfiles = NB_PSNAP_NFILES,
 	.suffixes = suffixes,
 	.sample_size = sizeof(uint64_t),

@@ -239,6 +239,27 @@ static void finish_stream(struct nb_run *r, const struct nb_quantum *q, int sign
 	free(mine);
 }
 
+/* --stream: the fixed-work loop a chunk of the ring at a time (stream.h);
+ * the ticks between two chunks go to the next chunk's first sample. */
+void nb_quantum_stream_fixed_work(struct nb_thread *t, uint64_t loops)
+{
+	struct nb_run *r = t->arg;
+	struct nb_stream *s = t->stream;
+	uint64_t *ring = s->ring;
+
+	s->start_tick = t->start_tick;
+	for (uint64_t seq = 0; !__atomic_load_n(&s->stop, __ATOMIC_ACQUIRE); seq++) {
+		size_t slot = (size_t)(seq & (s->nchunks - 1));
+
+		r->work->fwq(&t->work, ring + slot * s->chunk_samples, s->chunk_samples, loops,
+			     &s->chunks[slot].first_tick);
+		if (seq == 0)
+			t->start_tick = s->chunks[0].first_tick;
+		__atomic_store_n(&s->chunks[slot].seq, seq + 1, __ATOMIC_RELEASE);
+		__atomic_store_n(&s->done, seq + 1, __ATOMIC_RELEASE);
+	}
+}
+
 void nb_quantum_finish(struct nb_run *r, const struct nb_quantum *q, int signo)
 {
 	struct nb_ranks *rk = &r->ranks;

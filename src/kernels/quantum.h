@@ -1,5 +1,6 @@
 /* What FWQ and FTQ share: Sequoia's statistics of each participant's
- * samples, its summary line and its JSON. fwq.c and ftq.c say what differs. */
+ * samples, its summary line and its JSON. fwq.c and ftq.c say what differs.
+ * Streamed runs (P-SNAP's too) are measured and reported here. */
 #ifndef NB_QUANTUM_H
 #define NB_QUANTUM_H
 
@@ -35,8 +36,13 @@ struct nb_quantum {
 		      struct nb_tails *t);
 };
 
-/* The kernel's finish: files, statistics, gather, summary lines, JSON. */
+/* The kernel's finish: files, statistics, gather, summary lines, JSON; with
+ * --stream, the streams' figures (P-SNAP's too, its q then gives the unit
+ * and its JSON keys only). */
 void nb_quantum_finish(struct nb_run *r, const struct nb_quantum *q, int signo);
+
+/* --stream, FWQ and P-SNAP: `loops` work loops a sample until stopped. */
+void nb_quantum_stream_fixed_work(struct nb_thread *t, uint64_t loops);
 
 /* The time per work loop of the run's work kind, measured on this host. */
 double nb_quantum_ticks_per_work_loop(struct nb_run *r);

@@ -113,11 +113,6 @@ void nb_stream_free(struct nb_stream *s)
 	memset(s, 0, sizeof(*s));
 }
 
-static const char *kind_name(const struct nb_stream *s)
-{
-	return s->kind == NB_STREAM_FWQ ? "fwq" : "ftq";
-}
-
 static void file_path(const struct nb_stream *s, const char *suffix, char *buf, size_t size)
 {
 	snprintf(buf, size, "%s%s", s->path, suffix);
@@ -496,14 +491,14 @@ static void fill_json(struct nb_stream *s, FILE *f)
 
 	nb_json_open(&j, f);
 	nb_json_object(&j, NULL);
-	nb_json_string(&j, "stream_of", kind_name(s));
+	nb_json_string(&j, "stream_of", s->kernel);
 	nb_json_bool(&j, "complete", complete_flag);
 	nb_json_int(&j, "rank", s->rank);
 	nb_json_int(&j, "cpu", s->cpu);
 	nb_json_string(&j, "host", s->host);
 	nb_json_string(&j, "work", s->work);
 	if (s->kind == NB_STREAM_FWQ)
-		nb_json_uint(&j, "work_loops_per_sample", s->loops);
+		nb_json_uint(&j, "work_loops_per_sample", __atomic_load_n(&s->loops, __ATOMIC_RELAXED));
 	else
 		nb_json_uint(&j, "quantum_ticks", s->quantum_ticks);
 	nb_json_double(&j, "ticks_per_ns", s->ticks_per_s / 1e9);

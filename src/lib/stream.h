@@ -1,4 +1,5 @@
-/* Streamed runs (--stream): FWQ and FTQ for any length in fixed memory.
+/* Streamed runs (--stream): FWQ, FTQ and P-SNAP for any length in fixed
+ * memory (P-SNAP's iterations are fixed work, streamed as FWQ's samples).
  *
  * Each measuring thread's loop (the kernel's own, unchanged) fills one chunk
  * of a ring at a time, about 10 ms of samples, and marks it done. A writer
@@ -72,8 +73,10 @@ struct nb_stream {
 	uint64_t quantum_ticks;  /* FTQ */
 	int rank, cpu;
 	char host[64];
+	const char *kernel;      /* the kernel's name: fwq, ftq, psnap */
 	const char *work;        /* the work kind's name */
-	uint64_t loops;          /* FWQ: work loops a sample */
+	uint64_t loops;          /* fixed work: loops a sample (P-SNAP sets its
+				  * own, atomically, once calibrated) */
 	char path[4096];         /* PREFIX_<rank>_ */
 
 	/* the writer's */
@@ -106,7 +109,7 @@ struct nb_stream {
 
 /* Sets up a thread's stream on the thread itself (its ring faulted in on its
  * NUMA node): samples of about sample_time_ticks each. The caller fills in
- * what the figures are labelled with (rank, cpu, host, work, loops,
+ * what the figures are labelled with (rank, cpu, host, kernel, work, loops,
  * quantum_ticks, start_tick, path: PREFIX_<rank>_) before the writer starts. */
 void nb_stream_init(struct nb_stream *s, const struct nb_stream_opts *o, enum nb_stream_kind kind,
 		    double sample_time_ticks, double ticks_per_ns);

@@ -1,4 +1,4 @@
-# Streamed runs (fwq/ftq --stream): no sample files, but per rank a
+# Streamed runs (fwq/ftq/psnap --stream): no sample files, but per rank a
 # checkpoint (PREFIX_<rank>_stream.json: a histogram of the loss in 1%
 # buckets, the longest losses, counts), a line a second
 # (PREFIX_<rank>_seconds.dat) and the raw samples around each longest loss
@@ -62,11 +62,20 @@ read_stream_seconds <- function(path) {
   d
 }
 
-# A rank's loss in us from the kernel's unit: FWQ ticks; FTQ counts, the
-# share of the reference quantum's count missing, times the quantum.
+# A rank's loss in us from the kernel's unit: FWQ's and P-SNAP's ticks
+# (fixed work); FTQ counts, the share of the reference quantum's count
+# missing, times the quantum.
 stream_us_per_unit <- function(info) {
-  if (info$stream_of == "fwq") return(1 / info$ticks_per_ns / 1e3)
+  if (stream_fixed_work(info$stream_of)) return(1 / info$ticks_per_ns / 1e3)
   info$quantum_ticks / info$reference / info$ticks_per_ns / 1e3
+}
+
+# Fixed work (FWQ, P-SNAP): a sample loses what it took beyond the
+# reference; FTQ's quantum, what it counted short of it.
+stream_fixed_work <- function(kernel) kernel != "ftq"
+
+stream_loss <- function(kernel, value, reference) {
+  if (stream_fixed_work(kernel)) value - reference else reference - value
 }
 
 # The histogram's buckets: counts, and each bucket's loss range in us.
@@ -86,7 +95,9 @@ stream_label <- function(name, s) {
   what <- paste(c(kernel_titles[[s$kernel]], r1$work, if (!is.null(hz)) format_hz(hz)),
     collapse = " ")
   data.table(run = name, kernel = s$kernel, work = r1$work %||% NA_character_,
-    sampling_hz = hz %||% NA_real_, granularity_us = NA_real_, cpus = length(s$ranks),
+    sampling_hz = hz %||% NA_real_,
+    granularity_us = if (s$kernel == "psnap") s$meta$granularity_us %||% NA_real_ else NA_real_,
+    cpus = length(s$ranks),
     hosts = paste(hosts, collapse = " "), inject = "",
     label = sprintf("%s streamed, %d CPU%s on %s%s", what, length(s$ranks),
       if (length(s$ranks) == 1) "" else "s", paste(hosts, collapse = " "),
@@ -143,7 +154,8 @@ stream_tail_table <- function(streams) {
 plot_stream_series <- function(s, title) {
   d <- rbindlist(lapply(s$ranks, function(r) {
     i <- r$info
-    worst <- if (s$kernel == "fwq") r$seconds$max - i$reference else i$reference - r$seconds$min
+    worst <- stream_loss(s$kernel, if (stream_fixed_work(s$kernel)) r$seconds$max else
+      r$seconds$min, i$reference)
     r$seconds[, .(hours = second / 3600, lost_percent,
       longest_us = pmax(worst, 0) * stream_us_per_unit(i),
       rank = unit_label(i$rank, i$cpu, i$host))]
@@ -171,7 +183,7 @@ plot_stream_events <- function(r, kernel, title) {
   d <- rbindlist(lapply(seq_along(r$events), function(j) {
     e <- r$event_info[[j]]
     x <- r$events[[j]]
-    loss <- if (kernel == "fwq") x$value - i$reference else i$reference - x$value
+    loss <- stream_loss(kernel, x$value, i$reference)
     data.table(event = sprintf("%.0f us at %.1f s", e$loss * k,
       (e$tick - i$start_tick) / i$ticks_per_ns / 1e9),
       ms = (x$tick - e$tick) / i$ticks_per_ns / 1e6, loss_us = pmax(loss, 0) * k)

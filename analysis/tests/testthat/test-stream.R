@@ -2,10 +2,10 @@
 # them, tails from the histogram, a run killed outright read to its last
 # checkpoint.
 
-# A FWQ stream rank at 1 tick a ns: `losses` (ticks) tabulated in 1% buckets
+# A FWQ (or P-SNAP: `kernel`) stream rank at 1 tick a ns: `losses` (ticks) tabulated in 1% buckets
 # as stream.c does, one event of the longest with its samples, and the
 # per-second lines (the last one cut short, as a kill leaves it).
-write_stream_rank <- function(dir, prefix, rank, losses, reference = 10000) {
+write_stream_rank <- function(dir, prefix, rank, losses, reference = 10000, kernel = "fwq") {
   g <- 1.01
   bucket <- ifelse(losses < 1, 0, 1 + floor(log(losses) / log(g)))
   counts <- table(bucket)
@@ -18,7 +18,7 @@ write_stream_rank <- function(dir, prefix, rank, losses, reference = 10000) {
   writeLines(c("# second samples min max mean lost_percent", "0 100 10000 20000 10100.5 1.25",
     "1 100 10000 10500 10010.0 0.5"), file.path(dir, seconds_file))
   cat("2 50 100", file = file.path(dir, seconds_file), append = TRUE) # cut short
-  info <- list(stream_of = "fwq", complete = FALSE, rank = rank, cpu = rank, host = "synth",
+  info <- list(stream_of = kernel, complete = FALSE, rank = rank, cpu = rank, host = "synth",
     work = "multiiter", work_loops_per_sample = 4096, ticks_per_ns = 1, start_tick = 1e6,
     unit = "ticks", reference = reference, samples = length(losses), lost_samples = 0,
     seconds = 2.5, lost_percent = 1, checkpoints = 3, checkpoint_ms_max = 2,
@@ -56,6 +56,18 @@ test_that("a stream killed outright is read to its last checkpoint", {
   expect_equal(tails$above_10us_per_hour, 10 / hours)
   expect_equal(tails$above_100us_per_hour, 10 / hours)
   expect_equal(tails$above_1000us_per_hour, 0)
+})
+
+test_that("a P-SNAP stream's losses are its iterations' ticks beyond the best, as FWQ's", {
+  dir <- withr_tempdir()
+  losses <- c(rep(0, 900), rep(3000, 100))
+  write_stream_rank(dir, "fwq", 0, losses)
+  write_stream_rank(dir, "psnap", 0, losses, kernel = "psnap")
+  data <- read_results(dir)
+  tails <- stream_tail_table(data$streams)
+  expect_equal(tails[run == "psnap", .(p99_us, max_us)], tails[run == "fwq", .(p99_us, max_us)])
+  expect_equal(tails[run == "psnap"]$max_us, 3)
+  expect_match(stream_label("psnap", data$streams$psnap)$label, "^P-SNAP multiiter streamed")
 })
 
 test_that("the report of streamed runs has their table, tails and figures", {

@@ -98,13 +98,13 @@ def test_soak_streams_each_kernel_in_a_job_as_long_as_it_asks(tmp_path, slurm, b
     env = dict(slurm, NOISEBENCH_BIN_DIR=str(bin_dir))
     handle = run_to_end(jube_dir, "soak", env, "slurm", timeout=300)
     rows = result_rows(handle, "soak_csv", env)
-    assert sorted(r["kernel"] for r in rows) == ["ftq", "fwq"]
+    assert sorted(r["kernel"] for r in rows) == ["ftq", "fwq", "psnap"]
     for r in rows:
         assert r["status"] == "ok" and int(r["job_id"]) > 0, r
         assert r["time limit"] == "0-00:16:00"
         assert 5 <= float(r["seconds_min"]) < 6 and int(r["checkpoints_min"]) >= 5, r
         assert int(r["memory_bytes_max"]) > 0
-    for kernel in ("fwq", "ftq"):
+    for kernel in ("fwq", "ftq", "psnap"):
         (work,) = workpackage_dirs(handle, f"{kernel}_soak")
         assert "--time=0-00:16:00" in (work / "submit.job").read_text()
         meta = json.loads((work / f"{kernel}.json").read_text())

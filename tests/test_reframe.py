@@ -166,13 +166,13 @@ def test_the_example_system_file_runs_the_checks(tmp_path):
 
 
 def test_soak_checks_stream_as_slurm_jobs_as_long_as_asked(tmp_path, slurm):
-    """The soak variant: FWQ and FTQ streamed on every core, the job's time
+    """The soak variant: FWQ, FTQ and P-SNAP streamed on every core, the job's time
     limit from the soak's length (plus 15 minutes)."""
     result, cases = reframe(tmp_path, "anynode:slurm", "-S", "soak_seconds=5", "-S",
                             "checkpoint_s=1", env=slurm, checks=ROOT / "reframe" / "checks" / "soak")
     assert result.returncode == 0, result.stdout[-3000:]
-    assert sorted(tc["display_name"].split()[0] for tc in cases) == ["ftq_soak_check",
-                                                                     "fwq_soak_check"]
+    assert sorted(tc["display_name"].split()[0] for tc in cases) == [
+        "ftq_soak_check", "fwq_soak_check", "psnap_soak_check"]
     for tc in cases:
         assert tc["result"] == "pass"
         values = {k.split(":")[-1]: v[0] for k, v in tc["perfvalues"].items()}

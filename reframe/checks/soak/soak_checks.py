@@ -1,4 +1,4 @@
-"""Soak checks: FWQ and FTQ streamed (--stream) on every core of a node of
+"""Soak checks: FWQ, FTQ and P-SNAP streamed (--stream) on every core of a node of
 each partition for soak_seconds, their figures written out every
 checkpoint_s; the job's time limit is the soak's length plus 15 minutes.
 
@@ -98,3 +98,15 @@ class ftq_soak_check(soak_base):
 
     def kernel_args(self):
         return ['--work', self.work, '--freq', str(self.frequency_hz), *self.stream_args()]
+
+
+@rfm.simple_test
+class psnap_soak_check(soak_base):
+    #: Time of one iteration (us)
+    granularity_us = variable(int, value=1000)
+    descr = 'P-SNAP streamed on every core for hours'
+    tags = TAGS
+    kernel = 'psnap'
+
+    def kernel_args(self):
+        return ['-g', str(self.granularity_us), *self.stream_args()]

@@ -363,10 +363,6 @@ static void report(const struct result *all, int nranks, int signo)
 	nb_run_json_tail(run, &j, nranks, total);
 }
 
-/* Complete: every rank writes its files, rank 0's series goes to all for the
- * correlations, and the root gathers one result per rank and reports.
- * Interrupted: no collective is safe any more; each process writes what its
- * participants measured and the root reports on its own participants. */
 static void stream_json(struct nb_run *r, struct nb_json *j)
 {
 	(void)r;
@@ -381,6 +377,10 @@ static const struct nb_quantum stream_figures = {
 	.json = stream_json,
 };
 
+/* Complete: every rank writes its files, rank 0's series goes to all for the
+ * correlations, and the root gathers one result per rank and reports.
+ * Interrupted: no collective is safe any more; each process writes what its
+ * participants measured and the root reports on its own participants. */
 static void finish(struct nb_run *rr, int signo)
 {
 	struct nb_ranks *r = &rr->ranks;

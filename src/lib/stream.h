@@ -92,8 +92,9 @@ struct nb_stream {
 	struct nb_stream_second now;
 	uint64_t second;         /* the second `now` sums */
 	FILE *seconds_file;
-	/* FWQ: the ticks between each chunk and the one before it, added to its
-	 * first sample (the events' samples are copied as they were folded) */
+	/* fixed work (FWQ, P-SNAP): the ticks between each chunk and the one
+	 * before it, added to its first sample (the events' samples are copied
+	 * as they were folded) */
 	uint64_t *gaps;
 	struct nb_stream_event *events;
 	int top;

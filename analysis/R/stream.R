@@ -154,8 +154,9 @@ stream_tail_table <- function(streams) {
 plot_stream_series <- function(s, title) {
   d <- rbindlist(lapply(s$ranks, function(r) {
     i <- r$info
-    worst <- stream_loss(s$kernel, if (stream_fixed_work(s$kernel)) r$seconds$max else
-      r$seconds$min, i$reference)
+    # the second's worst sample: the longest (fixed work) or the smallest count
+    worst <- if (stream_fixed_work(s$kernel)) r$seconds$max - i$reference else
+      i$reference - r$seconds$min
     r$seconds[, .(hours = second / 3600, lost_percent,
       longest_us = pmax(worst, 0) * stream_us_per_unit(i),
       rank = unit_label(i$rank, i$cpu, i$host))]

@@ -120,9 +120,9 @@ report("FWQ: compare A B (both read, as two runs)", 2 * s[["fread_fwq"]], s[["fw
 report("FWQ: report's share (read, moments, tails, scale)", s[["fread_fwq"]],
   s[["fwq"]] + s[["fwq_tails"]] + s[["fwq_scale"]])
 # the same share with the reader's own read (checks, value table) as the base
+past_read <- s[["fwq"]] - s[["read_fwq"]] + s[["fwq_tails"]] + s[["fwq_scale"]]
 cat(sprintf("%-44s read   %6.2f s  analysis %6.2f s  ratio %5.2f\n",
-  "FWQ: moments, tails, scale of the run read", s[["read_fwq"]],
-  s[["fwq"]] - s[["read_fwq"]] + s[["fwq_tails"]] + s[["fwq_scale"]],
-  (s[["fwq"]] - s[["read_fwq"]] + s[["fwq_tails"]] + s[["fwq_scale"]]) / s[["read_fwq"]]))
+  "FWQ: moments, tails, scale of the run read", s[["read_fwq"]], past_read,
+  past_read / s[["read_fwq"]]))
 cat(sprintf("once a process, before the above: the first FWQ analysis (10^4 samples) %.2f s, FTQ %.2f s, FTQ spectra %.2f s\n",
   once[["fwq"]], once[["ftq"]], once[["ftq_spectra"]]))

@@ -26,6 +26,7 @@ target is at most 16 bytes a sample.
 A benchmark, not a test: it prints figures and asserts nothing.
 """
 import json
+import math
 import os
 import subprocess
 import sys
@@ -60,7 +61,7 @@ def p99_9(counts):
     """The 99.9th percentile as the kernels compute it: the order statistic
     at rank ceil(0.999 n)."""
     counts = sorted(counts)
-    return counts[max(-(-999 * len(counts) // 1000), 1) - 1]
+    return counts[max(math.ceil(0.999 * len(counts)), 1) - 1]
 
 
 def fraction_spread(d):

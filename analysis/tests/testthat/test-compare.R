@@ -30,6 +30,30 @@ test_that("a known difference is found, its interval covering it; none is not", 
   expect_false(any(same$significant))
 })
 
+test_that("percentiles in one bin of the grid are not a difference, whatever their last digits", {
+  # losses of whole steps (as FTQ's are whole counts): both sides' p99 and
+  # p99.9 are one step, B's p99.9 two in some replicates; B's clock a hair
+  # faster or slower makes its steps a hair shorter or longer than A's
+  set.seed(5)
+  steps <- function(two) {
+    u <- stats::runif(50000)
+    10000 + 1000 * ((u < 0.05) + (u < two))
+  }
+  for (hair in c(1e-9, -1e-9)) {
+    a <- withr_tempdir()
+    b <- withr_tempdir()
+    for (r in 1:3) {
+      write_fwq(a, paste0("fwq", r), list(steps(3e-4)))
+      write_fwq(b, paste0("fwq", r), list(steps(9.8e-4)), tpn = 1 + hair)
+    }
+    rows <- compare_table(read_results(a)$runs, read_results(b)$runs)[figure %like% "^p99"]
+    expect_equal(rows$a, c(1, 1))
+    expect_true(all(rows$difference != 0))
+    expect_true(all(rows$ci_low <= rows$difference & rows$difference <= rows$ci_high))
+    expect_false(any(rows$significant))
+  }
+})
+
 test_that("runs pair by what they measured, an injected run with the quiet one", {
   a <- withr_tempdir()
   b <- withr_tempdir()

@@ -13,6 +13,19 @@ test_that("a window sees the detour under way and every detour starting in it", 
     cbind(c(100, 50, 0, 100, 100), c(100, 150, 100, 100, 100)))
 })
 
+test_that("the expected maximum of N draws is the sum over the distribution's steps", {
+  set.seed(8)
+  w <- c(rep(0, 300), stats::rexp(700, 1 / 50), 5000)
+  p <- seq_along(w) / length(w)
+  for (n in c(1, 3, 100, 1e4, 1e6)) {
+    expect_equal(expected_max(w, n), sum(sort(w) * diff(c(0, p^n))), tolerance = 1e-12)
+  }
+  # one draw is the mean; beyond every value's weight, the largest
+  expect_equal(expected_max(w, 1), mean(w), tolerance = 1e-12)
+  expect_equal(expected_max(c(2, 7), 1e9), 7)
+  expect_equal(expected_max(4, c(1, 10)), c(4, 4))
+})
+
 test_that("one detour of d every P: the slowdown tends to 1 + d/T, co-scheduled to the mean", {
   # 50 us every 10 ms over 100 s; phases of 1 ms (T < P)
   tr <- periodic_trace(1e7, 5e4, 1e11)

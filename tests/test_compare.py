@@ -1,6 +1,6 @@
 """report.R --compare on real runs: quiet against quiet finds no difference
-in at least 90% of the figures (a rate, judged by a binomial test); quiet against 5% injected finds it in every
-kernel's share of time lost, its interval meeting the share the injection
+in at least 90% of the figures (a rate, judged by a binomial test); quiet
+against 5% injected finds it in every kernel's share of time lost, its interval meeting the share the injection
 took (from the injection logs of the same runs: at least the handlers' busy
 waits, at most from each timer's due time to the handler's return), and
 significant wherever the interval is narrower than that share."""
@@ -87,8 +87,8 @@ def injected_share(directory):
 
 
 def most_by_chance(figures, rate=0.10, level=0.01):
-    """The most significant figures of `figures` that a rate of `rate` (the
-    issue's 90% without a difference) gives with probability `level` or more:
+    """The most significant figures of `figures` that a rate of `rate` (90%
+    of the figures without a difference) gives with probability `level` or more:
     each figure is a draw (95% intervals are significant 5% of the time where
     nothing differs), and of 16 figures 2 or more come with probability 0.19
     even at 5%. A count above it says the rate is above `rate`."""

@@ -158,8 +158,9 @@ bootstrap_runs <- function(side, grid, replicates = compare_replicates) {
       paste0(names(compare_probs), "_us")),
     above_10us_per_s = sum(b$above) / sum(b$seconds))
   top <- max(vapply(side$ranks, rank_max, 0), -Inf)
-  list(estimate = est, grid_estimate = grid_estimate, replicates = reps, max_us = if (is.finite(top)) top else NA_real_,
-    histogram = histogram, widen = small_sample_widening(length(side$run_sizes)))
+  list(estimate = est, grid_estimate = grid_estimate, replicates = reps,
+    max_us = if (is.finite(top)) top else NA_real_, histogram = histogram,
+    widen = small_sample_widening(length(side$run_sizes)))
 }
 
 # Measured quantiles (type 1: the ceiling(n p)-th smallest loss) of all the

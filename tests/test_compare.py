@@ -1,9 +1,10 @@
 """report.R --compare on real runs: quiet against quiet finds no difference
 in at least 90% of the figures (a rate, judged by a binomial test); quiet
-against 5% injected finds it in every kernel's share of time lost, its interval meeting the share the injection
-took (from the injection logs of the same runs: at least the handlers' busy
-waits, at most from each timer's due time to the handler's return), and
-significant wherever the interval is narrower than that share."""
+against 5% injected finds it in every kernel's share of time lost, its
+interval meeting the share the injection took (from the injection logs of
+the same runs: at least the handlers' busy waits, at most from each timer's
+due time to the handler's return), and significant wherever the interval is
+narrower than that share."""
 import csv
 import json
 import math

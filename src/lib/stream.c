@@ -498,7 +498,8 @@ static void fill_json(struct nb_stream *s, FILE *f)
 	nb_json_string(&j, "host", s->host);
 	nb_json_string(&j, "work", s->work);
 	if (s->kind == NB_STREAM_FWQ)
-		nb_json_uint(&j, "work_loops_per_sample", __atomic_load_n(&s->loops, __ATOMIC_RELAXED));
+		nb_json_uint(&j, "work_loops_per_sample",
+			     __atomic_load_n(&s->loops, __ATOMIC_RELAXED));
 	else
 		nb_json_uint(&j, "quantum_ticks", s->quantum_ticks);
 	nb_json_double(&j, "ticks_per_ns", s->ticks_per_s / 1e9);

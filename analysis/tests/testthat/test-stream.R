@@ -2,9 +2,10 @@
 # them, tails from the histogram, a run killed outright read to its last
 # checkpoint.
 
-# A FWQ (or P-SNAP: `kernel`) stream rank at 1 tick a ns: `losses` (ticks) tabulated in 1% buckets
-# as stream.c does, one event of the longest with its samples, and the
-# per-second lines (the last one cut short, as a kill leaves it).
+# A FWQ (or P-SNAP: `kernel`) stream rank at 1 tick a ns: `losses` (ticks)
+# tabulated in 1% buckets as stream.c does, one event of the longest with
+# its samples, and the per-second lines (the last one cut short, as a kill
+# leaves it).
 write_stream_rank <- function(dir, prefix, rank, losses, reference = 10000, kernel = "fwq") {
   g <- 1.01
   bucket <- ifelse(losses < 1, 0, 1 + floor(log(losses) / log(g)))

@@ -1,17 +1,21 @@
 #!/usr/bin/env Rscript
-# Rscript analysis/predict.R RUN_JSON [--phase-us T[,T...]] [--processes N[,N...]]
+# Rscript analysis/predict.R RUN_JSON|TRACE... [--phase-us T[,T...]] [--processes N[,N...]]
 # The slowdown a bulk-synchronous application computing T us between global
 # synchronisations of N processes would see under the noise a run measured
-# (an FWQ, P-SNAP or selfish PREFIX.json): analysis/R/scale.R's model, as
-# CSV on stdout (mode, phase_us, processes, slowdown, phases_hit_percent).
-# Co-scheduled with N up to the run's ranks replays their traces together,
-# process i on rank i, as they were measured.
+# (an FWQ, P-SNAP or selfish PREFIX.json), or under LogGOPSim noise traces
+# (the report's loggopsim/*.txt, one per rank): analysis/R/scale.R's model,
+# as CSV on stdout (mode, phase_us, processes, slowdown, phases_hit_percent,
+# model_holds). Co-scheduled with N up to the run's ranks replays their
+# traces together, process i on rank i, as they were measured.
 args <- commandArgs(trailingOnly = TRUE)
 usage <- function() {
-  message("usage: Rscript analysis/predict.R RUN_JSON [--phase-us T[,T...]] [--processes N[,N...]]")
+  message("usage: Rscript analysis/predict.R RUN_JSON|TRACE... [--phase-us T[,T...]] ",
+    "[--processes N[,N...]]")
   quit(status = 2)
 }
-if (length(args) == 0 || args[1] %in% c("-h", "--help") || length(args) %% 2 != 1) usage()
+if (length(args) == 0 || args[1] %in% c("-h", "--help")) usage()
+inputs <- args[seq_len(match(TRUE, startsWith(args, "--"), nomatch = length(args) + 1) - 1)]
+if (length(inputs) == 0) usage()
 script <- sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE))
 source(file.path(dirname(script), "R", "load.R"))
 load_analysis(file.path(dirname(script), "R"))
@@ -26,23 +30,32 @@ numbers <- function(flag, default) {
   }
   x
 }
-flags <- args[-1][c(TRUE, FALSE)]
-if (length(args) > 1 && !all(flags %in% c("--phase-us", "--processes"))) usage()
+options <- args[-seq_along(inputs)]
+flags <- options[seq(1, length.out = length(options) %/% 2, by = 2)]
+if (length(options) %% 2 != 0 || !all(flags %in% c("--phase-us", "--processes"))) usage()
 phases <- numbers("--phase-us", scale_phases_us)
 processes <- numbers("--processes", scale_processes)
 
-rows <- tryCatch({
-  if (!file.exists(args[1])) stop_input(args[1], "no such file")
-  kernel <- read_json_file(args[1])$kernel %||% "(no kernel)"
+run_traces <- function(path) {
+  kernel <- read_json_file(path)$kernel %||% "(no kernel)"
   if (!kernel %in% c("fwq", "psnap", "selfish")) {
-    stop(input_error(args[1], NA, paste0("a ", kernel,
+    stop(input_error(path, NA, paste0("a ", kernel,
       " run has no noise trace (FWQ, P-SNAP or selfish)")))
   }
-  run <- read_run(args[1])
-  traces <- lapply(seq_along(run$threads), function(i) noise_trace(run, i))
+  run <- read_run(path)
+  lapply(seq_along(run$threads), function(i) noise_trace(run, i))
+}
+
+rows <- tryCatch({
+  for (path in inputs) if (!file.exists(path)) stop_input(path, "no such file")
+  traces <- if (length(inputs) == 1 && grepl("[.]json$", inputs)) {
+    run_traces(inputs)
+  } else {
+    lapply(inputs, read_noise_trace)
+  }
   p <- predict_slowdown(traces, phases_us = phases, processes = processes)
   if (nrow(p) == 0) {
-    stop(input_error(args[1], NA, sprintf("the trace (%.3g s) is too short for phases of %s us",
+    stop(input_error(inputs[1], NA, sprintf("the trace (%.3g s) is too short for phases of %s us",
       min(vapply(traces, trace_seconds, 0)), paste(phases, collapse = ","))))
   }
   p

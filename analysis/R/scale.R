@@ -47,6 +47,23 @@ noise_trace <- function(run, i) {
   )
 }
 
+# A trace in LogGOPSim's --noise-trace format as write_loggopsim_traces
+# writes it (or Netgauge's selfish, given its length): a header
+# "# ...: D ns traced", then "start<TAB>length" in ns a line.
+read_noise_trace <- function(path) {
+  header <- readLines(path, n = 1, warn = FALSE)
+  duration <- suppressWarnings(as.numeric(
+    sub(".*: *([0-9.eE+]+) ns traced.*", "\\1", header)))
+  if (!length(header) || !startsWith(header, "#") || is.na(duration) || duration <= 0) {
+    stop_input(path, "want a header '# ...: D ns traced' (the report's loggopsim/ files)")
+  }
+  x <- fread(path, skip = 1, header = FALSE, col.names = c("start", "length"))
+  if (nrow(x) && (anyNA(x) || any(x$length < 0) || any(x$start >= duration))) {
+    stop_input(path, "want start<TAB>length in ns, each start within the traced time")
+  }
+  list(start = x$start, length = x$length, duration = duration, per_ns = 1)
+}
+
 trace_seconds <- function(trace) trace$duration / (trace$per_ns %||% 1) / 1e9
 
 # findInterval(v, table, left.open = TRUE) with v searched in order: each
@@ -152,6 +169,15 @@ predict_slowdown <- function(traces, phases_us = scale_phases_us,
     window_noise(r, u * r$duration / r$per_ns, phases_us * 1e3)
   })
   ranks <- length(noise)
+  # where the model holds (tests/test_scale_model.py, docs/analysis.md): no
+  # detour longer than the phase, and at most one process in a detour at a
+  # time on average; beyond, a phase's start is no random point of the trace
+  # and detours chain through the synchronisation
+  longest <- max(vapply(repeated, function(r) {
+    if (r$n == 0) 0 else max(r$length_of(seq_len(r$n))) / r$per_ns
+  }, 0))
+  share <- mean(vapply(repeated, function(r) r$running(r$n) / r$duration, 0))
+  holds <- function(phase_ns, n) longest <= phase_ns & n * share <= 1
   rbindlist(lapply(seq_along(phases_us), function(p) {
     phase_ns <- phases_us[p] * 1e3
     each <- lapply(noise, function(m) m[, p])
@@ -164,10 +190,12 @@ predict_slowdown <- function(traces, phases_us = scale_phases_us,
     rbind(
       data.table(mode = "uncoordinated", phase_us = phases_us[p], processes = processes,
         slowdown = 1 + expected_max(pooled, processes) / phase_ns,
-        phases_hit_percent = 100 * (1 - quiet^processes)),
+        phases_hit_percent = 100 * (1 - quiet^processes),
+        model_holds = holds(phase_ns, processes)),
       data.table(mode = "co-scheduled", phase_us = phases_us[p], processes = processes,
         slowdown = 1 + cosched / phase_ns,
-        phases_hit_percent = 100 * (1 - cosched_quiet))
+        phases_hit_percent = 100 * (1 - cosched_quiet),
+        model_holds = holds(phase_ns, pmin(processes, ranks)))
     )
   }))
 }

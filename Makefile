@@ -35,7 +35,9 @@ test:
 	      -DNOISEBENCH_WERROR=ON >/dev/null
 	cmake --build $(ASAN_BUILD) -j $(JOBS)
 	$(MAKE) --no-print-directory test-aarch64
+	@rm -f .cache/cannot-tell.log
 	$(MAKE) --no-print-directory test-analysis test-release test-sanitize
+	@scripts/cannot_tell.sh
 
 # The R analysis on synthetic runs with known answers (testthat).
 test-analysis:
@@ -58,7 +60,9 @@ test-load:
 	@scripts/setup.sh test
 	$(MAKE) --no-print-directory build
 	mkdir -p .cache
+	@rm -f .cache/cannot-tell.log
 	tests/under_load.sh 3
+	@scripts/cannot_tell.sh
 
 # aarch64 must compile (and link) warning-free: the ASM kind drops out there.
 test-aarch64:
@@ -77,6 +81,7 @@ bench:
 	benchmarks/stream_cost.py $(BUILD)/bin
 	benchmarks/jube_overhead.py $(BUILD)/bin
 	benchmarks/reframe_overhead.py
+	benchmarks/bsp_validate.py $(BUILD)/bin
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD) $(ARM_BUILD)

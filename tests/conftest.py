@@ -21,6 +21,36 @@ def pytest_configure(config):
         "else running (make test-timing; tests/under_load.sh runs these under load)")
 
 
+CANNOT_TELL = "cannot tell today: "
+# `make test` prints this file's lines at its end, so that a test that
+# always skips is seen
+CANNOT_TELL_LOG = ROOT / ".cache" / "cannot-tell.log"
+
+
+def cannot_tell(reason):
+    """Skip a timing test whose measurement cannot decide on this machine
+    now, saying what was measured (counted and printed by make test)."""
+    pytest.skip(CANNOT_TELL + reason)
+
+
+def pytest_runtest_logreport(report):
+    if report.skipped and isinstance(report.longrepr, tuple):
+        reason = report.longrepr[2].removeprefix("Skipped: ")
+        if reason.startswith(CANNOT_TELL):
+            CANNOT_TELL_LOG.parent.mkdir(exist_ok=True)
+            with CANNOT_TELL_LOG.open("a") as log:
+                log.write(f"{report.nodeid}: {reason[len(CANNOT_TELL):]}\n")
+
+
+def pytest_terminal_summary(terminalreporter):
+    told = [r for r in terminalreporter.stats.get("skipped", [])
+            if isinstance(r.longrepr, tuple) and CANNOT_TELL in r.longrepr[2]]
+    terminalreporter.write_line(f"cannot tell today: {len(told)} timing test(s) skipped "
+                                f"for what this machine showed")
+    for r in told:
+        terminalreporter.write_line(f"  {r.nodeid}: {r.longrepr[2]}")
+
+
 @pytest.fixture(scope="session")
 def bin_dir():
     path = (ROOT / os.environ.get("NB_BIN_DIR", "build/bin")).resolve()

@@ -4,7 +4,7 @@ import os
 
 import numpy as np
 import pytest
-from conftest import LAUNCHERS
+from conftest import LAUNCHERS, cannot_tell
 from ground_truth import check_injected_run
 
 NCPUS = len(os.sched_getaffinity(0))
@@ -61,7 +61,7 @@ def test_selfish_runs_as_long_as_asked_whatever_the_detours(run, tmp_path):
     assert done.returncode == 0, done.stderr
     rank = json.loads((tmp_path / "s.json").read_text())["ranks"][0]
     if rank["detours"] <= 1 << 18:
-        pytest.skip(f"{rank['detours']} detours: this machine's iterations are too even")
+        cannot_tell(f"{rank['detours']} detours: this machine's iterations are too even")
     assert rank["stopped_by"] == "seconds" and rank["store_growths"] > 0, rank
     d = detours_of(tmp_path, rank)
     assert len(d) == rank["detours"]

@@ -15,6 +15,10 @@ scale_windows <- 20000
 # A phase longer than this share of the trace has too few independent
 # windows to say anything of it.
 scale_max_phase_share <- 0.1
+# Operations noise-simulate may spend on one phase length and process count
+# (a compute and two a round of the collective, per process and phase):
+# about 0.1 s.
+scale_simulation_budget <- 2e7
 
 # A rank's noise trace: when each detour began and how long it took beyond
 # the undisturbed sample, over a trace of `duration`, in the kernel's own
@@ -154,10 +158,50 @@ expected_max <- function(w, processes) {
 # The predicted slowdown of one set of rank traces (measured together): for
 # each phase length and process count, uncoordinated and co-scheduled, the
 # expected phase time over T, and the share of phases some process met noise.
+# Where the analytic model does not hold (model_holds), the slowdown is
+# noise-simulate's (source "simulation", its standard error in
+# simulated_se); model_slowdown is the model's everywhere.
 predict_slowdown <- function(traces, phases_us = scale_phases_us,
                              processes = scale_processes, windows = scale_windows,
-                             seed = 1) {
+                             seed = 1, simulator = noisebench_simulator) {
   traces <- Filter(Negate(is.null), traces)
+  rows <- model_slowdown(traces, phases_us, processes, windows, seed)
+  if (nrow(rows) == 0) return(rows)
+  rows[, `:=`(model_slowdown = slowdown, simulated_se = NA_real_,
+    source = ifelse(model_holds, "model", "model (outside where it holds: no noise-simulate)"))]
+  outside <- rows[model_holds == FALSE]
+  if (nrow(outside) == 0 || is.na(simulator)) return(rows[])
+  simulated <- simulate_slowdown(traces, unique(outside$phase_us), unique(outside$processes),
+    simulator, seed)
+  rows[simulated, on = c("mode", "phase_us", "processes"),
+    `:=`(slowdown = ifelse(model_holds, slowdown, i.slowdown),
+      simulated_se = ifelse(model_holds, NA_real_, i.se),
+      source = ifelse(model_holds, source, "simulation"))]
+  rows[]
+}
+
+# noise-simulate over the traces (written for it in LogGOPSim's format): a
+# row per mode, phase length and process count, with the slowdown and its
+# standard error.
+simulate_slowdown <- function(traces, phases_us, processes, simulator, seed = 1,
+                              budget = scale_simulation_budget) {
+  dir <- tempfile("noise-traces")
+  dir.create(dir)
+  on.exit(unlink(dir, recursive = TRUE))
+  files <- vapply(seq_along(traces), function(i) {
+    write_noise_trace(traces[[i]], file.path(dir, sprintf("rank%d.txt", i)),
+      sprintf("# rank %d", i))
+  }, "")
+  out <- system2(simulator, c("--phase-us", paste(phases_us, collapse = ","),
+    "--processes", paste(format(processes, scientific = FALSE, trim = TRUE), collapse = ","),
+    "--seed", seed, "--budget", format(budget, scientific = FALSE), files),
+    stdout = TRUE, stderr = TRUE)
+  status <- attr(out, "status") %||% 0
+  if (status != 0) stop(simulator, " failed: ", paste(out, collapse = " "))
+  fread(text = out)
+}
+
+model_slowdown <- function(traces, phases_us, processes, windows, seed) {
   repeated <- lapply(traces, repeat_trace)
   shortest <- min(vapply(traces, trace_seconds, 0)) * 1e9
   phases_us <- phases_us[phases_us * 1e3 <= scale_max_phase_share * shortest]
@@ -263,20 +307,27 @@ write_loggopsim_traces <- function(dir, runs) {
     run <- runs[[name]]
     if (!run$kernel %in% c("fwq", "psnap", "selfish")) return(NULL)
     vapply(seq_along(run$threads), function(i) {
-      tr <- noise_trace(run, i)
       t <- run$threads[[i]]
-      file <- file.path(dir, sprintf("%s-rank%d.txt", gsub("[^A-Za-z0-9._-]+", "_", name),
-        t$unit))
-      header <- sprintf("# noisebench %s run %s, rank %d on %s CPU %d: %.0f ns traced",
-        run$kernel, name, t$unit, t$host, t$cpu, trace_seconds(tr) * 1e9)
-      r <- repeat_trace(tr)
-      i <- seq_len(r$n)
-      lost <- i[r$length_of(i) > 0]
-      writeLines(c(header, sprintf("%.0f\t%.0f", r$start_of(lost) / tr$per_ns,
-        r$length_of(lost) / tr$per_ns)), file)
-      file
+      write_noise_trace(noise_trace(run, i),
+        file.path(dir, sprintf("%s-rank%d.txt", gsub("[^A-Za-z0-9._-]+", "_", name), t$unit)),
+        sprintf("# noisebench %s run %s, rank %d on %s CPU %d", run$kernel, name, t$unit,
+          t$host, t$cpu))
     }, character(1))
   }))
+}
+
+# One trace in LogGOPSim's format, the header's words followed by the
+# traced time ("...: D ns traced", as read_noise_trace and noise-simulate
+# read it); returns the file.
+write_noise_trace <- function(tr, file, header) {
+  r <- repeat_trace(tr)
+  i <- seq_len(r$n)
+  lost <- i[r$length_of(i) > 0]
+  writeLines(sprintf("%s: %.0f ns traced", header, trace_seconds(tr) * 1e9), file)
+  fwrite(data.table(start = round(r$start_of(lost) / r$per_ns),
+    length = round(r$length_of(lost) / r$per_ns)), file, append = TRUE, sep = "\t",
+    col.names = FALSE)
+  file
 }
 
 label_of <- function(run, labels) {

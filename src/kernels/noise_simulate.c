@@ -1,0 +1,339 @@
+/*
+ * noise-simulate: a discrete-event simulation of a bulk-synchronous program
+ * under replayed noise traces. analysis/R/scale.R reports its figure where
+ * the analytic model does not hold (scale.csv's `source`), and
+ * tests/test_scale_model.py holds the model to it where it does; the two
+ * share no code. The traces are replayed as LogGOPSim does (spcl/LogGOPSim,
+ * Noise.hpp): an operation of length L that starts at t on a process meets
+ * the rest of the detour under way at t and every detour that begins in
+ * (t, t + L]; it ends at t + L + that noise. A message costs nothing to
+ * send, carry or receive (o = L = g = 0), but a process in a detour handles
+ * it only when the detour ends: each send and receive is an operation of
+ * length 0.
+ *
+ *   noise-simulate --phase-us T[,T...] --processes P[,P...] [--allreduce]
+ *                  [--seed S] [--budget OPS] TRACE...
+ *
+ * Each TRACE is in LogGOPSim's --noise-trace format as the report writes it
+ * (report/loggopsim/): a header "# ...: D ns traced", then one detour a
+ * line, "start<TAB>length" in ns. Uncoordinated, process i replays TRACE
+ * i mod n from a random offset; co-scheduled, from one offset for all. The
+ * trace repeats with period D. A phase is T of compute, then a
+ * dissemination barrier (or, with --allreduce, a recursive-doubling
+ * allreduce). Prints CSV: mode, phase_us, processes, slowdown (the wall
+ * time of the phases over their T), se (its standard error, from 8
+ * replays with offsets of their own), phases (over all replays).
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct trace {
+	double duration;
+	size_t n;
+	double *start, *length;
+};
+
+/* Where a process is in its trace: `k` the last detour that began at or
+ * before its time, in repetition `cycle`; times only move forward. */
+struct process {
+	const struct trace *tr;
+	double offset;
+	long cycle;
+	long k; /* -1: before the first detour of the cycle */
+};
+
+static void die(const char *what, const char *detail)
+{
+	fprintf(stderr, "noise-simulate: %s%s%s\n", what, detail ? ": " : "", detail ? detail : "");
+	exit(2);
+}
+
+static void read_trace(const char *path, struct trace *tr)
+{
+	FILE *f = fopen(path, "r");
+	if (!f)
+		die(path, strerror(errno));
+	char line[256];
+	size_t cap = 0;
+	int lineno = 0;
+	memset(tr, 0, sizeof *tr);
+	while (fgets(line, sizeof line, f)) {
+		lineno++;
+		if (line[0] == '#') {
+			const char *colon = strrchr(line, ':');
+			if (colon)
+				sscanf(colon, ": %lf ns traced", &tr->duration);
+			continue;
+		}
+		double s, l;
+		if (sscanf(line, "%lf %lf", &s, &l) != 2 || s < 0 || l < 0 ||
+		    (tr->n && s < tr->start[tr->n - 1])) {
+			fprintf(stderr, "noise-simulate: %s:%d: want start<TAB>length, ns, in order\n",
+				path, lineno);
+			exit(2);
+		}
+		if (tr->n == cap) {
+			cap = cap ? 2 * cap : 1024;
+			tr->start = realloc(tr->start, cap * sizeof *tr->start);
+			tr->length = realloc(tr->length, cap * sizeof *tr->length);
+			if (!tr->start || !tr->length)
+				die("out of memory", NULL);
+		}
+		tr->start[tr->n] = s;
+		tr->length[tr->n] = l;
+		tr->n++;
+	}
+	fclose(f);
+	if (!(tr->duration > 0) || (tr->n && tr->start[tr->n - 1] >= tr->duration))
+		die(path, "needs a header '# ...: D ns traced' with every start below D");
+}
+
+static double detour_start(const struct process *p, long cycle, long k)
+{
+	return (double)cycle * p->tr->duration + p->tr->start[k];
+}
+
+/* Moves p to trace time u; returns the lengths of the detours that began in
+ * (old time, u] when `sum`, else 0. */
+static double advance(struct process *p, double u, int sum)
+{
+	const struct trace *tr = p->tr;
+	double total = 0;
+	for (;;) {
+		long cycle = p->cycle, k = p->k + 1;
+		if ((size_t)k == tr->n) {
+			cycle++;
+			k = 0;
+		}
+		if (detour_start(p, cycle, k) > u)
+			return total;
+		p->cycle = cycle;
+		p->k = k;
+		if (sum)
+			total += tr->length[k];
+	}
+}
+
+/* An operation of `len` ns starting at wall time t: when it ends. */
+static double operation(struct process *p, double t, double len)
+{
+	if (p->tr->n == 0)
+		return t + len;
+	double u = t + p->offset;
+	advance(p, u, 0);
+	double noise = 0;
+	if (p->k >= 0) {
+		double end = detour_start(p, p->cycle, p->k) + p->tr->length[p->k];
+		if (end > u)
+			noise = end - u;
+	}
+	noise += advance(p, u + len, 1);
+	return t + len + noise;
+}
+
+static double uniform(uint64_t *state)
+{
+	/* splitmix64: the offsets need no more than independence */
+	uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	z ^= z >> 31;
+	return (double)(z >> 11) / 9007199254740992.0;
+}
+
+/* Round `dist` of a dissemination barrier: i sends to i + dist, receives
+ * from i - dist. */
+static void exchange(struct process *p, double *t, double *sent, long n, long dist, int xor)
+{
+	for (long i = 0; i < n; i++)
+		sent[i] = operation(&p[i], t[i], 0);
+	for (long i = 0; i < n; i++) {
+		long from = xor ? (i ^ dist) : ((i - dist) % n + n) % n;
+		double arrives = sent[from] > sent[i] ? sent[from] : sent[i];
+		t[i] = operation(&p[i], arrives, 0);
+	}
+}
+
+/* A recursive-doubling allreduce; beyond the largest power of two, the
+ * extra processes hand their value to a partner first and get the result
+ * back last. */
+static void allreduce(struct process *p, double *t, double *sent, long n)
+{
+	long pow2 = 1;
+	while (2 * pow2 <= n)
+		pow2 *= 2;
+	for (long i = pow2; i < n; i++) {
+		double s = operation(&p[i], t[i], 0);
+		double a = s > t[i - pow2] ? s : t[i - pow2];
+		t[i - pow2] = operation(&p[i - pow2], a, 0);
+	}
+	for (long dist = 1; dist < pow2; dist *= 2)
+		exchange(p, t, sent, pow2, dist, 1);
+	for (long i = pow2; i < n; i++) {
+		double s = operation(&p[i - pow2], t[i - pow2], 0);
+		double a = s > t[i] ? s : t[i];
+		t[i] = operation(&p[i], a, 0);
+	}
+}
+
+/* The numbers of a comma-separated list, each above 0. */
+static size_t numbers(const char *flag, const char *list, double *out, size_t max)
+{
+	size_t n = 0;
+	char *end;
+	for (const char *p = list; *p; p = end + (*end == ',')) {
+		if (n == max)
+			die(flag, "too many values");
+		out[n] = strtod(p, &end);
+		if (end == p || !(out[n] > 0) || (*end && *end != ','))
+			die(flag, "want positive numbers, comma-separated");
+		n++;
+	}
+	return n;
+}
+
+/* Independent replays of a cell, each from offsets of its own: the
+ * slowdown's error is the spread between them, which holds both the
+ * phases' variation and how much the offsets drawn matter (a few processes
+ * at unlucky offsets weigh on every phase of a replay). */
+#define REPLAYS 8
+
+/* One replay of `phases` phases from fresh offsets: their wall time over
+ * their T, after a few more not counted. The first phase starts at a random
+ * point of every trace; the phases after it start where the slowest
+ * process's detour ended, so the first would weigh too much in a short
+ * replay. */
+static double replay(struct trace *traces, int ntraces, double phase, long procs, int cosched,
+		     int all_reduce, uint64_t *seed, long phases, struct process *p, double *t,
+		     double *sent)
+{
+	double common = uniform(seed);
+	for (long i = 0; i < procs; i++) {
+		p[i].tr = &traces[i % ntraces];
+		p[i].offset = (cosched ? common : uniform(seed)) * p[i].tr->duration;
+		p[i].cycle = -1;
+		p[i].k = (long)p[i].tr->n - 1;
+		t[i] = 0;
+	}
+	long warm = 2 + phases / 10;
+	double begin = 0;
+	for (long k = 0; k < warm + phases; k++) {
+		for (long i = 0; i < procs; i++)
+			t[i] = operation(&p[i], t[i], phase);
+		if (all_reduce)
+			allreduce(p, t, sent, procs);
+		else
+			for (long dist = 1; dist < procs; dist *= 2)
+				exchange(p, t, sent, procs, dist, 0);
+		if (k + 1 == warm)
+			for (long i = 0; i < procs; i++)
+				begin = fmax(begin, t[i]);
+	}
+	double end = 0;
+	for (long i = 0; i < procs; i++)
+		end = fmax(end, t[i]);
+	return (end - begin) / (phase * (double)phases);
+}
+
+/* One cell: P processes, phases of T ns; the slowdown and its error. */
+static void simulate(struct trace *traces, int ntraces, double phase, long procs, int cosched,
+		     int all_reduce, uint64_t seed, double budget, double *slowdown, double *se,
+		     long *phases_done)
+{
+	/* co-scheduled, process i and i + n replay one trace from one offset:
+	 * with costless messages they finish every operation together, and the
+	 * copies change nothing */
+	if (cosched && procs > ntraces)
+		procs = ntraces;
+	struct process *p = calloc((size_t)procs, sizeof *p);
+	double *t = calloc((size_t)procs, sizeof *t), *sent = calloc((size_t)procs, sizeof *sent);
+	if (!p || !t || !sent)
+		die("out of memory", NULL);
+	double longest = 0;
+	for (int i = 0; i < ntraces; i++)
+		longest = fmax(longest, traces[i].duration);
+	/* enough phases to pass through the trace twenty times over all
+	 * processes' offsets, within the budget of operations (a compute and
+	 * two per round of the collective), and at least 4 a replay */
+	double cover = 20 * longest / phase / (cosched ? 1 : (double)procs);
+	double per_phase = (double)procs * (1 + 2 * ceil(log2((double)procs)));
+	long phases = (long)fmax(fmin(fmax(cover, 2000), budget / per_phase) / REPLAYS, 4);
+	double x[REPLAYS], mean = 0, var = 0;
+	for (int r = 0; r < REPLAYS; r++) {
+		x[r] = replay(traces, ntraces, phase, procs, cosched, all_reduce, &seed, phases, p, t,
+			      sent);
+		mean += x[r] / REPLAYS;
+	}
+	for (int r = 0; r < REPLAYS; r++)
+		var += (x[r] - mean) * (x[r] - mean) / (REPLAYS - 1);
+	*slowdown = mean;
+	*se = sqrt(var / REPLAYS);
+	*phases_done = phases * REPLAYS;
+	free(p);
+	free(t);
+	free(sent);
+}
+
+int main(int argc, char **argv)
+{
+	double phases_us[64], processes[64];
+	size_t nphase = 0, nproc = 0;
+	int all_reduce = 0;
+	uint64_t seed = 1;
+	double budget = 2e8;
+	int first_trace = argc;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		int has = i + 1 < argc;
+		if (!strcmp(a, "--phase-us") && has)
+			nphase = numbers(a, argv[++i], phases_us, 64);
+		else if (!strcmp(a, "--processes") && has)
+			nproc = numbers(a, argv[++i], processes, 64);
+		else if (!strcmp(a, "--seed") && has)
+			seed = strtoull(argv[++i], NULL, 10);
+		else if (!strcmp(a, "--budget") && has)
+			numbers(a, argv[++i], &budget, 1);
+		else if (!strcmp(a, "--allreduce"))
+			all_reduce = 1;
+		else if (a[0] == '-')
+			die("unknown option", a);
+		else {
+			first_trace = i;
+			break;
+		}
+	}
+	int ntraces = argc - first_trace;
+	if (!nphase || !nproc || ntraces < 1)
+		die("usage: noise-simulate --phase-us T[,T...] --processes P[,P...] [--allreduce] "
+		    "[--seed S] [--budget OPS] TRACE...", NULL);
+	struct trace *traces = calloc((size_t)ntraces, sizeof *traces);
+	if (!traces)
+		die("out of memory", NULL);
+	for (int i = 0; i < ntraces; i++)
+		read_trace(argv[first_trace + i], &traces[i]);
+	printf("mode,phase_us,processes,slowdown,se,phases\n");
+	for (size_t a = 0; a < nphase; a++) {
+		for (int cosched = 0; cosched < 2; cosched++) {
+			for (size_t b = 0; b < nproc; b++) {
+				double slowdown, se;
+				long phases;
+				simulate(traces, ntraces, phases_us[a] * 1e3, (long)processes[b], cosched,
+					 all_reduce, seed + 7919 * (a * nproc + b), budget, &slowdown, &se,
+					 &phases);
+				printf("%s,%.17g,%.17g,%.9g,%.3g,%ld\n",
+				       cosched ? "co-scheduled" : "uncoordinated", phases_us[a],
+				       processes[b], slowdown, se, phases);
+			}
+		}
+	}
+	for (int i = 0; i < ntraces; i++) {
+		free(traces[i].start);
+		free(traces[i].length);
+	}
+	free(traces);
+	return 0;
+}

@@ -53,7 +53,8 @@ rows <- tryCatch({
   } else {
     lapply(inputs, read_noise_trace)
   }
-  p <- predict_slowdown(traces, phases_us = phases, processes = processes)
+  p <- predict_slowdown(traces, phases_us = phases, processes = processes,
+    simulate_up_to = max(processes))
   if (nrow(p) == 0) {
     stop(input_error(inputs[1], NA, sprintf("the trace (%.3g s) is too short for phases of %s us",
       min(vapply(traces, trace_seconds, 0)), paste(phases, collapse = ","))))

@@ -17,8 +17,12 @@ scale_windows <- 20000
 scale_max_phase_share <- 0.1
 # Operations noise-simulate may spend on one phase length and process count
 # (a compute and two a round of the collective, per process and phase):
-# about 0.1 s.
-scale_simulation_budget <- 2e7
+# about 0.05 s.
+scale_simulation_budget <- 5e6
+# The most processes the report simulates: a phase of 10^5 costs 3.5 10^6
+# operations, seconds a figure (analysis/predict.R simulates what it is
+# asked).
+scale_simulate_up_to <- 1e4
 
 # A rank's noise trace: when each detour began and how long it took beyond
 # the undisturbed sample, over a trace of `duration`, in the kernel's own
@@ -163,13 +167,19 @@ expected_max <- function(w, processes) {
 # simulated_se); model_slowdown is the model's everywhere.
 predict_slowdown <- function(traces, phases_us = scale_phases_us,
                              processes = scale_processes, windows = scale_windows,
-                             seed = 1, simulator = noisebench_simulator) {
+                             seed = 1, simulator = noisebench_simulator,
+                             simulate_up_to = scale_simulate_up_to) {
   traces <- Filter(Negate(is.null), traces)
   rows <- model_slowdown(traces, phases_us, processes, windows, seed)
   if (nrow(rows) == 0) return(rows)
   rows[, `:=`(model_slowdown = slowdown, simulated_se = NA_real_,
-    source = ifelse(model_holds, "model", "model (outside where it holds: no noise-simulate)"))]
-  outside <- rows[model_holds == FALSE]
+    source = fifelse(model_holds, "model", if (is.na(simulator)) {
+      "model (outside where it holds: no noise-simulate)"
+    } else {
+      sprintf("model (outside where it holds: not simulated above %s processes)",
+        format(simulate_up_to, big.mark = ",", scientific = FALSE))
+    }))]
+  outside <- rows[model_holds == FALSE & processes <= simulate_up_to]
   if (nrow(outside) == 0 || is.na(simulator)) return(rows[])
   simulated <- simulate_slowdown(traces, unique(outside$phase_us), unique(outside$processes),
     simulator, seed)
@@ -247,7 +257,8 @@ model_slowdown <- function(traces, phases_us, processes, windows, seed) {
 # One row per run with traces (FWQ, P-SNAP, selfish), phase length, process
 # count and mode.
 scale_table <- function(runs) {
-  rbindlist(lapply(names(runs), function(name) {
+  # a run at a time on each core: most of the time goes to noise-simulate
+  tables <- parallel::mclapply(names(runs), mc.cores = parallel::detectCores(), function(name) {
     run <- runs[[name]]
     if (!run$kernel %in% c("fwq", "psnap", "selfish")) return(NULL)
     traces <- lapply(seq_along(run$threads), function(i) noise_trace(run, i))
@@ -258,7 +269,10 @@ scale_table <- function(runs) {
       ranks = length(traces), injected = !is.null(run$meta$inject) ||
         any(vapply(run$meta$ranks %||% list(), function(r) !is.null(r$inject), TRUE)),
       trace_s = min(vapply(traces, trace_seconds, 0))), rows)
-  }))
+  })
+  failed <- Filter(function(t) inherits(t, "try-error"), tables)
+  if (length(failed)) stop(attr(failed[[1]], "condition"))
+  rbindlist(tables)
 }
 
 # The sentence a report gives each host: from its uninjected selfish run
@@ -325,7 +339,7 @@ write_noise_trace <- function(tr, file, header) {
   lost <- i[r$length_of(i) > 0]
   writeLines(sprintf("%s: %.0f ns traced", header, trace_seconds(tr) * 1e9), file)
   fwrite(data.table(start = round(r$start_of(lost) / r$per_ns),
-    length = round(r$length_of(lost) / r$per_ns)), file, append = TRUE, sep = "\t",
+    length = round(r$length_of(lost) / r$per_ns)), file, append = TRUE, sep = "\t", scipen = 100,
     col.names = FALSE)
   file
 }

@@ -35,6 +35,7 @@ struct trace {
 	double duration;
 	size_t n;
 	double *start, *length;
+	double *sum; /* sum[k]: the lengths of detours 0 to k */
 };
 
 /* Where a process is in its trace: `k` the last detour that began at or
@@ -88,6 +89,13 @@ static void read_trace(const char *path, struct trace *tr)
 		tr->n++;
 	}
 	fclose(f);
+	if (tr->n) {
+		tr->sum = malloc(tr->n * sizeof *tr->sum);
+		if (!tr->sum)
+			die("out of memory", NULL);
+		for (size_t k = 0; k < tr->n; k++)
+			tr->sum[k] = (k ? tr->sum[k - 1] : 0) + tr->length[k];
+	}
 	if (!(tr->duration > 0) || (tr->n && tr->start[tr->n - 1] >= tr->duration))
 		die(path, "needs a header '# ...: D ns traced' with every start below D");
 }
@@ -97,25 +105,52 @@ static double detour_start(const struct process *p, long cycle, long k)
 	return (double)cycle * p->tr->duration + p->tr->start[k];
 }
 
+/* The lengths of the detours up to the k-th of a cycle, from the trace's
+ * start. */
+static double lengths_to(const struct trace *tr, long cycle, long k)
+{
+	return (double)cycle * tr->sum[tr->n - 1] + tr->sum[k];
+}
+
 /* Moves p to trace time u; returns the lengths of the detours that began in
- * (old time, u] when `sum`, else 0. */
+ * (old time, u] when `sum`, else 0. A few steps are walked; a longer way
+ * (a long operation on a dense trace, every FWQ sample a detour) is
+ * searched. */
 static double advance(struct process *p, double u, int sum)
 {
 	const struct trace *tr = p->tr;
-	double total = 0;
-	for (;;) {
-		long cycle = p->cycle, k = p->k + 1;
-		if ((size_t)k == tr->n) {
-			cycle++;
-			k = 0;
+	long cycle = p->cycle, k = p->k;
+	for (int step = 0; step < 8; step++) {
+		long c = cycle, next = k + 1;
+		if ((size_t)next == tr->n) {
+			c++;
+			next = 0;
 		}
-		if (detour_start(p, cycle, k) > u)
-			return total;
-		p->cycle = cycle;
-		p->k = k;
-		if (sum)
-			total += tr->length[k];
+		if (detour_start(p, c, next) > u)
+			goto found;
+		cycle = c;
+		k = next;
 	}
+	{
+		/* the last detour that began at or before u */
+		long c = (long)floor(u / tr->duration);
+		size_t lo = 0, hi = tr->n;
+		double in = u - (double)c * tr->duration;
+		while (lo < hi) {
+			size_t mid = (lo + hi) / 2;
+			if (tr->start[mid] <= in)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		cycle = lo ? c : c - 1;
+		k = lo ? (long)lo - 1 : (long)tr->n - 1;
+	}
+found:;
+	double total = sum ? lengths_to(tr, cycle, k) - lengths_to(tr, p->cycle, p->k) : 0;
+	p->cycle = cycle;
+	p->k = k;
+	return total;
 }
 
 /* An operation of `len` ns starting at wall time t: when it ends. */
@@ -258,10 +293,10 @@ static void simulate(struct trace *traces, int ntraces, double phase, long procs
 		longest = fmax(longest, traces[i].duration);
 	/* enough phases to pass through the trace twenty times over all
 	 * processes' offsets, within the budget of operations (a compute and
-	 * two per round of the collective), and at least 4 a replay */
+	 * two per round of the collective), and at least 2 a replay */
 	double cover = 20 * longest / phase / (cosched ? 1 : (double)procs);
 	double per_phase = (double)procs * (1 + 2 * ceil(log2((double)procs)));
-	long phases = (long)fmax(fmin(fmax(cover, 2000), budget / per_phase) / REPLAYS, 4);
+	long phases = (long)fmax(fmin(fmax(cover, 2000), budget / per_phase) / REPLAYS, 2);
 	double x[REPLAYS], mean = 0, var = 0;
 	for (int r = 0; r < REPLAYS; r++) {
 		x[r] = replay(traces, ntraces, phase, procs, cosched, all_reduce, &seed, phases, p, t,
@@ -333,6 +368,7 @@ int main(int argc, char **argv)
 	for (int i = 0; i < ntraces; i++) {
 		free(traces[i].start);
 		free(traces[i].length);
+		free(traces[i].sum);
 	}
 	free(traces);
 	return 0;

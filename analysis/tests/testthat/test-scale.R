@@ -29,7 +29,8 @@ test_that("the expected maximum of N draws is the sum over the distribution's st
 test_that("one detour of d every P: the slowdown tends to 1 + d/T, co-scheduled to the mean", {
   # 50 us every 10 ms over 100 s; phases of 1 ms (T < P)
   tr <- periodic_trace(1e7, 5e4, 1e11)
-  p <- predict_slowdown(list(tr), phases_us = 1000, processes = c(1, 10, 1e3, 1e5))
+  p <- predict_slowdown(list(tr), phases_us = 1000, processes = c(1, 10, 1e3, 1e5),
+    simulator = NA)
   unco <- p[mode == "uncoordinated"]
   # one process: the mean noise of a 1 ms window, d T / P (plus the detours under way)
   expect_equal(unco[processes == 1, slowdown], 1 + 5e4 / 1e7, tolerance = 0.002)
@@ -49,7 +50,8 @@ test_that("a detour in a phase with probability p: 1 - (1 - p)^N of the phases a
   starts <- sort(stats::runif(stats::rpois(1, 5 * 2000), 0, duration))
   tr <- list(start = starts, length = rep(1000, length(starts)), duration = duration)
   n <- c(1, 10, 100, 1000)
-  p <- predict_slowdown(list(tr), phases_us = 1000, processes = n, windows = 2e5)
+  p <- predict_slowdown(list(tr), phases_us = 1000, processes = n, windows = 2e5,
+    simulator = NA)
   # the share of offsets whose window [o, o + T) meets a detour [s, s + 1 us) of this
   # trace: the union of the intervals [s - T, s + 1 us), around the circle
   gaps <- diff(c(starts, starts[1] + duration))
@@ -67,10 +69,31 @@ test_that("co-scheduled ranks measured together share their offsets", {
   # two ranks, detours of 100 us every 10 ms, rank 1 half a period later
   a <- periodic_trace(1e7, 1e5, 1e10)
   b <- periodic_trace(1e7, 1e5, 1e10, phase_ns = 5e6)
-  p <- predict_slowdown(list(a, b), phases_us = 1000, processes = c(1, 2))
+  p <- predict_slowdown(list(a, b), phases_us = 1000, processes = c(1, 2), simulator = NA)
   co <- p[mode == "co-scheduled"]
   # both ranks' windows are hit 1 time in 10 and never together: the max is hit 2 in 10
   expect_equal(co[processes == 2, phases_hit_percent], 20 + 2, tolerance = 0.1)
+})
+
+test_that("the model's figure where it holds, the simulation's elsewhere, each said", {
+  skip_if(is.na(noisebench_simulator), "no noise-simulate built")
+  # 200 us every 10 ms: P q = 0.02 P, so the model holds up to 50 processes at
+  # phases of 200 us or more
+  tr <- periodic_trace(1e7, 2e5, 1e10)
+  p <- predict_slowdown(list(tr), phases_us = c(100, 1000), processes = c(1, 10, 1000))
+  expect_equal(p$model_holds, p$phase_us >= 200 & pmin(p$processes,
+    ifelse(p$mode == "co-scheduled", 1, Inf)) * 0.02 <= 1)
+  expect_equal(p[model_holds == TRUE, source], rep("model", sum(p$model_holds)))
+  expect_equal(p[model_holds == TRUE, slowdown], p[model_holds == TRUE, model_slowdown])
+  out <- p[model_holds == FALSE]
+  expect_equal(unique(out$source), "simulation")
+  expect_true(all(out$simulated_se >= 0))
+  # one process under a periodic detour loses d of every P: 1 / (1 - 0.02)
+  one <- out[processes == 1 & mode == "uncoordinated"]
+  expect_equal(one$slowdown, rep(1 / 0.98, nrow(one)), tolerance = 1e-3)
+  # beyond the processes it simulates, the model's figure, said so
+  q <- predict_slowdown(list(tr), phases_us = 1000, processes = 1000, simulate_up_to = 100)
+  expect_match(q[mode == "uncoordinated", source], "not simulated above 100 processes")
 })
 
 test_that("a phase too long for the trace is left out", {

@@ -1,15 +1,19 @@
 #!/usr/bin/env python3
 """Noise of our own on every CPU, for running the timing tests on a noisy
-machine on purpose (tests/under_load.sh).
+machine on purpose (tests/under_load.sh): the bad day a timing test must
+hold on.
 
-One process per CPU, pinned, at normal priority, so the scheduler lets it
-preempt whatever is measured there: bursts of busy spinning from 10 us to
-5 ms (log-uniform, so short ones are the most frequent), at random times,
-taking a share of the core that changes every second, drawn from 10-40%;
-and now and then a sustained stretch of 100-300 ms in which the CPU is taken
-half the time in 0.7 ms slices, which a kernel sees as running at half speed.
-The slices repeat at 714 Hz, away from the tests' injections (100 and 500 Hz)
-and their harmonics, where a line of the load's would pass for theirs.
+One process per CPU, pinned. At normal priority, so the scheduler lets it
+preempt whatever is measured there: in half the seconds, bursts of busy
+spinning from 10 us to 5 ms (log-uniform, so short ones are the most
+frequent), at random times, taking a share of the core drawn anew every
+second from 10-40%; in the other half, the CPU taken 40% of the time in
+0.56 ms slices 1.4 ms apart, which a kernel sees as running at 60% speed.
+The slices repeat at 714 Hz, away from the tests' injections (100 and
+500 Hz) and their harmonics, where a line of the load's would pass for
+theirs. And once every 30 s on average a stall of 100 ms: a spin at
+real-time priority (as root; at normal priority elsewhere), which nothing
+else on the CPU runs through, as a hypervisor's stall of a vCPU.
 Stops after --seconds, or on SIGTERM/SIGINT.
 """
 import argparse
@@ -22,13 +26,27 @@ import sys
 import time
 
 PR_SET_TIMERSLACK = 29
-SLICE = 0.0007  # seconds busy, then as long asleep, in a half-speed stretch
+PERIOD = 0.0014  # seconds, a slice of a slow stretch and the pause after it
+SLOW = 0.6  # the speed a slow stretch leaves a kernel
+STALL = 0.1  # seconds
+STALLS_PER_SECOND = 1 / 30
 
 
 def spin(seconds):
     end = time.perf_counter() + seconds
     while time.perf_counter() < end:
         pass
+
+
+def stall():
+    """STALL at real-time priority where allowed: nothing else on the CPU
+    runs meanwhile."""
+    try:
+        os.sched_setscheduler(0, os.SCHED_FIFO, os.sched_param(1))
+    except PermissionError:
+        pass
+    spin(STALL)
+    os.sched_setscheduler(0, os.SCHED_OTHER, os.sched_param(0))
 
 
 def generate(cpu, until, low, high, seed):
@@ -38,12 +56,14 @@ def generate(cpu, until, low, high, seed):
     rng = random.Random(seed)
     while time.monotonic() < until:
         second_end = min(until, time.monotonic() + 1.0)
+        if rng.random() < STALLS_PER_SECOND:
+            stall()
+        if rng.random() < 0.5:
+            while time.monotonic() < second_end:
+                spin((1 - SLOW) * PERIOD)
+                time.sleep(SLOW * PERIOD)
+            continue
         share = rng.uniform(low, high)
-        if rng.random() < 0.2:
-            stretch_end = min(second_end, time.monotonic() + rng.uniform(0.1, 0.3))
-            while time.monotonic() < stretch_end:
-                spin(SLICE)
-                time.sleep(SLICE)
         while time.monotonic() < second_end:
             burst = math.exp(rng.uniform(math.log(10e-6), math.log(5e-3)))
             spin(burst)

@@ -2,14 +2,15 @@
 # The timing tests on a machine made noisy on purpose: tests/load.py takes
 # 10-40% of every CPU in bursts of 10 us to 5 ms, and stretches at half speed,
 # while the tests marked `timing` run REPEATS times in a row (default 3).
-#   tests/under_load.sh [REPEATS]      after `make` (release build in build/)
+#   tests/under_load.sh [REPEATS] [--bad-day]   after `make` (release build in build/)
 # Exits non-zero if any round failed; prints one line per round.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repeats=${1:-3}
+shift || true
 mkdir -p .cache
 export NB_BIN_DIR=${NB_BIN_DIR:-build/bin}
-python3 tests/load.py --seconds 86400 &
+python3 tests/load.py --seconds 86400 "$@" &
 load=$!
 trap 'kill "$load" 2>/dev/null; wait "$load" 2>/dev/null || true' EXIT
 failed=0

@@ -411,7 +411,11 @@ scale_section <- function(scale, labels) {
     "phase time T plus the largest noise any process met in its window, over T. uncoordinated:",
     "each process at its own random offset in the traces; co-scheduled: all at one offset.",
     "phases_hit_percent: the share of phases in which some process met noise. Phases longer",
-    "than a tenth of the trace are left out. The model and its assumptions: docs/analysis.md.",
+    "than a tenth of the trace are left out. Where that model does not hold (model_holds:",
+    "a detour longer than T, or more than one process in a detour at a time on average), the",
+    "slowdown is noise-simulate's event-by-event replay of the traces (source, with its",
+    "standard error simulated_se; model_slowdown is the model's figure everywhere). The",
+    "model, the simulation and their assumptions: docs/analysis.md.",
     "Each rank's trace is also in loggopsim/, in LogGOPSim's --noise-trace format.",
     "Also in scale.csv.</p>",
     if (!is.null(scale) && nrow(scale)) {

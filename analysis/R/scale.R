@@ -170,7 +170,7 @@ predict_slowdown <- function(traces, phases_us = scale_phases_us,
                              seed = 1, simulator = noisebench_simulator,
                              simulate_up_to = scale_simulate_up_to) {
   traces <- Filter(Negate(is.null), traces)
-  rows <- model_slowdown(traces, phases_us, processes, windows, seed)
+  rows <- analytic_slowdown(traces, phases_us, processes, windows, seed)
   if (nrow(rows) == 0) return(rows)
   rows[, `:=`(model_slowdown = slowdown, simulated_se = NA_real_,
     source = fifelse(model_holds, "model", if (is.na(simulator)) {
@@ -211,7 +211,7 @@ simulate_slowdown <- function(traces, phases_us, processes, simulator, seed = 1,
   fread(text = out)
 }
 
-model_slowdown <- function(traces, phases_us, processes, windows, seed) {
+analytic_slowdown <- function(traces, phases_us, processes, windows, seed) {
   repeated <- lapply(traces, repeat_trace)
   shortest <- min(vapply(traces, trace_seconds, 0)) * 1e9
   phases_us <- phases_us[phases_us * 1e3 <= scale_max_phase_share * shortest]
@@ -257,8 +257,10 @@ model_slowdown <- function(traces, phases_us, processes, windows, seed) {
 # One row per run with traces (FWQ, P-SNAP, selfish), phase length, process
 # count and mode.
 scale_table <- function(runs) {
-  # a run at a time on each core: most of the time goes to noise-simulate
-  tables <- parallel::mclapply(names(runs), mc.cores = parallel::detectCores(), function(name) {
+  # a run at a time on each CPU this process may use (a job's, not the
+  # node's): most of the time goes to noise-simulate
+  cpus <- length(parallel::mcaffinity() %||% 1)
+  tables <- parallel::mclapply(names(runs), mc.cores = cpus, function(name) {
     run <- runs[[name]]
     if (!run$kernel %in% c("fwq", "psnap", "selfish")) return(NULL)
     traces <- lapply(seq_along(run$threads), function(i) noise_trace(run, i))

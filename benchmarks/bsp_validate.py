@@ -8,9 +8,9 @@ apart on average: --inject 2500:500:poisson) and then without; selfish
 traces on the same two ranks, both ways, in the same round. What the
 injection added to the application's phases is compared with what the
 traces predict it adds (analysis/predict.R, co-scheduled: rank i's trace for
-process i, as the two ranks ran). Each round runs the four in a mirrored
-order (ABBA across rounds), so a drift of the machine's own noise weighs on
-both ways alike.
+process i, as the two ranks ran). Each round runs the traces one way round
+and the applications the other (ABBA), and the next round starts with the
+other way, so a drift of the machine's own noise weighs on both alike.
 
 Prints, per collective, the measured and the predicted added slowdown with
 95% t-intervals over the rounds, their ratio with its interval, and a
@@ -45,7 +45,8 @@ TRACE_SECONDS = 3
 # model's assumptions to be checked
 MODEL_LIMIT = 0.1
 AGREE = (0.8, 1.25)
-# Student's t at 97.5% for 1 to 9 degrees of freedom
+# Student's t at 97.5% for 1 to 9 degrees of freedom; more rounds take the
+# last, an interval a little wider than it need be
 T975 = [12.71, 4.30, 3.18, 2.78, 2.57, 2.45, 2.36, 2.31, 2.26]
 
 

@@ -79,10 +79,13 @@ spectrum_floor <- function(power, width = 201) {
 }
 
 # The main peaks: local maxima standing `min_ratio` times above the floor,
-# one per `merge_bins` neighbourhood, the `top` strongest. A peak's power is
-# that of its bin and `merge_bins` bins either side: a line between two bins
-# leaks into its neighbours, and the sum is what it carries.
-find_peaks <- function(spectrum, top = 10, min_ratio = 20, merge_bins = 3) {
+# the `top` strongest lines. A line between two bins leaks into its
+# neighbours, so a peak's power is that of its bin and `merge_bins` bins
+# either side. A source timed by sleeping wanders in frequency by its
+# wake-up latency (a few percent) and its line breaks into fragments: the
+# local maxima within `merge_rel` of a stronger one are that line, whose
+# power is summed over all their bins.
+find_peaks <- function(spectrum, top = 20, min_ratio = 20, merge_bins = 3, merge_rel = 0.03) {
   p <- spectrum$power
   n <- length(p)
   if (n < 3) return(spectrum[0][, ratio := numeric()])
@@ -92,12 +95,24 @@ find_peaks <- function(spectrum, top = 10, min_ratio = 20, merge_bins = 3) {
   cand <- which(p >= left & p > right & p > min_ratio * floor_p)
   cand <- cand[order(-p[cand])]
   kept <- integer()
-  for (i in cand) {
-    if (!any(abs(kept - i) <= merge_bins)) kept <- c(kept, i)
-    if (length(kept) == top) break
+  line_of <- integer(length(cand))
+  for (k in seq_along(cand)) {
+    i <- cand[k]
+    near <- abs(kept - i) <= pmax(merge_bins, merge_rel * kept)
+    if (any(near)) {
+      line_of[k] <- which(near)[1]
+    } else if (length(kept) < top) {
+      kept <- c(kept, i)
+      line_of[k] <- length(kept)
+    }
   }
+  line <- vapply(seq_along(kept), function(j) {
+    bins <- unique(unlist(lapply(cand[line_of == j], function(i) {
+      max(1, i - merge_bins):min(n, i + merge_bins)
+    })))
+    sum(p[bins])
+  }, 0)
   out <- spectrum[kept]
-  line <- vapply(kept, function(i) sum(p[max(1, i - merge_bins):min(n, i + merge_bins)]), 0)
   out[, `:=`(power = line, ratio = p[kept] / floor_p[kept])]
   out[]
 }

@@ -17,6 +17,22 @@ test_that("a sinusoid is found at its frequency with its variance", {
   expect_equal(nrow(peaks), 1)
 })
 
+test_that("a line that wanders in frequency is one peak with all its power", {
+  fs <- 10000
+  # a quarter of the run each at 695, 700, 705 and 710 Hz: the line of a
+  # source timed by sleeping, broken into fragments a few Hz apart
+  hz <- rep(c(695, 700, 705, 710), each = 5000)
+  phase <- 2 * pi * cumsum(hz) / fs
+  spec <- ftq_spectrum(1000 + 50 * sin(phase), fs)
+  peaks <- find_peaks(spec)
+  expect_equal(nrow(peaks), 1)
+  expect_gt(peaks$frequency_hz, 690)
+  expect_lt(peaks$frequency_hz, 715)
+  # the fragments' bins hold most of the sinusoid's variance
+  expect_gt(peaks$power, 0.8 * 50^2 / 2)
+  expect_lte(peaks$power, 50^2 / 2 * 1.01)
+})
+
 test_that("an impulse train is found at its rate and harmonics", {
   set.seed(2)
   spec <- ftq_spectrum(impulse_counts(20000, 20), 10000)

@@ -15,6 +15,15 @@ kernel's own resolution; its length is right when the loss also stays within
 exit - due plus that resolution. A run without injection gets a schedule of
 the same period and length laid on its own time line; what matches there is
 what the machine alone makes look like our injections.
+
+Where the machine runs below its best for a while (a vCPU at 60% speed: the
+core taken in slices shorter than a sample), every sample there holds some
+of its noise, and the level a sample's loss is read against holds it too:
+that background can fall inside an injection's busy wait instead of beside
+it, so the loss seen falls short of the busy wait by up to the background
+of the samples around it. Such stretches are also where the machine alone
+makes detours of any length; what it makes look like our injections is
+counted where it ran at its best.
 """
 import json
 from dataclasses import dataclass
@@ -22,17 +31,23 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from conftest import cannot_tell
 
 
 @dataclass
 class Timeline:
     """What a kernel measured, laid on the tick time line: intervals [start,
-    end) and the time (ticks) each lost to noise, and the kernel's resolution
-    in ticks: how far off a loss or an interval's edge can be read."""
+    end), the time (ticks) each lost to noise, the kernel's resolution in
+    ticks (how far off a loss or an interval's edge can be read); beyond the
+    run's best neighbourhood, the background (the time each interval's
+    neighbourhood loses in every sample) and the usual loss (in the median
+    sample): 0 where the machine ran at its best."""
     start: np.ndarray
     end: np.ndarray
     lost: np.ndarray
     resolution: float
+    background: np.ndarray
+    usual: np.ndarray
 
 
 @dataclass
@@ -40,6 +55,7 @@ class Match:
     found: np.ndarray       # bool per injection: its busy wait is in the kernel's data
     exact: np.ndarray       # bool per injection: and its whole length, no more
     clean: np.ndarray       # bool per injection: no loss seen there beyond the slack
+    settled: np.ndarray     # bool per injection: the machine ran at its best around it
     lost: np.ndarray        # ticks the kernel saw lost around each injection
     injections: dict
 
@@ -54,6 +70,12 @@ class Match:
     @property
     def clean_share(self):
         return float(np.mean(self.clean)) if len(self.clean) else 0.0
+
+    @property
+    def settled_exact_share(self):
+        """Of the injections where the machine ran at its best, how many
+        were seen exact."""
+        return float(np.mean(self.exact[self.settled])) if self.settled.any() else 0.0
 
     def length_error(self, ticks_per_ns):
         """Median, over the found injections, of the loss seen less the
@@ -89,10 +111,12 @@ def schedule_like(injections, injected_row, row):
     """The period, phase and length of injections (from a run described by
     injected_row), laid on another run's time line (row): what a run without
     injection is matched against. Each event as if served the moment it was
-    due, for the injection's median length."""
+    due, for the median busy wait: an injection due while other work held
+    the CPU is served late, and on a machine busy half the time the median
+    due-to-exit would be that work's length, not the injection's."""
     due = injections["due"]
     period = float(np.median(np.diff(due)))
-    length = float(np.median(injections["exit"] - due))
+    length = float(np.median(injections["exit"] - injections["entry"]))
     first = row["start_tick"] + (due[0] - injected_row["start_tick"]) % period
     times = np.arange(first, row["end_tick"] - length, period)
     return {"due": times, "entry": times, "exit": times + length,
@@ -111,6 +135,13 @@ def local_quantile(values, window=51, q=0.5):
 
 def local_median(values, window=51):
     return local_quantile(values, window, 0.5)
+
+
+def above_best(levels):
+    """How far each local level lies above the run's best: its fastest
+    twentieth, as one window's level can be far off (at the run's edges, a
+    moment of a faster clock)."""
+    return np.clip(levels - np.quantile(levels, 0.05), 0, None)
 
 
 # The share of a window's samples that the noise may hit and still leave the
@@ -136,7 +167,8 @@ def fwq_timeline(times, row, timer_read_ticks):
     start, end = back_to_back(times, row)
     floor = local_quantile(times, q=UNDISTURBED)
     spread = np.median(local_quantile(times, q=0.25) - floor)
-    return Timeline(start, end, times - floor, 4 * spread + 2 * timer_read_ticks)
+    return Timeline(start, end, times - floor, 4 * spread + 2 * timer_read_ticks,
+                    above_best(floor), above_best(local_median(times)))
 
 
 def psnap_timeline(times_ns, row, ticks_per_ns, timer_read_ticks):
@@ -154,7 +186,9 @@ def ftq_timeline(counts, ends, row, timer_read_ticks):
     counts = np.asarray(counts, dtype=float)
     rate = local_median(length / np.maximum(counts, 1))
     unit = float(np.median(rate))
-    return Timeline(start, ends, length - counts * rate, 2 * (unit + timer_read_ticks))
+    slower = counts * above_best(rate)
+    return Timeline(start, ends, length - counts * rate, 2 * (unit + timer_read_ticks),
+                    slower, slower)
 
 
 def selfish_timeline(detours_ns, row, ticks_per_ns, min_iteration_ticks):
@@ -164,30 +198,38 @@ def selfish_timeline(detours_ns, row, ticks_per_ns, min_iteration_ticks):
     start = row["start_tick"] + d[:, 0] * ticks_per_ns
     length = d[:, 1] * ticks_per_ns
     return Timeline(start, start + length, length - min_iteration_ticks,
-                    10 * min_iteration_ticks)
+                    10 * min_iteration_ticks, np.zeros(len(start)), np.zeros(len(start)))
 
 
 def match(timeline, injections, overhead_ticks, accuracy=0.1):
     """Per injection, the loss the kernel saw in the intervals that overlap
     [due, exit], widened by the resolution; found when it reaches the busy
-    wait (exit - entry) less the resolution, exact when it is also within
+    wait (exit - entry) less the resolution and the background of the
+    intervals the busy wait overlaps; exact when it is also within
     `accuracy` (relative) of exit - due, beyond the resolution and the
-    injector's overhead around it (overhead_ticks, measured in each run)."""
+    injector's overhead around it (overhead_ticks, measured in each run),
+    short of it by at most that background. Settled where the usual loss
+    around it is within that slack."""
     res = timeline.resolution
     order = np.argsort(timeline.start)
     start, end = timeline.start[order], timeline.end[order]
-    lost = np.clip(timeline.lost[order], 0, None)
-    cum = np.concatenate(([0.0], np.cumsum(lost)))
-    # intervals are disjoint and ordered, so the overlapping ones are a range
-    first = np.searchsorted(end, injections["due"] - res, side="right")
-    last = np.searchsorted(start, injections["exit"] + res, side="left")
-    seen = cum[np.maximum(last, first)] - cum[first]
+
+    def summed(values, a, b):
+        # intervals are disjoint and ordered, so those overlapping [a, b] are a range
+        cum = np.concatenate(([0.0], np.cumsum(values[order])))
+        first = np.searchsorted(end, a, side="right")
+        return cum[np.maximum(np.searchsorted(start, b, side="left"), first)] - cum[first]
+
+    seen = summed(np.clip(timeline.lost, 0, None), injections["due"] - res,
+                  injections["exit"] + res)
+    hidden = summed(timeline.background, injections["entry"], injections["exit"])
+    around = summed(timeline.usual, injections["due"] - res, injections["exit"] + res)
     busy = injections["exit"] - injections["entry"]
     whole = injections["exit"] - injections["due"]
-    found = seen >= busy - res
+    found = seen >= busy - res - hidden
     slack = accuracy * whole + overhead_ticks + res
-    exact = found & (np.abs(seen - whole) <= slack)
-    return Match(found, exact, seen <= slack, seen, injections)
+    exact = found & (seen <= whole + slack) & (seen >= whole - slack - hidden)
+    return Match(found, exact, seen <= slack, around <= slack, seen, injections)
 
 
 def timeline_of(directory, meta, row):
@@ -220,9 +262,11 @@ def check_injected_run(noisy_prefix, quiet_prefix, period_us):
     injection shows nothing at the same places (the machine's own noise in
     the same sample can only add to an injection: it makes fewer exact,
     never fewer found, and how many it spoils is what the quiet run sees);
-    without injection, under a tenth of the schedule looks like it (a detour
-    of the machine's own of just that length at just that time), and under a
-    fifth as many as with it."""
+    without injection, where the machine ran at its best, under a tenth of
+    the schedule looks like it (a detour of the machine's own of just that
+    length at just that time), and under a fifth as many as with it. When
+    the machine ran at its best at too few of the schedule's places to say,
+    the test cannot tell today."""
     noisy, quiet = Path(noisy_prefix), Path(quiet_prefix)
     meta, qmeta = load_meta(noisy), load_meta(quiet)
     over = overhead_ticks(meta)
@@ -237,12 +281,25 @@ def check_injected_run(noisy_prefix, quiet_prefix, period_us):
         m = match(timeline_of(noisy.parent, meta, row), inj, over)
         q = match(timeline_of(quiet.parent, qmeta, qrow), schedule_like(inj, row, qrow), over)
         report = (row["rank"], m.recall, m.exact_share, q.clean_share,
-                  q.exact_share, m.length_error(meta["ticks_per_ns"]))
+                  q.settled_exact_share, m.length_error(meta["ticks_per_ns"]))
         assert m.recall >= 0.95, report
         assert m.exact_share >= 0.5 * q.clean_share, report
-        assert q.exact_share < min(0.1, m.exact_share / 5), report
         out.append((row, m, q))
+    for row, m, q in out:
+        if q.settled.sum() < SETTLED_PLACES:
+            cannot_tell(f"rank {row['rank']}: the machine ran at its best at {q.settled.sum()} "
+                        f"of the {len(q.settled)} places of the injections' schedule in the "
+                        f"run without them, under {SETTLED_PLACES}: what it alone makes look "
+                        f"like an injection cannot be told from what it makes everywhere")
+        assert q.settled_exact_share < min(0.1, m.exact_share / 5), (
+            row["rank"], q.settled_exact_share, m.exact_share, q.settled.mean())
     return out
+
+
+# The fewest places of the schedule, where the machine ran at its best in a
+# run without injection, that "under a tenth" is read from: a tenth of
+# fewer is a handful of detours, which a burst of the machine's own makes.
+SETTLED_PLACES = 50
 
 
 WINDOW, THRESHOLD = 15, 0.05  # as src/lib/speed.h

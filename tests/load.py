@@ -11,8 +11,7 @@ half the time in 0.7 ms slices, which a kernel sees as running at half speed.
 The slices repeat at 714 Hz, away from the tests' injections (100 and 500 Hz)
 and their harmonics, where a line of the load's would pass for theirs.
 
---bad-day: the day every timing test should hold on (not all do yet:
-docs/testing.md): in half the seconds the CPU taken 40% of the time in
+--bad-day: the day every timing test holds on (make test-load): in half the seconds the CPU taken 40% of the time in
 0.56 ms slices 1.4 ms apart (a kernel sees 60% speed), in the others the
 bursts; and once every 30 s on average a stall of 100 ms, a spin at
 real-time priority (as root) that nothing else on the CPU runs through, as

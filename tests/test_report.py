@@ -8,7 +8,7 @@ import subprocess
 
 import numpy as np
 import pytest
-from conftest import ROOT
+from conftest import ROOT, cannot_tell
 from ground_truth import load_injections
 
 
@@ -72,14 +72,46 @@ def share_at(peaks, run, hz):
     return float(line["share_percent"]) if line else 0.0
 
 
+def injected_shares(directory, run):
+    """From the handler's log of a run: the share (%) of the run its busy
+    waits took in step with 500 Hz (a delivery held up by other work moves
+    the busy wait off the beat), the share from due to exit, and the busy
+    waits' share."""
+    meta = json.loads((directory / f"{run}.json").read_text())
+    thread = meta["ranks"][0]
+    inj = load_injections(directory, thread)
+    span = thread["end_tick"] - thread["start_tick"]
+    busy = inj["exit"] - inj["entry"]
+    middle_s = (inj["exit"] + inj["entry"]) / 2 / meta["ticks_per_ns"] / 1e9
+    in_step = 100 * abs((busy * np.exp(2j * np.pi * 500 * middle_s)).sum()) / span
+    return in_step, 100 * (inj["exit"] - inj["due"]).sum() / span, 100 * busy.sum() / span
+
+
+# A 500 Hz line is asked of a run whose injections kept in step for at
+# least half their 5%: other work on the CPU can hold so many up by a
+# slice or a stall that what is left at 500 Hz sinks into the floor.
+IN_STEP_PERCENT = 2.5
+
+
+def in_step_runs(directory, runs):
+    """The runs whose injections kept in step, and a cannot-tell when
+    fewer than half did."""
+    kept = [r for r in runs if injected_shares(directory, r)[0] >= IN_STEP_PERCENT]
+    if len(kept) < len(runs) / 2:
+        cannot_tell(f"the injections kept in step with 500 Hz for {IN_STEP_PERCENT}% of the "
+                    f"run in {len(kept)} of {len(runs)} runs only (the handlers' logs): other "
+                    f"work held the rest up")
+    return kept
+
+
 @pytest.mark.timing
 def test_injected_500hz_is_named_external(ftq_pairs):
     peaks = read_csv(ftq_pairs / "report" / "peaks.csv")
     noisy = {p["run"] for p in peaks if p["run"].startswith("noisy_")}
     assert len(noisy) == 2 * 2 * REPEATS
-    for run in noisy:
+    for run in in_step_runs(ftq_pairs, sorted(noisy)):
         at_500 = line_at(peaks, run, 500)
-        assert at_500, run
+        assert at_500, (run, injected_shares(ftq_pairs, run))
         assert at_500["origin"] == "external", at_500
 
 
@@ -92,28 +124,23 @@ def test_injected_noise_is_5_percent(ftq_pairs):
     assert len(noisy) == 2 * 2 * REPEATS
     share = {run: share_at(peaks, run, 500) for run in rows}
     for run in noisy:
-        # the 500 Hz line weighs what the injections took, as their handler
-        # logged them: at least the part of their busy waits that keeps in
-        # step with 500 Hz (a delivery held up by other noise moves the busy
-        # wait off the beat; under load by up to milliseconds, which at 2 ms
-        # a period scatters it), at most due to exit (a delivery held up is
-        # that noise's time, which comes as often elsewhere and adds nothing
-        # at 500 Hz); a line read from a 1.5 s spectrum, and detours of
-        # varying length, blur it by a third
-        meta = json.loads((ftq_pairs / f"{run}.json").read_text())
-        thread = meta["ranks"][0]
-        inj = load_injections(ftq_pairs, thread)
-        span = thread["end_tick"] - thread["start_tick"]
-        busy = inj["exit"] - inj["entry"]
-        middle_s = (inj["exit"] + inj["entry"]) / 2 / meta["ticks_per_ns"] / 1e9
-        in_step = 100 * abs((busy * np.exp(2j * np.pi * 500 * middle_s)).sum()) / span
-        whole = 100 * (inj["exit"] - inj["due"]).sum() / span
+        in_step, whole, busy = injected_shares(ftq_pairs, run)
         # each injection served took at least its 5% (exit is due + D or later)
         assert whole > 2.5
-        assert 0.7 * in_step < share[run] < 1.3 * whole, (run, in_step, whole, share[run])
-        # ...and the summary, against the best quantum, sees at least the
-        # busy waits: the machine only adds to it
-        assert rows[run] > 100 * busy.sum() / span, (run, rows[run], busy.sum() / span)
+        # the summary, against the best quantum, sees at least the busy
+        # waits: the machine only adds to it
+        assert rows[run] > busy, (run, rows[run], busy)
+        # a line, if any, weighs at most what the injections took from due
+        # to exit (a delivery held up is that noise's time, which comes as
+        # often elsewhere and adds nothing at 500 Hz), a third more for the
+        # blur of a line read from a 1.5 s spectrum
+        assert share[run] < 1.3 * whole, (run, in_step, whole, share[run])
+    for run in in_step_runs(ftq_pairs, noisy):
+        # ...and at least what their busy waits took in step with 500 Hz
+        # (a delivery held up moves the busy wait off the beat), a third
+        # less for the blur
+        in_step, whole, _ = injected_shares(ftq_pairs, run)
+        assert 0.7 * in_step < share[run], (run, in_step, whole, share[run])
         # the run beside it, with no injection, has a fainter line there, if
         # any (the injections reach the other CPU through the host)
         quiet = run.replace("noisy", "quiet")

@@ -360,8 +360,11 @@ write_comparison <- function(dir_a, dir_b, out = NULL) {
       figures[[caption]] <- save_figure(plot, tmp, paste0("compare-", i, "-losses"))
     }
     if (ra$kernel == "ftq") {
+      # A's noisiest CPUs and its quietest, where it has more than a few
+      cpus <- vapply(detail_run(ra, noise_summary(ra, "A")$noise_percent)$threads,
+        function(t) t$cpu, integer(1))
       s <- rbind(ftq_peak_table(list(A = ra))$spectra[, side := "A"],
-        ftq_peak_table(list(B = rb))$spectra[, side := "B"])
+        ftq_peak_table(list(B = rb))$spectra[, side := "B"])[cpu %in% cpus]
       plot <- ggplot(s, aes(frequency_hz, power, colour = side)) +
         geom_line(linewidth = 0.3, alpha = 0.7) + scale_y_log10() +
         facet_wrap(~cpu, ncol = 1, labeller = label_both) +
@@ -369,9 +372,10 @@ write_comparison <- function(dir_a, dir_b, out = NULL) {
           y = "power (counts^2)", colour = NULL) + theme_noise()
       caption <- paste0(p$what, ": the FTQ spectra (power in counts^2, log, against Hz) of A ",
         "and B overlaid, per CPU. A line in one and not the other is a periodic source one ",
-        "system has.")
+        "system has.", detail_note(length(cpus), length(ra$threads), "CPUs of A",
+          "compare.csv"))
       figures[[caption]] <- save_figure(plot, tmp, paste0("compare-", i, "-spectrum"),
-        height = 1.5 + 2 * length(ra$threads))
+        height = 1.5 + 2 * length(cpus))
     }
   }
 

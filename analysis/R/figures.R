@@ -108,14 +108,31 @@ plot_spectrum <- function(spectra, peaks, title) {
   p
 }
 
+# A row per CPU; beyond detail_units_max rows, sorted by the noise each
+# lost over the run (the noisiest on top) and, beyond heatmap_rows_named,
+# unnamed: a picture of the whole run whose bad rows stand out.
+heatmap_rows_named <- 30
+
 plot_heatmap <- function(over_time, title) {
   d <- over_time[, .(time_s, noise_percent, label = unit_label(unit, cpu, host))]
-  ggplot2::ggplot(d, ggplot2::aes(time_s, label, fill = noise_percent)) +
+  rows <- d[, .(lost = sum(noise_percent)), by = label]
+  if (nrow(rows) > detail_units_max) {
+    d[, label := factor(label, levels = rows[order(lost)]$label)]
+  }
+  p <- ggplot2::ggplot(d, ggplot2::aes(time_s, label, fill = noise_percent)) +
     ggplot2::geom_tile() +
     ggplot2::scale_fill_viridis_c(option = "magma", trans = "sqrt", direction = -1) +
     ggplot2::labs(title = title, x = "time from the start (s)", y = NULL, fill = "noise %") +
     theme_noise()
+  if (nrow(rows) > heatmap_rows_named) {
+    p <- p + ggplot2::labs(y = sprintf("%d CPUs, the noisiest on top", nrow(rows))) +
+      ggplot2::theme(axis.text.y = ggplot2::element_blank(),
+        axis.ticks.y = ggplot2::element_blank())
+  }
+  p
 }
+
+heatmap_height <- function(rows) 1.5 + 0.4 * min(rows, heatmap_rows_named)
 
 # Bins of P-SNAP's own bucket (1 us) up to the 99.9th percentile; the few
 # longer iterations are counted in the caption, not stretched across the axis.

@@ -200,11 +200,15 @@ stream_figures <- function(dir, name, s, label) {
   add <- function(plot, file, caption, height = 5) {
     if (!is.null(plot)) figs[[caption]] <<- save_figure(plot, dir, file, height = height)
   }
+  lost <- vapply(s$ranks, function(r) mean(r$seconds$lost_percent), numeric(1))
+  all_ranks <- length(s$ranks)
+  s$ranks <- s$ranks[detail_positions(lost)]
   add(plot_stream_series(s, paste(label, ": the whole run")), paste0(name, "-stream-series"),
     paste0(label, ": per second of the run (time from its start), the share of the time lost to noise (%) ",
       "against the best sample of the first second, and the longest single loss (us), one ",
       "column per CPU. A day fits on one screen: a step is a change that lasted, a spike a ",
-      "rare event (its samples are in the next figures)."), height = 4)
+      "rare event (its samples are in the next figures).",
+      detail_note(length(s$ranks), all_ranks, where = "streams.csv")), height = 4)
   for (r in s$ranks) {
     add(plot_stream_events(r, s$kernel, paste(label, ": the longest losses, rank", r$info$rank)),
       paste0(name, "-stream-events-", r$info$rank), paste0(label, ", rank ", r$info$rank,

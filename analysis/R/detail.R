@@ -1,0 +1,91 @@
+# Which CPUs or ranks a figure shows one by one. A node of 288 CPUs, or a
+# job of 10^5 ranks, cannot have a panel each (nor a reader for them): the
+# figures with a panel per unit show the noisiest few and the quietest, for
+# contrast, and every unit is in the pictures that summarise (the ranking,
+# the heat map, the tables).
+detail_units_max <- 8
+
+# Positions of the units shown in detail, in their own order: all when there
+# are at most k, else the k - 1 with the most noise and the one with the
+# least (units without a figure come last).
+detail_positions <- function(noise_percent, k = detail_units_max) {
+  n <- length(noise_percent)
+  if (n <= k) return(seq_len(n))
+  worst <- order(-noise_percent, na.last = TRUE)[seq_len(k - 1)]
+  rest <- setdiff(which(!is.na(noise_percent)), worst)
+  best <- if (length(rest)) rest[which.min(noise_percent[rest])] else setdiff(seq_len(n), worst)[1]
+  sort(c(worst, best))
+}
+
+# The run with only its units shown in detail (its threads and their
+# entries in the description, which are in the same order).
+detail_run <- function(run, noise_percent, k = detail_units_max) {
+  keep <- detail_positions(noise_percent, k)
+  if (length(keep) == length(run$threads)) return(run)
+  run$threads <- run$threads[keep]
+  for (key in c("ranks", "threads")) {
+    if (!is.null(run$meta[[key]])) run$meta[[key]] <- run$meta[[key]][keep]
+  }
+  run
+}
+
+# What a caption adds when a figure shows some units only.
+detail_note <- function(shown, of, what = "CPUs", where = "the ranking and the heat map") {
+  if (shown == of) return("")
+  sprintf(" Shown: the %d noisiest of the %d %s and the quietest; every one is in %s.",
+    shown - 1, of, what, where)
+}
+
+# The summary's rows (run, host, cpu) of the units shown in detail, per run.
+detail_rows <- function(summary) {
+  summary[, .SD[detail_positions(noise_percent)], by = run][, .(run, host, cpu)]
+}
+
+# Every unit of a run, sorted by the share of time it lost: the whole run
+# in one curve however many units it has, with its median and 99th
+# percentile marked, and detours told apart from running slow where the
+# kernel split them.
+plot_unit_ranking <- function(noise, title) {
+  d <- noise[order(-noise_percent)][, position := seq_len(.N)]
+  long <- if (all(is.na(d$detour_percent))) {
+    d[, .(position, percent = noise_percent, part = "all noise")]
+  } else {
+    rbind(d[, .(position, percent = noise_percent, part = "all noise")],
+      d[, .(position, percent = detour_percent, part = "detours")],
+      d[, .(position, percent = slow_percent, part = "running slow")])[!is.na(percent)]
+  }
+  marks <- data.table(
+    what = c("median", "99th percentile"),
+    percent = stats::quantile(d$noise_percent, c(0.5, 0.99), names = FALSE, na.rm = TRUE)
+  )
+  ggplot2::ggplot(long, ggplot2::aes(position, percent, colour = part)) +
+    ggplot2::geom_hline(data = marks, ggplot2::aes(yintercept = percent, linetype = what),
+      colour = "grey40") +
+    ggplot2::geom_step(linewidth = 0.4) +
+    ggplot2::geom_point(data = long[position <= detail_units_max - 1], size = 1) +
+    ggplot2::scale_colour_manual(values = c(`all noise` = "black", detours = "firebrick",
+      `running slow` = "steelblue")) +
+    ggplot2::labs(title = title, x = "CPUs, the noisiest first", y = "time lost (%)",
+      colour = NULL, linetype = NULL) +
+    theme_noise()
+}
+
+# A run over several nodes, every core of it: a row per node, sorted by the
+# node's mean noise (the noisiest on top), a column per CPU number, the
+# colour the share of time the core lost. A bad node is a dark row, a bad
+# core on every node (a housekeeping CPU, an interrupt's) a dark column.
+plot_core_map <- function(noise, title) {
+  nodes <- noise[, .(lost = mean(noise_percent, na.rm = TRUE)), by = host][order(lost)]
+  d <- noise[, .(host = factor(host, levels = nodes$host), cpu, noise_percent)]
+  p <- ggplot2::ggplot(d, ggplot2::aes(cpu, host, fill = noise_percent)) +
+    ggplot2::geom_tile() +
+    ggplot2::scale_fill_viridis_c(option = "magma", trans = "sqrt", direction = -1) +
+    ggplot2::labs(title = title, x = "CPU", y = NULL, fill = "noise %") +
+    theme_noise()
+  if (nrow(nodes) > heatmap_rows_named) {
+    p <- p + ggplot2::labs(y = sprintf("%d nodes, the noisiest on top", nrow(nodes))) +
+      ggplot2::theme(axis.text.y = ggplot2::element_blank(),
+        axis.ticks.y = ggplot2::element_blank())
+  }
+  p
+}

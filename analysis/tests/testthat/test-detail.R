@@ -1,0 +1,68 @@
+test_that("a few units are all shown; of many, the noisiest and the quietest", {
+  expect_equal(detail_positions(c(3, 1, 2)), 1:3)
+  noise <- c(5, 1, 9, NA, 0.5, 7, 8, 2, 3, 6, 4)
+  shown <- detail_positions(noise, k = 4)
+  # the three noisiest (9, 8, 7) and the quietest (0.5), in their own order
+  expect_equal(shown, c(3, 5, 6, 7))
+  expect_equal(detail_positions(rep(NA_real_, 10), k = 3), c(1, 2, 3))
+  # ties: the quietest is another unit than the noisiest shown
+  expect_length(detail_positions(rep(1, 10), k = 3), 3)
+})
+
+# Runs of 64 units each, one unit of every kernel made far noisier than the
+# rest: a report of a node bigger than a figure can hold a panel per CPU of.
+many_units <- function(env = parent.frame()) {
+  dir <- withr_tempdir(env)
+  set.seed(7)
+  n <- 64
+  hosts <- rep(c("a", "b"), each = n / 2)
+  cpus <- rep(seq_len(n / 2) - 1, 2)
+  ticks <- lapply(seq_len(n), function(r) {
+    x <- rep(1000, 2000) + stats::rpois(2000, 1)
+    every <- if (r == 41) 5 else 200
+    x[seq(1, 2000, by = every)] <- 3000
+    x
+  })
+  write_fwq(dir, "fwq", ticks, hosts = hosts, cpus = cpus)
+  write_ftq(dir, "ftq", lapply(seq_len(n), function(r) impulse_counts(4000, 20)), 10000,
+    hosts = hosts, cpus = cpus)
+  write_psnap(dir, "psnap", lapply(seq_len(n), function(r) {
+    rep(1e6, 300) + stats::rexp(300, if (r == 12) 1e-5 else 1e-3)
+  }))
+  write_selfish(dir, "selfish", lapply(seq_len(n), function(r) {
+    data.table(start_ns = 1e6 * seq_len(20), length_ns = if (r == 30) 90000 else 5000)
+  }), period_s = 0.1)
+  dir
+}
+
+test_that("a run of 64 CPUs gets every figure, a ranking, and panels for the few worst", {
+  dir <- many_units()
+  page <- write_report(dir)
+  out <- file.path(dir, "report")
+  pngs <- list.files(out, "\\.png$")
+  for (run in c("fwq", "ftq", "psnap", "selfish")) {
+    expect_true(paste0(run, "-ranking.png") %in% pngs, label = run)
+    expect_true(paste0(run, "-heatmap.png") %in% pngs, label = run)
+  }
+  # FWQ and FTQ ran over two nodes: a row each in the map of every core
+  expect_true(all(c("fwq-core-map.png", "ftq-core-map.png") %in% pngs))
+  expect_false("psnap-core-map.png" %in% pngs)
+  # a figure of panels holds detail_units_max, not 64: its height says so
+  # a PNG's height in pixels, from its header (IHDR: width, then height)
+  size <- function(f) {
+    b <- as.integer(readBin(file.path(out, f), "raw", 24))
+    c(sum(b[21:24] * 256^(3:0)), sum(b[17:20] * 256^(3:0)))
+  }
+  series_px <- (1.5 + 1.5 * detail_units_max) * 100
+  expect_equal(size("fwq-series.png")[1], series_px)
+  expect_equal(size("selfish-detour-timeline.png")[1], series_px)
+  expect_equal(size("ftq-spectrum.png")[1], (1.5 + 2 * detail_units_max) * 100)
+  expect_equal(size("fwq-heatmap.png")[1], heatmap_height(64) * 100)
+  # the noisiest unit is among those shown, named in the caption's figure
+  html <- paste(readLines(page), collapse = "\n")
+  expect_match(html, "the 7 noisiest of the 64 CPUs and the quietest", fixed = TRUE)
+  summary <- fread(file.path(out, "summary.csv"))
+  expect_equal(nrow(summary[run == "fwq"]), 64)
+  worst <- summary[run == "fwq"][which.max(noise_percent)]
+  expect_equal(c(worst$host, worst$cpu), c("b", "8"))
+})

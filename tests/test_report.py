@@ -9,7 +9,7 @@ import subprocess
 import numpy as np
 import pytest
 from conftest import ROOT, cannot_tell
-from ground_truth import load_injections
+from ground_truth import load_injections, local_median
 
 
 def report(results_dir):
@@ -76,14 +76,20 @@ def injected_shares(directory, run):
     """From the handler's log of a run: the share (%) of the run its busy
     waits took in step with 500 Hz (a delivery held up by other work moves
     the busy wait off the beat), the share from due to exit, and the busy
-    waits' share."""
+    waits' share. In step, each busy wait counts as the work it cost: at
+    the speed the CPU ran at then (the counts of the quanta around it)
+    against the median quantum's, which the line's share is read against."""
     meta = json.loads((directory / f"{run}.json").read_text())
     thread = meta["ranks"][0]
     inj = load_injections(directory, thread)
     span = thread["end_tick"] - thread["start_tick"]
     busy = inj["exit"] - inj["entry"]
+    counts = np.loadtxt(directory / thread["files"][0])
+    ends = np.loadtxt(directory / thread["files"][1])
+    speed = local_median(counts) / np.median(counts)
+    at = np.minimum(np.searchsorted(ends, inj["entry"]), len(ends) - 1)
     middle_s = (inj["exit"] + inj["entry"]) / 2 / meta["ticks_per_ns"] / 1e9
-    in_step = 100 * abs((busy * np.exp(2j * np.pi * 500 * middle_s)).sum()) / span
+    in_step = 100 * abs((busy * speed[at] * np.exp(2j * np.pi * 500 * middle_s)).sum()) / span
     return in_step, 100 * (inj["exit"] - inj["due"]).sum() / span, 100 * busy.sum() / span
 
 

@@ -76,16 +76,6 @@ plot_unit_ranking <- function(noise, title) {
 # core on every node (a housekeeping CPU, an interrupt's) a dark column.
 plot_core_map <- function(noise, title) {
   nodes <- noise[, .(lost = mean(noise_percent, na.rm = TRUE)), by = host][order(lost)]
-  d <- noise[, .(host = factor(host, levels = nodes$host), cpu, noise_percent)]
-  p <- ggplot2::ggplot(d, ggplot2::aes(cpu, host, fill = noise_percent)) +
-    ggplot2::geom_tile() +
-    ggplot2::scale_fill_viridis_c(option = "magma", trans = "sqrt", direction = -1) +
-    ggplot2::labs(title = title, x = "CPU", y = NULL, fill = "noise %") +
-    theme_noise()
-  if (nrow(nodes) > heatmap_rows_named) {
-    p <- p + ggplot2::labs(y = sprintf("%d nodes, the noisiest on top", nrow(nodes))) +
-      ggplot2::theme(axis.text.y = ggplot2::element_blank(),
-        axis.ticks.y = ggplot2::element_blank())
-  }
-  p
+  plot_loss_tiles(noise[, .(x = cpu, row = factor(host, levels = nodes$host), noise_percent)],
+    "CPU", "nodes", title)
 }

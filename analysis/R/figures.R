@@ -119,13 +119,22 @@ plot_heatmap <- function(over_time, title) {
   if (nrow(rows) > detail_units_max) {
     d[, label := factor(label, levels = rows[order(lost)]$label)]
   }
-  p <- ggplot2::ggplot(d, ggplot2::aes(time_s, label, fill = noise_percent)) +
+  plot_loss_tiles(d[, .(x = time_s, row = label, noise_percent)], "time from the start (s)",
+    "CPUs", title)
+}
+
+# Tiles coloured by the share of time lost (noise_percent), at x in a row
+# each (in the order the caller sorted them); beyond heatmap_rows_named rows
+# unnamed, the axis saying how many `rows_are`.
+plot_loss_tiles <- function(d, x_label, rows_are, title) {
+  rows <- uniqueN(d$row)
+  p <- ggplot2::ggplot(d, ggplot2::aes(x, row, fill = noise_percent)) +
     ggplot2::geom_tile() +
     ggplot2::scale_fill_viridis_c(option = "magma", trans = "sqrt", direction = -1) +
-    ggplot2::labs(title = title, x = "time from the start (s)", y = NULL, fill = "noise %") +
+    ggplot2::labs(title = title, x = x_label, y = NULL, fill = "noise %") +
     theme_noise()
-  if (nrow(rows) > heatmap_rows_named) {
-    p <- p + ggplot2::labs(y = sprintf("%d CPUs, the noisiest on top", nrow(rows))) +
+  if (rows > heatmap_rows_named) {
+    p <- p + ggplot2::labs(y = sprintf("%d %s, the noisiest on top", rows, rows_are)) +
       ggplot2::theme(axis.text.y = ggplot2::element_blank(),
         axis.ticks.y = ggplot2::element_blank())
   }

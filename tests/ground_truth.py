@@ -261,6 +261,12 @@ def timeline_of(directory, meta, row):
     raise ValueError(f"no time line for kernel {kernel}")
 
 
+# The fewest places of the schedule, where the machine ran at its best in a
+# run without injection, that "under a tenth" is read from: a tenth of
+# fewer is a handful of detours, which a burst of the machine's own makes.
+SETTLED_PLACES = 50
+
+
 def check_injected_run(noisy_prefix, quiet_prefix, period_us):
     """Matches each participant of an injected run to its injections and a
     run without injection to the same schedule; returns (row, match,
@@ -304,12 +310,6 @@ def check_injected_run(noisy_prefix, quiet_prefix, period_us):
         assert q.settled_exact_share < min(0.1, m.exact_share / 5), (
             row["rank"], q.settled_exact_share, m.exact_share, q.settled.mean())
     return out
-
-
-# The fewest places of the schedule, where the machine ran at its best in a
-# run without injection, that "under a tenth" is read from: a tenth of
-# fewer is a handful of detours, which a burst of the machine's own makes.
-SETTLED_PLACES = 50
 
 
 WINDOW, THRESHOLD = 15, 0.05  # as src/lib/speed.h

@@ -9,8 +9,9 @@ test_that("a few units are all shown; of many, the noisiest and the quietest", {
   expect_length(detail_positions(rep(1, 10), k = 3), 3)
 })
 
-# Runs of 64 units each, one unit of every kernel made far noisier than the
-# rest: a report of a node bigger than a figure can hold a panel per CPU of.
+# Runs of 64 units each (FWQ and FTQ over two hosts), one unit of FWQ,
+# P-SNAP and selfish made far noisier than the rest: a report of a node
+# bigger than a figure can hold a panel per CPU of.
 many_units <- function(env = parent.frame()) {
   dir <- withr_tempdir(env)
   set.seed(7)
@@ -58,7 +59,8 @@ test_that("a run of 64 CPUs gets every figure, a ranking, and panels for the few
   expect_equal(size("selfish-detour-timeline.png")[1], series_px)
   expect_equal(size("ftq-spectrum.png")[1], (1.5 + 2 * detail_units_max) * 100)
   expect_equal(size("fwq-heatmap.png")[1], heatmap_height(64) * 100)
-  # the noisiest unit is among those shown, named in the caption's figure
+  # the caption says which units the panels show; the noisiest is the one
+  # planted (FWQ's rank 41: host b, CPU 8)
   html <- paste(readLines(page), collapse = "\n")
   expect_match(html, "the 7 noisiest of the 64 CPUs and the quietest", fixed = TRUE)
   summary <- fread(file.path(out, "summary.csv"))

@@ -120,17 +120,18 @@ def slurm():
 
 @pytest.fixture(scope="session")
 def slurm_nodes():
-    """A Slurm cluster of two named nodes on this machine (nbnode1, nbnode2:
-    a slurmd each, in a UTS namespace of its own, on half the CPUs), beside
-    the one-node cluster; yields the environment clients need."""
+    """A Slurm cluster of four named nodes on this machine (nbnode1..4: a
+    slurmd each, in a UTS namespace of its own, on its share of the CPUs,
+    round robin when there are fewer CPUs than nodes), beside the one-node
+    cluster; yields the environment clients need."""
     script = ROOT / "tests" / "slurm" / "cluster.sh"
-    subprocess.run([script, "start", "--nodes", "2"], check=True, capture_output=True, text=True,
+    subprocess.run([script, "start", "--nodes", "4"], check=True, capture_output=True, text=True,
                    timeout=300)
-    env = {"SLURM_CONF": str(ROOT / ".cache" / "slurm-2nodes" / "slurm.conf")}
+    env = {"SLURM_CONF": str(ROOT / ".cache" / "slurm-4nodes" / "slurm.conf")}
     try:
         yield env
     finally:
-        subprocess.run([script, "stop", "--nodes", "2"], capture_output=True, timeout=300)
+        subprocess.run([script, "stop", "--nodes", "4"], capture_output=True, timeout=300)
 
 
 LAUNCHERS = ["threads", "mpirun", "srun"]

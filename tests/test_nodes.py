@@ -1,8 +1,9 @@
-"""Every kernel across two nodes of a real Slurm cluster (tests/slurm/cluster.sh
---nodes 2: two slurmds on this machine, each with its own host name and CPU):
-each rank's files and its host in the JSON, the hosts kept apart in the
-report, the node given injected noise named as the outlier, and JUBE's
-node_count sweep."""
+"""Every kernel across four nodes of a real Slurm cluster (tests/slurm/cluster.sh
+--nodes 4: four slurmds on this machine, each with its own host name, sharing
+its CPUs round robin): each rank's files and its host in the JSON, the hosts
+kept apart in the report, the node given injected noise named as the outlier
+(on nbnode1 and nbnode2, which never share a CPU), and JUBE's node_count
+sweep."""
 import csv
 import json
 import os
@@ -13,15 +14,19 @@ import pytest
 from conftest import ROOT, mpi_env
 from jube_runs import project_copy, result_rows, run_to_end, workpackage_dirs
 
-HOSTS = {"nbnode1", "nbnode2"}
+HOSTS = {f"nbnode{i}" for i in range(1, 5)}
+# the two nodes that never share a CPU (cluster.sh)
+APART = ["nbnode1", "nbnode2"]
 SMALL_ARGS = {"fwq": ["-n", "500"], "ftq": ["-n", "2000"], "psnap": ["-n", "200"],
               "selfish": ["--seconds", "0.3"]}
 
 
-def srun(env, tmp_path, *args, timeout=300):
-    return subprocess.run(["srun", "-N", "2", "-n", "2", "--mpi=pmix", "--chdir", str(tmp_path),
-                           *map(str, args)], cwd=tmp_path, capture_output=True, text=True,
-                          timeout=timeout, env=mpi_env(env))
+def srun(env, tmp_path, *args, nodes=sorted(HOSTS), timeout=300):
+    """One rank on each of `nodes`."""
+    n = str(len(nodes))
+    return subprocess.run(["srun", "-N", n, "-n", n, "-w", ",".join(nodes), "--mpi=pmix",
+                           "--chdir", str(tmp_path), *map(str, args)], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=timeout, env=mpi_env(env))
 
 
 @pytest.fixture
@@ -32,7 +37,7 @@ def mpi_bin(bin_dir):
 
 
 @pytest.mark.parametrize("kernel", ["fwq", "ftq", "psnap", "selfish"])
-def test_every_kernel_writes_its_files_on_both_nodes(kernel, slurm_nodes, mpi_bin, tmp_path):
+def test_every_kernel_writes_its_files_on_every_node(kernel, slurm_nodes, mpi_bin, tmp_path):
     done = srun(slurm_nodes, tmp_path, mpi_bin / f"{kernel}_mpi", *SMALL_ARGS[kernel],
                 "-o", kernel)
     assert done.returncode == 0, done.stderr
@@ -65,38 +70,41 @@ def test_report_names_the_node_given_injected_noise(slurm_nodes, mpi_bin, tmp_pa
     psnap = mpi_bin / "psnap_mpi"
     (tmp_path / "mpmd.conf").write_text(f"0 {psnap} -n 300 -o psnap\n"
                                         f"1 {psnap} -n 300 --inject 1000:800 -o psnap\n")
-    done = srun(slurm_nodes, tmp_path, "--multi-prog", tmp_path / "mpmd.conf")
+    done = srun(slurm_nodes, tmp_path, "--multi-prog", tmp_path / "mpmd.conf", nodes=APART)
     assert done.returncode == 0, done.stderr
     meta = json.loads((tmp_path / "psnap.json").read_text())
     by_host = {r["host"]: r for r in meta["ranks"]}
-    assert set(by_host) == HOSTS
+    assert sorted(by_host) == APART
     assert "inject" not in by_host["nbnode1"] and by_host["nbnode2"]["injections"] > 0
 
     report = subprocess.run(["Rscript", ROOT / "analysis" / "report.R", tmp_path],
                             capture_output=True, text=True, timeout=300)
     assert report.returncode == 0, report.stderr
     nodes = {r["host"]: r for r in read_csv(tmp_path / "report" / "nodes.csv")}
-    assert set(nodes) == HOSTS
+    assert sorted(nodes) == APART
     assert nodes["nbnode2"]["outlier"] == "TRUE", nodes
     assert nodes["nbnode1"]["outlier"] == "FALSE", nodes
     assert nodes["nbnode2"]["inject"] == "1000:800" and nodes["nbnode1"]["inject"] == "none"
     summary = read_csv(tmp_path / "report" / "summary.csv")
-    assert {r["host"] for r in summary} == HOSTS
+    assert sorted({r["host"] for r in summary}) == APART
     assert (tmp_path / "report" / "psnap-psnap-nodes.png").exists()
     machines = read_csv(tmp_path / "report" / "machines.csv")
-    assert {m["host"] for m in machines} == HOSTS
+    assert sorted(m["host"] for m in machines) == APART
 
 
 @pytest.mark.skipif(bool(os.environ.get("NB_SANITIZE")), reason="JUBE drives the release build")
-def test_jube_sweeps_one_and_two_nodes(slurm_nodes, mpi_bin, tmp_path):
-    jube_dir = project_copy(tmp_path, cores=1, node_count=[1, 2], psnap_reps=200)
+def test_jube_sweeps_one_two_and_four_nodes(slurm_nodes, mpi_bin, tmp_path):
+    jube_dir = project_copy(tmp_path, cores=1, node_count=[1, 2, 4], psnap_reps=200)
     env = dict(slurm_nodes, NOISEBENCH_BIN_DIR=str(mpi_bin))
     handle = run_to_end(jube_dir, "psnap", env, "slurm")
     rows = result_rows(handle, "psnap_csv", env)
-    assert sorted((int(r["nodes"]), int(r["tasks"])) for r in rows) == [(1, 1), (2, 2)], rows
+    assert sorted((int(r["nodes"]), int(r["tasks"])) for r in rows) == [(1, 1), (2, 2), (4, 4)], \
+        rows
     hosts = []
     for work in workpackage_dirs(handle, "psnap"):
         meta = json.loads((work / "psnap.json").read_text())
         hosts.append(sorted(r["host"] for r in meta["ranks"]))
-    assert sorted(hosts, key=len) == [[hosts[0][0]], sorted(HOSTS)]
-    assert Path(handle / "000000" / "report" / "nodes.csv").exists()
+    hosts.sort(key=len)
+    assert [len(set(h)) for h in hosts] == [1, 2, 4] and hosts[2] == sorted(HOSTS), hosts
+    nodes = read_csv(handle / "000000" / "report" / "nodes.csv")
+    assert {r["host"] for r in nodes} == HOSTS

@@ -11,6 +11,7 @@ import os
 import platform
 import re
 import subprocess
+from pathlib import Path
 
 import pytest
 from conftest import ROOT
@@ -182,3 +183,28 @@ def test_soak_checks_stream_as_slurm_jobs_as_long_as_asked(tmp_path, slurm):
         (script,) = (tmp_path / "output" / "anynode" / "slurm" / "builtin").glob(
             f"{tc['display_name'].split()[0]}_*/rfm_job.sh")
         assert "#SBATCH --time=0:15:5" in script.read_text(), script.read_text()
+
+
+def test_distribute_runs_one_check_per_node(tmp_path, slurm_nodes):
+    """ReFrame's per-node convention on the four-node cluster (no accounting:
+    the generic config polls with squeue): --distribute makes one P-SNAP check
+    per node, each a job on its node; the report reads them together. Only
+    the functions are checked: nodes sharing a CPU are no noise figure."""
+    result, cases = reframe(tmp_path, "anynode:slurm", "-n", "psnap_noise_check",
+                            "--distribute=idle", "--skip-performance-check",
+                            "--keep-stage-files", env=slurm_nodes)
+    assert result.returncode == 0, result.stdout[-3000:]
+    checks = [tc for tc in cases if tc["display_name"].startswith("psnap")]
+    # the generic config sized the checks by the nodes' CPUs (Slurm's), not this host's
+    nodes = {f"nbnode{i}" for i in range(1, 5)}
+    assert sorted(re.search(r"%\.nid=(\S+)", tc["display_name"])[1] for tc in checks) == \
+        sorted(nodes)
+    for tc in checks:
+        meta = json.loads((Path(tc["stagedir"]) / "psnap.json").read_text())
+        nid = re.search(r"%\.nid=(\S+)", tc["display_name"])[1]
+        assert [r["host"] for r in meta["ranks"]] == [nid] * tc["num_tasks"]
+    report = subprocess.run(["Rscript", ROOT / "analysis" / "report.R", tmp_path / "stage"],
+                            capture_output=True, text=True, timeout=300)
+    assert report.returncode == 0, report.stderr
+    summary = (tmp_path / "stage" / "report" / "summary.csv").read_text()
+    assert {h for h in nodes if h in summary} == nodes

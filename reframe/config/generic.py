@@ -12,6 +12,7 @@ there when a Slurm controller answers). `--system anynode:local` or
 import glob
 import json
 import os
+import re
 import shutil
 import subprocess
 
@@ -64,21 +65,44 @@ def system_files():
     return systems, environments
 
 
-def slurm_answers():
+def slurm_node_cpus():
+    """The CPUs of the smallest node in Slurm's default partition, or None
+    when no Slurm controller answers. A check's core counts are those of a
+    compute node, not of the login node ReFrame runs on."""
     if not shutil.which('sinfo'):
-        return False
+        return None
     try:
-        return subprocess.run(['sinfo', '-h'], capture_output=True, timeout=15).returncode == 0
+        done = subprocess.run(['sinfo', '-h', '-o', '%P %c'], capture_output=True, text=True,
+                              timeout=15)
     except subprocess.TimeoutExpired:
-        return False
+        return None
+    if done.returncode != 0:
+        return None
+    # '%c' is the partition's smallest node with a '+' when its nodes differ
+    cpus = [int(c.rstrip('+')) for p, c in (line.split() for line in done.stdout.splitlines())
+            if p.endswith('*')]
+    return cpus[0] if cpus else None
+
+
+def slurm_scheduler():
+    """ReFrame's 'slurm' asks sacct for a finished job; a cluster without
+    accounting gets 'squeue', which polls the queue instead."""
+    try:
+        done = subprocess.run(['scontrol', 'show', 'config'], capture_output=True, text=True,
+                              timeout=15)
+    except (OSError, subprocess.TimeoutExpired):
+        return 'slurm'
+    none = re.search(r'(?m)^AccountingStorageType\s*=\s*accounting_storage/none', done.stdout)
+    return 'squeue' if none else 'slurm'
 
 
 _systems, _environments = system_files()
+_slurm_cpus = slurm_node_cpus()
 
 SLURM_PARTITION = {
     'name': 'slurm',
     'descr': "Slurm's default partition, srun with PMIx",
-    'scheduler': 'slurm',
+    'scheduler': slurm_scheduler() if _slurm_cpus else 'slurm',
     'launcher': 'srun',
     'environs': ['builtin'],
     'max_jobs': 1,
@@ -86,6 +110,7 @@ SLURM_PARTITION = {
                  ['OMPI_ALLOW_RUN_AS_ROOT', '1'],
                  ['OMPI_ALLOW_RUN_AS_ROOT_CONFIRM', '1']],
     'extras': {'noisebench_references': generic_bounds()},
+    'processor': {'num_cpus': _slurm_cpus},
 }
 
 site_configuration = {
@@ -106,7 +131,7 @@ site_configuration = {
                     'max_jobs': 1,
                     'extras': {'noisebench_references': generic_bounds()},
                 },
-            ] + ([SLURM_PARTITION] if slurm_answers() else []),
+            ] + ([SLURM_PARTITION] if _slurm_cpus else []),
         },
     ],
     'environments': _environments + [

@@ -7,8 +7,10 @@
 # With --nodes N, N nodes on this one machine instead (nbnode1..N), each
 # slurmd in a UTS namespace of its own, so that its jobs see their node's
 # host name, and on its own share of the CPUs (the jobs inherit it: the task
-# plugin binds nothing). This cluster has its own state directory and ports,
-# and runs beside the one-node cluster.
+# plugin binds nothing). More nodes than CPUs share them round robin (node i
+# on CPU i-1 modulo the CPUs): nbnode1 and nbnode2 never share one while
+# there are two. This cluster has its own state directory and ports, and
+# runs beside the one-node cluster.
 #
 #   tests/slurm/cluster.sh start [--with-db] [--nodes N]   start (or check) it
 #   tests/slurm/cluster.sh stop [--nodes N]                stop what start started
@@ -76,11 +78,16 @@ wait_for() { # wait_for SECONDS what command...: until the command succeeds
   done
 }
 
-# The CPUs of node i (1..nodes): an equal share of this process's CPUs.
+# The CPUs of node i (1..nodes): an equal share of this process's CPUs, or
+# with more nodes than CPUs the one CPU it shares round robin.
 node_cpus() {
   local all per
   read -ra all <<< "$(taskset -pc $$ | sed 's/.*: //; s/,/ /g' | awk '{
     for (i = 1; i <= NF; i++) { n = split($i, r, "-"); for (c = r[1]; c <= r[n]; c++) printf "%d ", c } }')"
+  if [ "$nodes" -gt ${#all[@]} ]; then
+    echo "${all[$(( ($1 - 1) % ${#all[@]} ))]}"
+    return
+  fi
   per=$(( ${#all[@]} / nodes ))
   echo "${all[@]:$(( ($1 - 1) * per )):$per}" | tr ' ' ','
 }
@@ -90,8 +97,7 @@ write_conf() {
   cpus=$(nproc)
   mem=$(awk '/MemTotal/ {print int($2 / 1024 * 0.9)}' /proc/meminfo)
   if [ "$nodes" -gt 1 ]; then
-    [ "$cpus" -ge "$nodes" ] || die "--nodes $nodes: this machine has only $cpus CPUs, one per node at least"
-    cpus=$((cpus / nodes)) mem=$((mem / nodes))
+    cpus=$(( cpus >= nodes ? cpus / nodes : 1 )) mem=$((mem / nodes))
   fi
   # state saved under another cluster name (before names were per state
   # directory) would stop slurmctld

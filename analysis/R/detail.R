@@ -41,6 +41,30 @@ detail_rows <- function(summary) {
   summary[, .SD[detail_positions(noise_percent)], by = run][, .(run, host, cpu)]
 }
 
+# A table the page shows of a run's CPUs (rows with run, host and cpu) or
+# hosts (run and host): of a run of more than detail_units_max, the rows of
+# those shown in detail, in their order, and a caption saying how many of
+# how many, the CSV holding every one. The page stays one page whatever the
+# machine.
+page_table <- function(dt, summary, csv) {
+  if (is.null(dt) || nrow(dt) == 0 || !all(c("run", "host") %in% names(dt))) {
+    return(list(rows = dt, note = ""))
+  }
+  keys <- if ("cpu" %in% names(dt)) {
+    detail_rows(summary)[, paste(run, host, cpu)]
+  } else {
+    hosts <- summary[, .(noise_percent = mean(noise_percent)), by = .(run, host)]
+    hosts[, .SD[detail_positions(noise_percent)], by = run][, paste(run, host)]
+  }
+  mine <- if ("cpu" %in% names(dt)) dt[, paste(run, host, cpu)] else dt[, paste(run, host)]
+  keep <- mine %in% keys
+  if (all(keep)) return(list(rows = dt, note = ""))
+  what <- if ("cpu" %in% names(dt)) "CPUs" else "hosts"
+  list(rows = dt[keep], note = sprintf(paste(" Shown: the rows of the %d noisiest %s of each",
+    "run and its quietest (%d of %d rows); %s has every one."), detail_units_max - 1, what,
+    sum(keep), nrow(dt), csv))
+}
+
 # Every unit of a run, sorted by the share of time it lost: the whole run
 # in one curve however many units it has, with its median and 99th
 # percentile marked, and detours told apart from running slow where the

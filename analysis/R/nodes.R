@@ -28,42 +28,25 @@ verdict_text <- function(verdicts) {
     paste(unique(bad$host), collapse = ", "))
 }
 
-# Iglewicz and Hoaglin's cut for the modified z-score (median and MAD): a
-# value further than this many robust standard deviations is an outlier.
-outlier_z <- 3.5
-
 # One row per run and host: the host's noise (noise_percent, the mean over
 # its ranks from the summary) and its typical stretch (typical_percent: the
 # share of the time lost in the median of its ranks' 100 equal stretches,
 # noise_over_time, against the run's best sample on any host, so that a node
-# slow in every sample shows as slow), against the
-# stretches of every other host of the run: their median and MAD (scaled to
-# a standard deviation), and the robust z-score of the typical stretch. The
-# other hosts' spread over their CPUs and over time is the yardstick, so two
+# slow in every sample shows as slow), against the stretches of every other
+# host of the run: their median and MAD (scaled to a standard deviation),
+# and the robust z-score of the typical stretch (outliers.R). The other
+# hosts' spread over their CPUs and over time is the yardstick, so two
 # nodes suffice. A host is an outlier when it is noisier by more than
 # outlier_z; quieter hosts are not flagged.
-node_table <- function(runs, summary) {
+node_table <- function(runs, summary, bins = lapply(runs, noise_over_time, best = "run")) {
   rbindlist(lapply(names(runs), function(name) {
-    run <- runs[[name]]
-    bins <- noise_over_time(run, best = "run")
     s <- summary[run == name]
-    rbindlist(lapply(unique(s$host), function(h) {
-      mine <- bins[host == h]$noise_percent
-      others <- bins[host != h]$noise_percent
-      typical <- stats::median(mine)
-      if (length(others)) {
-        centre <- stats::median(others)
-        spread <- stats::mad(others)
-        z <- if (typical == centre) 0 else (typical - centre) / spread
-      } else {
-        centre <- spread <- z <- NA_real_
-      }
-      data.table(run = name, kernel = run$kernel, host = h, ranks = s[host == h, .N],
-        inject = paste(unique(s[host == h]$inject), collapse = " "),
-        noise_percent = mean(s[host == h]$noise_percent), typical_percent = typical,
-        others_median_percent = centre, others_mad_percent = spread, robust_z = z,
-        outlier = !is.na(z) & z > outlier_z)
-    }))
+    hosts <- s[, .(ranks = .N, inject = paste(unique(inject), collapse = " "),
+      noise_percent = mean(noise_percent)), by = host]
+    standing <- node_standing(bins[[name]])[hosts, on = "host"]
+    standing[, .(run = name, kernel = runs[[name]]$kernel, host, ranks, inject, noise_percent,
+      typical_percent, others_median_percent = centre, others_mad_percent = spread,
+      robust_z, outlier)]
   }))
 }
 

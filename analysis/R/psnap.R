@@ -2,7 +2,9 @@
 # reports give them): one row per run (nodes, tasks, calibration time, mean
 # and standard deviation of the run time, OS noise %), and one per core count
 # (system correlation, noise %, run-time SD) over every run with that many
-# ranks.
+# ranks. Beside PRACE's figures, what the noise was: the kernel's split of
+# each rank's time into detours and running slow (means over the ranks), so
+# that a slower CPU is not read as interruptions.
 
 psnap_runs <- function(runs) {
   psnap <- Filter(function(r) r$kernel == "psnap", runs)
@@ -24,6 +26,8 @@ psnap_runs <- function(runs) {
       mean_run_time_s = mean(totals),
       sd_run_time_s = if (length(totals) > 1) stats::sd(totals) else 0,
       os_noise_percent = 100 * (mean(totals) - calibration) / calibration,
+      detour_percent = mean_of_ranks(ranks, "detour_percent"),
+      slow_percent = mean_of_ranks(ranks, "slow_percent"),
       # PRACE's "system correlation": how much the other ranks are hit when
       # rank 0 is; a single rank correlates with itself
       system_correlation = if (length(ranks) > 1) {
@@ -35,6 +39,11 @@ psnap_runs <- function(runs) {
   }))
 }
 
+# The mean of a figure the kernel reported per rank; NA where it did not.
+mean_of_ranks <- function(ranks, key) {
+  mean(vapply(ranks, function(r) as.numeric(r[[key]] %||% NA_real_), numeric(1)))
+}
+
 psnap_by_cores <- function(run_table) {
   if (nrow(run_table) == 0) return(data.table())
   run_table[, .(
@@ -43,6 +52,8 @@ psnap_by_cores <- function(run_table) {
     mean_run_time_s = mean(mean_run_time_s),
     system_correlation = mean(system_correlation),
     noise_percent = mean(os_noise_percent),
+    detour_percent = mean(detour_percent),
+    slow_percent = mean(slow_percent),
     run_time_sd_s = mean(sd_run_time_s)
   ), by = .(cores = tasks)][order(cores)]
 }

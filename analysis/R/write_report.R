@@ -189,6 +189,10 @@ write_report <- function(results_dir) {
   streams <- data$streams
   labels <- rbind(run_labels(runs),
     rbindlist(lapply(names(streams), function(n) stream_label(n, streams[[n]]))), fill = TRUE)
+  # each run's 100 stretches per CPU against the best sample on any host:
+  # the yardstick of nodes and cores alike
+  stretches <- lapply(runs, noise_over_time, best = "run")
+  causes <- cause_shares(runs)
   tables <- list(
     runs = labels,
     summary = summary,
@@ -201,7 +205,8 @@ write_report <- function(results_dir) {
         origin = character())
     },
     verdicts = verdicts,
-    nodes = node_table(runs, summary),
+    nodes = node_table(runs, summary, stretches),
+    outliers = outlier_table(runs, summary, stretches, causes),
     tails = rbind(tail_table(runs), stream_tail_table(streams), fill = TRUE),
     streams = stream_table(streams),
     scale = scale_table(runs),
@@ -209,7 +214,7 @@ write_report <- function(results_dir) {
     psnap_runs = psnap_table,
     psnap_cores = psnap_by_cores(psnap_table),
     selfish = selfish_table(runs),
-    causes = cause_shares(runs),
+    causes = causes,
     top_causes = top_causes(runs)
   )
 
@@ -340,12 +345,50 @@ first_screen <- function(data, tables, verdict, labels) {
   )
 }
 
+# The report's first picture: every core of every run at once (the core
+# map of a run over several nodes, the ranking of a run of many CPUs), the
+# spread of their noise and tails, and the outliers with why.
+whole_system <- function(tables, pictures, labels) {
+  c(
+    '<section id="whole-system">',
+    "<h2>Whole system</h2>",
+    unlist(lapply(pictures, function(f) mapply(html_figure, f, names(f)))),
+    html_table(with_labels(system_spread(tables$summary, tables$tails), labels), paste(
+      "Every CPU of each run: how many and on how many hosts, the share of its time each",
+      "lost (%: median, 99th percentile and largest over the CPUs), the part in detours and",
+      "in running slow (median over the CPUs), the 99.9th percentile of a sample's loss (us)",
+      "of the median and of the 99th-percentile CPU, and the longest loss of any")),
+    if (nrow(tables$outliers)) {
+      html_table(with_labels(tables$outliers, labels), paste(
+        "Outliers: the nodes noisier than the other nodes of their run, and the cores noisier",
+        "than the other cores of their node (the share of time lost in their typical stretch",
+        sprintf("against their peers' stretches, robust z above %.1f), with why.", outlier_z),
+        "Also in outliers.csv"))
+    } else {
+      paste("<p>Outliers: no node stands out from the other nodes of its run, no core from",
+        "the other cores of its node.</p>")
+    },
+    "</section>"
+  )
+}
+
+# The figures of the whole-system section, and the others.
+is_whole_system <- function(f) grepl("-(core-map|ranking)\\.png$", f)
+
 report_html <- function(data, tables, verdict, figures, untraced = NULL) {
   hosts <- tables$machines
   labels <- tables$runs
-  s <- with_labels(tables$summary, labels)
   shown <- function(name) with_labels(tables[[name]], labels)
+  # a table of CPUs or hosts: the rows of those shown in detail (detail.R)
+  on_page <- function(rows, csv, caption = "") {
+    t <- page_table(rows, tables$summary, csv)
+    caption <- trimws(paste0(caption, t$note))
+    html_table(with_labels(t$rows, labels), if (nzchar(caption)) caption)
+  }
+  pictures <- lapply(figures, function(f) f[is_whole_system(f)])
+  figures <- lapply(figures, function(f) f[!is_whole_system(f)])
   body <- c(
+    whole_system(tables, pictures, labels),
     first_screen(data, tables, verdict, labels),
     "<h2>Runs</h2>",
     "<p>Each run by what it measured; its directory under the results (the run column of",
@@ -373,14 +416,14 @@ report_html <- function(data, tables, verdict, figures, untraced = NULL) {
     sprintf("typical stretch. <b>outlier</b>: noisier than the other hosts by more than %.1f", outlier_z),
     "(Iglewicz and Hoaglin's cut). inject: the injection its ranks ran with. Also in",
     "nodes.csv.</p>",
-    html_table(shown("nodes")),
+    on_page(tables$nodes, "nodes.csv"),
     "<h2>Tails</h2>",
     "<p>How bad the worst case is, per run and rank: the time each sample lost to noise, in us",
     "(FWQ: beyond the fastest sample; P-SNAP: beyond the ideal iteration; FTQ: the quantum's",
     "missing work as time; selfish: each detour beyond the minimal iteration, its percentiles",
     "those of the detours), its 50th to 99.99th percentiles and maximum, and how many samples",
     "per hour of the run lost more than 10 us, 100 us and 1 ms. Also in tails.csv.</p>",
-    html_table(shown("tails")),
+    on_page(tables$tails, "tails.csv"),
     "<h2>Noise per kernel run and thread</h2>",
     "<p>noise_percent: FWQ and P-SNAP iteration times, the share of time not spent on the work,",
     "sum(t - min) / sum(t) (P-SNAP: its own slowdown of the calibrated loop,",
@@ -394,9 +437,10 @@ report_html <- function(data, tables, verdict, figures, untraced = NULL) {
     "frequency, an SMT sibling, a hypervisor sharing the core), slow_time_percent the time",
     "spent so and slow_factor how much slower (selfish: the ordinary iterations' average, its",
     "time unknown); steal_ms, the steal time /proc/stat gave the CPU over the run.</p>",
-    html_table(s[, .(run, kernel, work, sampling_hz, inject, host, thread, cpu, samples,
-      scaled_noise_mean, scaled_noise_sd, kurtosis, skewness, noise_percent, diminutive,
-      detour_percent, slow_percent, slow_time_percent, slow_factor, steal_ms)]),
+    on_page(tables$summary[, .(run, kernel, work, sampling_hz, inject, host, thread, cpu,
+      samples, scaled_noise_mean, scaled_noise_sd, kurtosis, skewness, noise_percent,
+      diminutive, detour_percent, slow_percent, slow_time_percent, slow_factor, steal_ms)],
+      "summary.csv"),
     "<h2>FTQ peaks</h2>",
     "<p>The strongest lines of each FTQ spectrum (power: the variance of the counts at that",
     "frequency, in counts squared; above_floor: times the running median of the spectrum;",
@@ -408,12 +452,12 @@ report_html <- function(data, tables, verdict, figures, untraced = NULL) {
     "of up to 5 such runs (partners, the nearest in time first: partner_run) votes, agreeing",
     "of them gave the origin.",
     "Also in peaks.csv.</p>",
-    html_table(shown("peaks")),
+    on_page(tables$peaks, "peaks.csv"),
     "<h2>P-SNAP</h2>",
     html_table(shown("psnap_runs"), "Per run (as a PRACE Tier-0 assessment)"),
     html_table(tables$psnap_cores, "Per core count"),
     "<h2>Selfish detour</h2>",
-    html_table(shown("selfish")),
+    on_page(tables$selfish, "selfish.csv"),
     "<h2>Noise by cause</h2>",
     "<p>Runs with --trace: each detour joined to what the kernel's trace saw on its CPU",
     "(interrupts, softirqs, timers, IPIs, NMIs, other threads, the run's own injections);",
@@ -424,7 +468,7 @@ report_html <- function(data, tables, verdict, figures, untraced = NULL) {
     if (!is.null(untraced) && nrow(untraced)) {
       html_table(untraced, "Runs asked to trace that could not")
     },
-    html_table(shown("top_causes"), "The causes that took most, per run and CPU"),
+    on_page(tables$top_causes, "top_causes.csv", "The causes that took most, per run and CPU."),
     if (nrow(tables$streams)) stream_section(tables, labels),
     scale_section(tables$scale, labels),
     "<h2>Figures</h2>",

@@ -27,12 +27,14 @@ rank_entry <- function(t, hosts, cpus, ...) {
   e
 }
 
-# ticks: one vector of sample times per rank.
-write_fwq <- function(dir, prefix, ticks, tpn = 1, hosts = NULL, cpus = NULL) {
+# ticks: one vector of sample times per rank; fields: NULL or a list per
+# rank of the further figures its entry holds (detour_percent, ...).
+write_fwq <- function(dir, prefix, ticks, tpn = 1, hosts = NULL, cpus = NULL, fields = NULL) {
   ranks <- lapply(seq_along(ticks) - 1, function(t) {
     file <- sprintf("%s_%d_times.dat", prefix, t)
     write_column(file.path(dir, file), ticks[[t + 1]])
-    rank_entry(t, hosts, cpus, samples = length(ticks[[t + 1]]), files = list(file))
+    c(rank_entry(t, hosts, cpus, samples = length(ticks[[t + 1]]), files = list(file)),
+      fields[[t + 1]])
   })
   write_json_run(dir, prefix, c(common_meta("fwq", tpn), list(work = "multiiter",
     ranks = ranks)))
@@ -96,4 +98,17 @@ impulse_counts <- function(n, every, depth = 500, phase = 0, sd = 2) {
   hit <- (seq_len(n) - 1 + phase) %% every == 0
   x[hit] <- x[hit] - depth
   round(x)
+}
+
+# n FWQ samples of 1000 ticks, a `share` of the time lost in bursts of 20
+# samples three times as long, spread over the run.
+fwq_ticks <- function(n, share, seed) {
+  set.seed(seed)
+  x <- 1000 + stats::rpois(n, 2)
+  if (share > 0) {
+    # a burst of k samples at 3000 ticks adds 2000 k: find the k per 200
+    per <- round(share * 200 * 1000 / (2000 * (1 - share)))
+    for (start in seq(1, n - 200, by = 200)) x[start:(start + per - 1)] <- 3000
+  }
+  x
 }

@@ -67,4 +67,16 @@ test_that("a run of 64 CPUs gets every figure, a ranking, and panels for the few
   expect_equal(nrow(summary[run == "fwq"]), 64)
   worst <- summary[run == "fwq"][which.max(noise_percent)]
   expect_equal(c(worst$host, worst$cpu), c("b", "8"))
+  # the page opens on the whole system: the core maps and rankings first,
+  # then the outliers, the planted units and no other
+  sections <- regmatches(html, gregexpr("<h2>[^<]*</h2>", html))[[1]]
+  expect_equal(sections[1], "<h2>Whole system</h2>")
+  first_img <- regmatches(html, regexpr('<img src="[^"]*"', html))
+  expect_match(first_img, "-(core-map|ranking)\\.png")
+  outliers <- fread(file.path(out, "outliers.csv"))
+  expect_equal(outliers[, paste(run, scope, host, cpu)], c("fwq core b 8", "psnap core synth 11",
+    "selfish core synth 29"))
+  # the page's per-CPU tables hold the units shown in detail; the CSVs all
+  expect_match(html, paste("Shown: the rows of the 7 noisiest CPUs of each run and its quietest",
+    "(32 of 256 rows); summary.csv has every one."), fixed = TRUE)
 })

@@ -1,19 +1,6 @@
 # Hosts kept apart: rows and figures per host, the verdict per host, the
 # nodes table's outliers, and FTQ partners from the same host only.
 
-# n FWQ samples of 1000 ticks, a `share` of the time lost in bursts of 20
-# samples three times as long, spread over the run.
-fwq_ticks <- function(n, share, seed) {
-  set.seed(seed)
-  x <- 1000 + stats::rpois(n, 2)
-  if (share > 0) {
-    # a burst of k samples at 3000 ticks adds 2000 k: find the k per 200
-    per <- round(share * 200 * 1000 / (2000 * (1 - share)))
-    for (start in seq(1, n - 200, by = 200)) x[start:(start + per - 1)] <- 3000
-  }
-  x
-}
-
 test_that("a host noisier than the others is the outlier, the quiet ones are not", {
   dir <- withr_tempdir()
   hosts <- c("node1", "node1", "node2", "node2", "node3", "node3")

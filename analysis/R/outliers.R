@@ -1,0 +1,130 @@
+# The whole system's outliers, what an acceptance team reads first: the
+# nodes noisier than the other nodes of their run, and the cores noisier
+# than the other cores of their node, each with why (detours or running
+# slow, and the class of cause that took most where the run was traced).
+# A node's cores are not listed again as cores: a bad node is one line.
+
+# Iglewicz and Hoaglin's cut for the modified z-score (median and MAD): a
+# value further than this many robust standard deviations is an outlier.
+outlier_z <- 3.5
+
+# With this many members or more, a member's own stretches stay in the
+# yardstick it is held against: one of many moves a median and MAD little,
+# and leaving each out in turn would cost the group's size squared (10^4
+# nodes, 288 cores each).
+yardstick_leave_in <- 8
+
+# Per member of each group: its typical stretch (the median of its 100
+# stretches of the run, noise_over_time) against the stretches of the other
+# members of its group, their median (centre) and MAD (spread), and its
+# robust z-score; NA where the group has one member. bins: noise_over_time's
+# rows with `group` and `member` columns.
+against_others <- function(bins) {
+  typical <- bins[, .(typical_percent = stats::median(noise_percent)), by = .(group, member)]
+  groups <- bins[, .(members = uniqueN(member), centre = stats::median(noise_percent),
+    spread = stats::mad(noise_percent)), by = group]
+  typical <- typical[groups, on = "group"]
+  small <- typical[members > 1 & members < yardstick_leave_in]
+  if (nrow(small)) {
+    left_out <- small[, {
+      others <- bins[group == .BY$group & member != .BY$member]$noise_percent
+      list(centre = stats::median(others), spread = stats::mad(others))
+    }, by = .(group, member)]
+    typical[left_out, on = .(group, member), `:=`(centre = i.centre, spread = i.spread)]
+  }
+  typical[members == 1, `:=`(centre = NA_real_, spread = NA_real_)]
+  typical[, robust_z := ifelse(typical_percent == centre, 0, (typical_percent - centre) / spread)]
+  typical[, outlier := !is.na(robust_z) & robust_z > outlier_z][]
+}
+
+# Each host of a run against the run's other hosts, and each core against
+# the other cores of its node. b: noise_over_time(run, best = "run").
+node_standing <- function(b) {
+  against_others(b[, .(group = 1L, member = host, noise_percent)])[,
+    .(host = member, typical_percent, centre, spread, robust_z, outlier)]
+}
+
+core_standing <- function(b) {
+  units <- unique(b[, .(member = paste(host, unit), host, unit, cpu)])
+  against_others(b[, .(group = host, member = paste(host, unit), noise_percent)])[
+    units, on = "member"][, .(host, unit, cpu, typical_percent, centre, spread, robust_z,
+    outlier)]
+}
+
+# The class of cause that held most of the detours' time of some units of
+# a traced run (cause_shares' rows), and its share (%); NA untraced.
+top_cause <- function(causes, units) {
+  mine <- if (is.null(causes)) NULL else causes[unit %in% units]
+  if (is.null(mine) || sum(mine$total_us) == 0) {
+    return(data.table(class = NA_character_, share = NA_real_))
+  }
+  by_class <- mine[, .(us = sum(total_us)), by = class][order(-us)]
+  data.table(class = by_class$class[1], share = 100 * by_class$us[1] / sum(by_class$us))
+}
+
+# Why a node or a core lost its time, in words: the kernel's split into
+# detours and running slow (means over its ranks) and the class of cause
+# that held most of its detours' time, where traced.
+outlier_why <- function(detour, slow, cause, cause_share) {
+  split <- ifelse(is.na(detour), "detours and running slow not told apart",
+    sprintf("detours %.2f%%, running slow %.2f%% of the time", detour, slow))
+  ifelse(is.na(cause), split, sprintf("%s; most of the detours' time: %s (%.0f%%)", split,
+    cause, cause_share))
+}
+
+# One row per outlier: run, kernel, scope (node or core), host, cpu (NA for
+# a node), ranks, noise_percent (mean over its ranks), typical_percent,
+# others_median_percent, others_mad_percent, robust_z, detour_percent,
+# slow_percent, cause (the class that took most, where traced) and why.
+# bins: noise_over_time(run, best = "run") per run, by name; causes:
+# cause_shares(runs).
+outlier_table <- function(runs, summary, bins, causes) {
+  rows <- rbindlist(lapply(names(runs), function(name) {
+    s <- summary[run == name]
+    nodes <- node_standing(bins[[name]])[outlier == TRUE]
+    # a core of a bad node is that node's story
+    cores <- core_standing(bins[[name]])[outlier == TRUE & !host %in% nodes$host]
+    node_rows <- s[host %in% nodes$host, .(scope = "node", cpu = NA_integer_, ranks = .N,
+      noise_percent = mean(noise_percent), detour_percent = mean(detour_percent),
+      slow_percent = mean(slow_percent), units = list(as.numeric(thread))), by = host][nodes,
+      on = "host"]
+    core_rows <- s[cores, on = .(host, thread = unit), .(scope = "core", host, cpu,
+      ranks = 1L, noise_percent, detour_percent, slow_percent,
+      units = as.list(as.numeric(thread)),
+      typical_percent = i.typical_percent, centre = i.centre, spread = i.spread,
+      robust_z = i.robust_z)]
+    out <- rbind(node_rows, core_rows, fill = TRUE)
+    if (nrow(out) == 0) return(NULL)
+    traced <- if (nrow(causes)) causes[run == name] else NULL
+    top <- rbindlist(lapply(out$units, function(u) top_cause(traced, u)))
+    out[, `:=`(cause = top$class, why = outlier_why(detour_percent, slow_percent, top$class,
+      top$share), units = NULL, run = name, kernel = runs[[name]]$kernel)]
+    out[order(scope != "node", -robust_z), .(run, kernel, scope, host, cpu, ranks,
+      noise_percent, typical_percent, others_median_percent = centre,
+      others_mad_percent = spread, robust_z, detour_percent, slow_percent, cause, why)]
+  }))
+  if (nrow(rows)) return(rows)
+  data.table(run = character(), kernel = character(), scope = character(),
+    host = character(), cpu = integer(), ranks = integer(), noise_percent = numeric(),
+    typical_percent = numeric(), others_median_percent = numeric(),
+    others_mad_percent = numeric(), robust_z = numeric(), detour_percent = numeric(),
+    slow_percent = numeric(), cause = character(), why = character())
+}
+
+# Every core of each run at a glance, the headline beside the outliers: how
+# many CPUs and hosts, the share of time they lost (median, 99th percentile,
+# largest over the CPUs), its parts in detours and in running slow (median
+# over the CPUs; NA where the kernel does not split them), and the tail:
+# the p99.9 loss of a sample (us) of the median and of the 99th-percentile
+# CPU, and the longest loss of any.
+system_spread <- function(summary, tails) {
+  q <- function(x, p) stats::quantile(x, p, names = FALSE, na.rm = TRUE, type = 1)
+  s <- summary[, .(cpus = .N, hosts = uniqueN(host), noise_median_percent = q(noise_percent, 0.5),
+    noise_p99_percent = q(noise_percent, 0.99), noise_max_percent = max(noise_percent),
+    detour_median_percent = stats::median(as.numeric(detour_percent)),
+    slow_median_percent = stats::median(as.numeric(slow_percent))), by = .(run, kernel)]
+  if (is.null(tails) || nrow(tails) == 0) return(s)
+  t <- tails[run %in% s$run, .(p99_9_us_median = q(p99_9_us, 0.5),
+    p99_9_us_p99 = q(p99_9_us, 0.99), max_us = max(max_us)), by = run]
+  t[s, on = "run"][, c(names(s), "p99_9_us_median", "p99_9_us_p99", "max_us"), with = FALSE]
+}

@@ -1,0 +1,59 @@
+# The whole system's outliers: planted bad nodes and bad cores are listed,
+# each once and with why, and nothing else.
+
+# hosts x cores FWQ ranks losing 2% of their time, but for the planted ones
+# (as the kernel would split it: all in detours)
+survey_ticks <- function(hosts, cores, bad_nodes, bad_cores, n = 4000) {
+  grid <- CJ(h = seq_len(hosts), c = seq_len(cores) - 1)
+  share <- ifelse(grid$h %in% bad_nodes | paste(grid$h, grid$c) %in% bad_cores, 0.3, 0.02)
+  list(ticks = lapply(seq_len(nrow(grid)), function(i) fwq_ticks(n, share[i], i)),
+    hosts = sprintf("node%d", grid$h), cpus = grid$c,
+    fields = lapply(share, function(x) list(detour_percent = 100 * x, slow_percent = 0)))
+}
+
+outliers_of <- function(s) {
+  dir <- withr_tempdir()
+  write_fwq(dir, "fwq", s$ticks, hosts = s$hosts, cpus = s$cpus, fields = s$fields)
+  runs <- read_results(dir)$runs
+  summary <- noise_summary(runs$fwq, "fwq")
+  bins <- lapply(runs, noise_over_time, best = "run")
+  outlier_table(runs, summary, bins, cause_shares(runs))
+}
+
+test_that("a bad node is one line and a bad core of a good node another, nothing else", {
+  # 4 cores a node: each core is held against the other 3 (left out)
+  o <- outliers_of(survey_ticks(4, 4, bad_nodes = 3, bad_cores = "1 2"))
+  expect_equal(o$scope, c("node", "core"))
+  expect_equal(o$host, c("node3", "node1"))
+  expect_equal(o$cpu, c(NA, 2))
+  expect_equal(o$ranks, c(4L, 1L))
+  expect_true(all(o$robust_z > outlier_z))
+  expect_equal(o$noise_percent, c(30, 30), tolerance = 0.05)
+  # the kernel's split, as it reported it
+  expect_equal(o$why, rep("detours 30.00%, running slow 0.00% of the time", 2))
+  expect_true(all(is.na(o$cause)))
+})
+
+test_that("on nodes of many cores each core stays in its node's yardstick", {
+  o <- outliers_of(survey_ticks(9, 10, bad_nodes = c(2, 7), bad_cores = c("5 0", "9 9")))
+  expect_equal(sort(o[scope == "node"]$host), c("node2", "node7"))
+  expect_equal(sort(o[scope == "core", paste(host, cpu)]), c("node5 0", "node9 9"))
+})
+
+test_that("a quiet survey has no outliers, and the table keeps its columns", {
+  o <- outliers_of(survey_ticks(3, 2, bad_nodes = integer(), bad_cores = character()))
+  expect_equal(nrow(o), 0)
+  expect_true(all(c("scope", "host", "cpu", "robust_z", "why") %in% names(o)))
+})
+
+test_that("the spread of every CPU's noise is one row a run, whatever the column types", {
+  # whole numbers read from JSON are integers: a median of two is not
+  summary <- data.table(run = c("a", "a", "a", "b", "b"), kernel = "psnap",
+    host = c("h1", "h1", "h2", "h1", "h1"), noise_percent = c(1, 2, 30, 4, 5),
+    detour_percent = c(1L, 2L, 3L, 4L, 5L), slow_percent = c(0L, 0L, 0L, 1L, 2L))
+  s <- system_spread(summary, NULL)
+  expect_equal(s$cpus, c(3L, 2L))
+  expect_equal(s$hosts, c(2L, 1L))
+  expect_equal(s$noise_max_percent, c(30, 5))
+  expect_equal(s$slow_median_percent, c(0, 1.5))
+})

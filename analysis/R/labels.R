@@ -56,3 +56,10 @@ with_labels <- function(dt, labels) {
   }
   out
 }
+
+# Hosts in a cell or a sentence: their names, or of many their count and
+# the first two (a line naming 10,000 hosts is read by nobody).
+hosts_text <- function(hosts, sep = " ") {
+  if (length(hosts) <= 4) return(paste(hosts, collapse = sep))
+  sprintf("%d hosts: %s ...", length(hosts), paste(hosts[1:2], collapse = sep))
+}

@@ -21,11 +21,11 @@ verdict_text <- function(verdicts) {
   if (nrow(verdicts) == 0) return("no FWQ run without injection: the Sequoia criteria need one")
   bad <- verdicts[diminutive == FALSE]
   if (nrow(bad) == 0) {
-    return(sprintf("diminutive noise on every host (%s)", paste(unique(verdicts$host),
-      collapse = ", ")))
+    return(sprintf("diminutive noise on every host (%s)", hosts_text(unique(verdicts$host),
+      ", ")))
   }
   sprintf("not diminutive on %d of %d hosts: %s", uniqueN(bad$host), uniqueN(verdicts$host),
-    paste(unique(bad$host), collapse = ", "))
+    hosts_text(unique(bad$host), ", "))
 }
 
 # One row per run and host: the host's noise (noise_percent, the mean over

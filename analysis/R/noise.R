@@ -43,12 +43,15 @@ moments_list <- function(n, total, m2, m3, m4) {
 # The distinct values of whole numbers from 0 to `limit`, and how often each
 # occurs; NULL for other samples. FTQ counts take a few thousand values over
 # millions of quanta: sums over the table cost less than one temporary of
-# the samples.
-value_table <- function(x, limit = 1e7) {
+# the samples. Its cost is the largest value's, not the samples': a rank
+# whose largest value passes `per_sample` times its samples is sorted
+# instead (a 4 ms stall is 10^7 ticks; thousands of short ranks each
+# tabulating that far would cost more than all their samples).
+value_table <- function(x, limit = 1e7, per_sample = 4) {
   if (length(x) == 0) return(NULL)
   # min and max: range() is several times slower over millions of doubles
   hi <- max(x)
-  if (min(x) < 0 || hi > limit) return(NULL)
+  if (min(x) < 0 || hi > limit || hi > per_sample * length(x) + 65536) return(NULL)
   freq <- tabulate(as.integer(x), hi)
   zeros <- length(x) - sum(freq)
   # doubles: value * freq overflows an integer (180 thousand ticks, 20
@@ -251,6 +254,8 @@ speed_figures <- function(run) {
 # best: each thread's own best sample ("own", Sequoia's), or the run's best
 # over every thread and host ("run": a node slow in every sample is then
 # seen as slow). P-SNAP's best is always its calibrated ideal iteration.
+# Each row keeps its stretch's samples (n) and their sum (total), from which
+# stretches_against gives the same stretches against another best.
 noise_over_time <- function(run, bins = 100, best = c("own", "run")) {
   best <- match.arg(best)
   if (run$kernel == "selfish") return(detours_over_time(run, bins))
@@ -286,9 +291,20 @@ noise_over_time <- function(run, bins = 100, best = c("own", "run")) {
     n <- diff(c(0, last))
     total <- diff(c(0, running_sum_at(sums[[i]], last)))
     data.table(bin = seq_len(bins) - 1, noise_percent = lost_percent(run$kernel, total, n,
-      bests[i]), unit = t$unit, cpu = t$cpu, host = t$host)[n > 0]
+      bests[i]), unit = t$unit, cpu = t$cpu, host = t$host, n = n, total = total)[n > 0]
   })
   rbindlist(rows)[, time_s := (bin + 0.5) * width][]
+}
+
+# noise_over_time's stretches against another best, without reading the
+# samples again: the heat map's (each thread's own best) from the nodes'
+# and cores' yardstick (the run's). Selfish's do not depend on a best.
+stretches_against <- function(stretches, run, best = c("own", "run")) {
+  if (run$kernel == "selfish") return(stretches)
+  bests <- thread_bests(run, match.arg(best))
+  units <- vapply(run$threads, function(t) as.numeric(t$unit), numeric(1))
+  copy(stretches)[, noise_percent := lost_percent(run$kernel, total, n,
+    bests[match(unit, units)])][]
 }
 
 # Each thread's best value in its own unit (noise_over_time).

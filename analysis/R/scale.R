@@ -12,6 +12,10 @@ scale_phases_us <- c(10, 100, 1000, 10000, 100000)
 scale_processes <- c(1, 10, 100, 1000, 10000, 100000)
 # Offsets drawn per rank trace: the windows' empirical distribution.
 scale_windows <- 20000
+# The most rank traces the model reads of one run: a run of more ranks is
+# represented by this many spread evenly over its ranks (model_ranks), so
+# that the model costs the same for a node or a whole machine.
+scale_traces_max <- 64
 # A phase longer than this share of the trace has too few independent
 # windows to say anything of it.
 scale_max_phase_share <- 0.1
@@ -254,8 +258,15 @@ analytic_slowdown <- function(traces, phases_us, processes, windows, seed) {
   }))
 }
 
+# The ranks (positions in the run) whose traces the model reads: all of
+# them up to `k`, else k spread evenly over the run's ranks, which are in
+# the order of their nodes, so over its nodes too.
+model_ranks <- function(n, k = scale_traces_max) {
+  if (n <= k) seq_len(n) else unique(round(seq(1, n, length.out = k)))
+}
+
 # One row per run with traces (FWQ, P-SNAP, selfish), phase length, process
-# count and mode.
+# count and mode: `ranks` in the run, `traces` the model read (model_ranks).
 scale_table <- function(runs) {
   # a run at a time on each CPU this process may use (a job's, not the
   # node's): most of the time goes to noise-simulate
@@ -263,12 +274,13 @@ scale_table <- function(runs) {
   tables <- parallel::mclapply(names(runs), mc.cores = cpus, function(name) {
     run <- runs[[name]]
     if (!run$kernel %in% c("fwq", "psnap", "selfish")) return(NULL)
-    traces <- lapply(seq_along(run$threads), function(i) noise_trace(run, i))
+    traces <- lapply(model_ranks(length(run$threads)), function(i) noise_trace(run, i))
     rows <- predict_slowdown(traces)
     if (nrow(rows) == 0) return(NULL)
     hosts <- unique(vapply(run$threads, function(t) t$host %||% NA_character_, ""))
-    cbind(data.table(run = name, kernel = run$kernel, hosts = paste(hosts, collapse = " "),
-      ranks = length(traces), injected = !is.null(run$meta$inject) ||
+    cbind(data.table(run = name, kernel = run$kernel, hosts = hosts_text(hosts),
+      ranks = length(run$threads), traces = length(traces),
+      injected = !is.null(run$meta$inject) ||
         any(vapply(run$meta$ranks %||% list(), function(r) !is.null(r$inject), TRUE)),
       trace_s = min(vapply(traces, trace_seconds, 0))), rows)
   })
@@ -315,14 +327,15 @@ plot_scale <- function(scale, title) {
     theme_bw()
 }
 
-# Each rank's trace in LogGOPSim's noise format (--noise-trace): one detour a
-# line, "start<TAB>duration" in ns, the duration beyond the undisturbed
+# The traces the model read (model_ranks: every rank's up to
+# scale_traces_max) in LogGOPSim's noise format (--noise-trace): one detour
+# a line, "start<TAB>duration" in ns, the duration beyond the undisturbed
 # sample, as Netgauge writes its selfish trace. Returns the files written.
 write_loggopsim_traces <- function(dir, runs) {
   unlist(lapply(names(runs), function(name) {
     run <- runs[[name]]
     if (!run$kernel %in% c("fwq", "psnap", "selfish")) return(NULL)
-    vapply(seq_along(run$threads), function(i) {
+    vapply(model_ranks(length(run$threads)), function(i) {
       t <- run$threads[[i]]
       write_noise_trace(noise_trace(run, i),
         file.path(dir, sprintf("%s-rank%d.txt", gsub("[^A-Za-z0-9._-]+", "_", name), t$unit)),

@@ -37,6 +37,26 @@ machines_table <- function(runs) {
   unique(rows, by = "host")
 }
 
+# The machines table on the page: one row per kind of machine (every
+# column alike but the host), with how many hosts and the first of them. A
+# Tier-0 system of 10,000 identical nodes is one row; machines.csv has each.
+machine_kinds <- function(machines) {
+  kind <- setdiff(names(machines), "host")
+  machines[, .(hosts = .N, host = if (.N == 1) host else paste(host[1], "...")), by = kind][,
+    c("host", "hosts", kind), with = FALSE]
+}
+
+# The verdicts on the page: those not diminutive first, at most
+# detail_units_max rows, the caption saying how many of how many.
+verdicts_on_page <- function(verdicts, caption) {
+  shown <- head(verdicts[order(diminutive)], detail_units_max)
+  if (nrow(shown) < nrow(verdicts)) {
+    caption <- sprintf("%s; the %d of %d rows not diminutive first, verdicts.csv has every one",
+      caption, nrow(shown), nrow(verdicts))
+  }
+  html_table(shown, caption)
+}
+
 # What a tuner checks first (the kernels' "tuning" object), where recorded.
 tuning_description <- function(t) {
   if (is.null(t)) return(NULL)
@@ -74,7 +94,8 @@ write_tables <- function(dir, tables) {
 # to read it. Files are named by the run's path (unique); titles and
 # captions by its label. noise: the run's rows of the summary table, whose
 # noisiest units get a panel each (detail.R).
-run_figures <- function(dir, name, run, peaks, label, noise, scale = NULL) {
+run_figures <- function(dir, name, run, peaks, label, noise, scale = NULL,
+                        stretches = noise_over_time(run, best = "run")) {
   figs <- character()
   add <- function(plot, file, caption, height = 5) {
     figs[[caption]] <<- save_figure(plot, dir, file, height = height)
@@ -169,7 +190,8 @@ run_figures <- function(dir, name, run, peaks, label, noise, scale = NULL) {
         "(co-scheduled). Beyond the trace's windows the prediction stops growing: rarer ",
         "events than the trace holds are not in it."))
   }
-  add(plot_heatmap(noise_over_time(whole_run), paste(label, ": noise per CPU over time")),
+  add(plot_heatmap(stretches_against(stretches, whole_run), paste(label,
+    ": noise per CPU over time")),
     paste0(name, "-heatmap"), paste0(label, ": the share of time lost to noise (%, colour) ",
       "in 100 equal stretches of the run (s), one row per CPU", if (all_units > detail_units_max)
         ", the noisiest on top", ". Dark cells are stretches that ",
@@ -224,7 +246,7 @@ write_report <- function(results_dir) {
     write_loggopsim_traces(file.path(tmp, "loggopsim"), runs)
     figures <- lapply(names(runs), function(n) {
       run_figures(tmp, n, runs[[n]], peaks, labels[run == n, label], summary[run == n],
-        if (nrow(tables$scale)) tables$scale[run == n])
+        if (nrow(tables$scale)) tables$scale[run == n], stretches[[n]])
     })
     if (nrow(tables$causes)) {
       causes <- tables$causes[detail_rows(summary), on = .(run, host, cpu), nomatch = NULL]
@@ -322,12 +344,13 @@ first_screen <- function(data, tables, verdict, labels) {
   c(
     '<section id="summary">',
     "<h2>Summary</h2>",
-    html_table(hosts[, .(host, cpu, cores, kernel,
+    html_table(machine_kinds(hosts[, .(host, cpu, cores, kernel,
       isolcpus = ifelse(nzchar(isolcpus), isolcpus, "none"),
-      nohz_full = ifelse(nzchar(nohz_full), nohz_full, "none"), virtual_machine)],
-      "Machines measured"),
+      nohz_full = ifelse(nzchar(nohz_full), nohz_full, "none"), virtual_machine)]),
+      "Machines measured (hosts alike in every column are one row)"),
     sprintf('<p class="verdict">%s</p>', html_escape(paste0("Sequoia criteria: ", verdict))),
-    html_table(tables$verdicts, "Verdict per host and work kind (the Sequoia RFP's diminutive noise)"),
+    verdicts_on_page(tables$verdicts,
+      "Verdict per host and work kind (the Sequoia RFP's diminutive noise)"),
     html_table(tables$psnap_cores, paste("P-SNAP, PRACE style, per core count: calibration",
       "time and mean run time (s), their SD across ranks (s), OS noise (%) and the",
       "correlation of each rank's noise with rank 0's")),
@@ -395,7 +418,9 @@ report_html <- function(data, tables, verdict, figures, untraced = NULL) {
     "the CSV tables) beside it. Also in runs.csv.</p>",
     html_table(labels[, .(label, run)]),
     "<h2>Machine</h2>", html_list(machine_description(data)),
-    if (nrow(hosts) > 1) html_table(hosts, "Every host measured (also in machines.csv)"),
+    if (nrow(hosts) > 1) {
+      html_table(machine_kinds(hosts), "Every kind of host measured (each in machines.csv)")
+    },
     "<h2>Tuning findings</h2>",
     "<p>What the kernels found that can explain noise on the measured CPUs (interrupts",
     "delivered to isolated or nohz_full CPUs, irqbalance, nohz_full without NO_HZ_FULL,",
@@ -474,7 +499,7 @@ report_html <- function(data, tables, verdict, figures, untraced = NULL) {
     "<h2>Figures</h2>",
     unlist(lapply(figures, function(f) mapply(html_figure, f, names(f))))
   )
-  html_page(paste("noisebench report:", paste(hosts$host, collapse = ", "),
+  html_page(paste("noisebench report:", hosts_text(hosts$host),
     format(file.mtime(data$runs[[1]]$path), "%Y-%m-%d")), body)
 }
 

@@ -38,8 +38,10 @@ test_that("whole counts are summed over their table, with the same moments and m
   expect_null(value_table(c(counts, -1)))
   expect_null(value_table(c(counts, 2e7)))
   expect_equal(median_of(c(1.5, 2.5, 10)), 2.5)
+  # a table costs its largest value: few samples of large values are sorted
+  expect_null(value_table(c(rep(1000, 100), 1e6)))
   # FWQ ticks: their sums pass the integers' range
-  ticks <- c(rep(181324, 20000), 181400)
+  ticks <- c(rep(181324, 200000), 181400)
   expect_equal(noise_moments(value_table(ticks)$value, value_table(ticks)$freq),
     noise_moments(ticks))
 })
@@ -89,4 +91,14 @@ test_that("the heat map puts the noise in the time bin it happened in", {
   over <- noise_over_time(read_run(file.path(dir, "fwq.json")), bins = 10)
   expect_equal(over[noise_percent > 0]$bin, 5)
   expect_equal(nrow(over), 10)
+})
+
+test_that("stretches against another best are those noise_over_time gives with it", {
+  dir <- withr_tempdir()
+  write_fwq(dir, "fwq", list(fwq_ticks(4000, 0.05, 1), fwq_ticks(4000, 0.2, 2) + 300),
+    hosts = c("a", "b"))
+  run <- read_run(file.path(dir, "fwq.json"))
+  by_run <- noise_over_time(run, best = "run")
+  expect_equal(stretches_against(by_run, run, "own"), noise_over_time(run, best = "own"))
+  expect_equal(stretches_against(noise_over_time(run), run, "run"), by_run)
 })

@@ -1,0 +1,100 @@
+#!/usr/bin/env Rscript
+# A synthetic FWQ survey of any size, written as fwq_mpi writes one run
+# (OUT/fwq.json and OUT/fwq_<rank>_times.dat), for measuring the analysis at
+# Tier-0 size on one machine:
+#
+#   Rscript benchmarks/survey.R SOURCE.json OUT HOSTS RANKS_PER_HOST SAMPLES \
+#     [BAD_NODES [BAD_CORES [SEED]]]
+#
+# Each rank's samples are a real run's (SOURCE.json, rank 0: an FWQ run of
+# this machine), in their order, from a random offset, wrapped around: every
+# rank has the machine's real noise, its bursts and its stalls. Planted on
+# top: BAD_NODES whole nodes (default 2) and BAD_CORES single cores of other
+# nodes (default 3) lose a tenth of their time more, 100 us of every 1 ms,
+# the way a node with a runaway daemon or a core taking a device's
+# interrupts does. OUT/planted.csv says which (host, cpu; cpu NA for a
+# node). The kernel's split into detours and running slow is left out of
+# the ranks' entries: it was the source's, not theirs.
+
+planted_period_ns <- 1e6
+planted_loss_ns <- 1e5
+
+# Adds a detour of `loss` ticks to each sample in which one of a periodic
+# series (every `period` ticks from `phase`) falls: samples follow each
+# other, so a sample's end is the running sum of the samples up to it.
+add_periodic <- function(x, period, loss, phase) {
+  ends <- cumsum(x) + phase
+  x + loss * diff(c(floor(phase / period), floor(ends / period)))
+}
+
+# Which units are planted: `planted` is "node" on the bad nodes, "core" on
+# the bad cores (of good nodes), NA elsewhere. Rank 0's node stays good.
+survey_layout <- function(hosts, per_host, bad_nodes, bad_cores) {
+  units <- data.table::CJ(node = seq_len(hosts), cpu = seq_len(per_host) - 1L)
+  units[, `:=`(rank = .I - 1L, host = sprintf("nb%05d", node), planted = NA_character_)]
+  step <- hosts / (bad_nodes + 1)
+  bad <- if (bad_nodes > 0) unique(pmin(pmax(round(step * seq_len(bad_nodes)), 2L), hosts))
+  units[node %in% bad, planted := "node"]
+  good <- units[!node %in% bad & node > 1]
+  if (bad_cores > 0 && nrow(good)) {
+    pick <- good[round(seq(1, nrow(good), length.out = min(bad_cores, nrow(good))))]$rank
+    units[rank %in% pick, planted := "core"]
+  }
+  units[]
+}
+
+write_survey <- function(source, out, hosts, per_host, samples, bad_nodes = 2, bad_cores = 3,
+                         seed = 1) {
+  set.seed(seed)
+  meta <- jsonlite::fromJSON(source, simplifyVector = FALSE)
+  if (!identical(meta$kernel, "fwq")) stop(source, ": not an FWQ run", call. = FALSE)
+  entry <- meta$ranks[[1]]
+  real <- data.table::fread(file.path(dirname(source), entry$files[[1]]), header = FALSE)[[1]]
+  tpn <- entry$ticks_per_ns %||% meta$ticks_per_ns
+  units <- survey_layout(hosts, per_host, bad_nodes, bad_cores)
+  dir.create(out, recursive = TRUE, showWarnings = FALSE)
+  keep <- setdiff(names(entry), c("stats", "tails", "detour_percent", "slow_percent",
+    "slow_time_percent", "slow_factor", "kernel_counts", "steal_ms", "files", "samples",
+    "rank", "host", "cpu"))
+  ranks <- vector("list", nrow(units))
+  for (i in seq_len(nrow(units))) {
+    u <- units[i]
+    x <- real[(sample.int(length(real), 1) + seq_len(samples) - 1) %% length(real) + 1]
+    if (!is.na(u$planted)) {
+      x <- add_periodic(x, planted_period_ns * tpn, planted_loss_ns * tpn,
+        stats::runif(1, 0, planted_period_ns * tpn))
+    }
+    file <- sprintf("fwq_%d_times.dat", u$rank)
+    data.table::fwrite(list(x), file.path(out, file), col.names = FALSE)
+    ranks[[i]] <- c(list(rank = u$rank, host = u$host, cpu = u$cpu, samples = samples,
+      files = list(file)), entry[keep])
+  }
+  machine <- meta$machines[[1]] %||% meta$machine
+  meta$machines <- lapply(unique(units$host), function(h) {
+    m <- machine
+    m$hostname <- h
+    m
+  })
+  meta$frontend <- "mpi"
+  meta$ranks <- ranks
+  text <- jsonlite::toJSON(meta, auto_unbox = TRUE, null = "null", digits = NA)
+  writeLines(text, file.path(out, "fwq.json"))
+  data.table::fwrite(rbind(unique(units[planted == "node", .(scope = planted, host,
+    cpu = NA_integer_)]), units[planted == "core", .(scope = planted, host, cpu)]),
+    file.path(out, "planted.csv"))
+  invisible(units)
+}
+
+`%||%` <- function(a, b) if (is.null(a)) b else a
+
+if (sys.nframe() == 0) {
+  suppressPackageStartupMessages(library(data.table))
+  args <- commandArgs(trailingOnly = TRUE)
+  if (length(args) < 5) {
+    stop("usage: survey.R SOURCE.json OUT HOSTS RANKS_PER_HOST SAMPLES ",
+      "[BAD_NODES [BAD_CORES [SEED]]]", call. = FALSE)
+  }
+  n <- as.numeric(args[-(1:2)])
+  write_survey(args[1], args[2], n[1], n[2], n[3], if (length(n) > 3) n[4] else 2,
+    if (length(n) > 4) n[5] else 3, if (length(n) > 5) n[6] else 1)
+}

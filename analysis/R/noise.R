@@ -178,12 +178,14 @@ lost_percent <- function(kernel, total, n, best) {
 # CPU overhead).
 noise_summary <- function(run, run_name) {
   meta <- run$meta
+  # a list a rank, bound once: a data.table a rank would cost more than the
+  # rank's sums at thousands of ranks
   rows <- rbindlist(lapply(seq_along(run$threads), function(i) {
     t <- run$threads[[i]]
     if (run$kernel == "selfish") {
       r <- meta$ranks[[i]]
       overhead <- 100 * sum(t$data$length_ns - r$min_iteration_ns) / 1e9 / r$period_s
-      return(data.table(unit = t$unit, host = t$host, cpu = t$cpu, samples = nrow(t$data),
+      return(list(unit = t$unit, host = t$host, cpu = t$cpu, samples = nrow(t$data),
         scaled_noise_mean = NA_real_, scaled_noise_sd = NA_real_, kurtosis = NA_real_,
         skewness = NA_real_, noise_percent = overhead))
     }
@@ -199,10 +201,10 @@ noise_summary <- function(run, run_name) {
       lost_percent(run$kernel, m$total, length(x), best)
     }
     m$total <- NULL
-    as.data.table(c(list(unit = t$unit, host = t$host, cpu = t$cpu), m,
-      list(noise_percent = noise)))
+    c(list(unit = t$unit, host = t$host, cpu = t$cpu), m, list(noise_percent = noise))
   }))
-  rows <- cbind(rows, speed_figures(run))
+  speed <- speed_figures(run)
+  rows[, names(speed) := speed]
   rows[, `:=`(
     run = run_name, kernel = run$kernel,
     diminutive = if (run$kernel == "fwq") {
@@ -235,14 +237,11 @@ unit_injects <- function(run) {
 # and its CPU's steal time; NA where the kernel did not (FTQ, older runs).
 speed_figures <- function(run) {
   entries <- run$meta$ranks %||% run$meta$threads
-  figure <- function(e, key) e[[key]] %||% NA_real_
-  rbindlist(lapply(entries, function(e) data.table(
-    detour_percent = figure(e, "detour_percent"),
-    slow_percent = figure(e, "slow_percent"),
-    slow_time_percent = figure(e, "slow_time_percent"),
-    slow_factor = figure(e, "slow_factor"),
-    steal_ms = figure(e, "steal_ms")
-  )))
+  keys <- c("detour_percent", "slow_percent", "slow_time_percent", "slow_factor", "steal_ms")
+  # as.numeric: a figure JSON gave as a whole number is an integer
+  stats::setNames(lapply(keys, function(key) {
+    vapply(entries, function(e) as.numeric(e[[key]] %||% NA_real_), numeric(1))
+  }), keys)
 }
 
 # Noise per thread and time bin, for the heat map: lost_percent of each of
@@ -290,8 +289,11 @@ noise_over_time <- function(run, bins = 100, best = c("own", "run")) {
     last[bins] <- length(x)
     n <- diff(c(0, last))
     total <- diff(c(0, running_sum_at(sums[[i]], last)))
-    data.table(bin = seq_len(bins) - 1, noise_percent = lost_percent(run$kernel, total, n,
-      bests[i]), unit = t$unit, cpu = t$cpu, host = t$host, n = n, total = total)[n > 0]
+    # a list a rank, bound once (as noise_summary)
+    taken <- n > 0
+    list(bin = (seq_len(bins) - 1)[taken], noise_percent = lost_percent(run$kernel,
+      total[taken], n[taken], bests[i]), unit = t$unit, cpu = t$cpu, host = t$host,
+      n = n[taken], total = total[taken])
   })
   rbindlist(rows)[, time_s := (bin + 0.5) * width][]
 }

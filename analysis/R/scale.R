@@ -52,8 +52,11 @@ noise_trace <- function(run, i) {
     selfish = {
       d <- t$data
       excess <- pmax(d$length_ns - r$min_iteration_ns, 0)
+      # period_s leaves out the time the detour store took to grow, which
+      # the detours' start times include: the trace lasts at least until
+      # its last detour ended
       list(start = d$start_ns[excess > 0], length = excess[excess > 0],
-        duration = r$period_s * 1e9, per_ns = 1)
+        duration = max(r$period_s * 1e9, d$start_ns + d$length_ns), per_ns = 1)
     },
     NULL
   )

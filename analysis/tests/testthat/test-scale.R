@@ -132,3 +132,15 @@ test_that("samples that tile the run are the detours beyond the best sample", {
     window_noise(events, offsets, c(3e3, 5e4)))
   expect_equal(trace_seconds(tiled), sum(ticks) / 2 / 1e9)
 })
+
+test_that("a selfish trace lasts until its last detour, past a period that left out the store's growth", {
+  dir <- withr_tempdir()
+  # period_s leaves out 50 ms the detour store took to grow: a detour at 1.02 s
+  write_selfish(dir, "selfish", list(data.table(start_ns = c(1e8, 5e8, 1.02e9),
+    length_ns = c(5000, 5000, 5000))), period_s = 1)
+  run <- read_results(dir)$runs$selfish
+  tr <- noise_trace(run, 1)
+  expect_gte(tr$duration, 1.02e9 + 5000)
+  file <- write_noise_trace(tr, tempfile(), "# rank 0")
+  expect_equal(read_noise_trace(file)$duration, tr$duration)
+})

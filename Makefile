@@ -79,6 +79,8 @@ bench:
 	benchmarks/selfish_overhead.py $(BUILD)/bin
 	benchmarks/trace_cost.py $(BUILD)/bin
 	Rscript benchmarks/analysis_speed.R
+	mkdir -p .cache/bench && $(BUILD)/bin/fwq -n 20000 -o .cache/bench/fwq >/dev/null
+	Rscript benchmarks/survey_scale.R .cache/bench/fwq.json
 	benchmarks/stream_cost.py $(BUILD)/bin
 	benchmarks/jube_overhead.py $(BUILD)/bin
 	benchmarks/reframe_overhead.py

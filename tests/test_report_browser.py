@@ -1,6 +1,6 @@
 """The report in a real headless browser (Debian's Chromium): it loads
-without errors, every image loads, the summary is its first screen and
-names runs by what they measured, every figure has a caption; and a
+without errors, every image loads, the whole system and the summary are its
+first screen and name runs by what they measured, every figure has a caption; and a
 screenshot of the first screen is written (.cache/report-first-screen.png,
 or NB_SCREENSHOT) for the docs."""
 import os
@@ -67,9 +67,13 @@ def test_every_figure_has_a_caption_with_units(page):
         assert len(c) > 80 and re.search(r"\((us|s|Hz|%|counts\^2|log)\b|\(%|, log\)|\(s\)", c), c
 
 
-def test_the_first_screen_is_the_summary(page):
+def test_the_first_screen_is_the_whole_system_then_the_summary(page):
+    # every CPU at a glance first, then the procurement summary, on the first screen
+    first = page.evaluate("document.querySelector('#whole-system').getBoundingClientRect().top")
     top = page.evaluate("document.querySelector('#summary').getBoundingClientRect().top")
-    assert 0 <= top < page.evaluate("window.innerHeight")
+    assert 0 <= first < top < page.evaluate("window.innerHeight")
+    system = page.evaluate("document.querySelector('#whole-system').innerText")
+    assert "Every CPU of each run" in system and "Outliers" in system
     summary = page.evaluate("document.querySelector('#summary').innerText")
     for heading in ("Machines measured", "Sequoia criteria", "P-SNAP, PRACE style",
                     "Tails", "Predicted slowdown at scale"):

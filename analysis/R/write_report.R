@@ -376,11 +376,12 @@ whole_system <- function(tables, pictures, labels) {
     '<section id="whole-system">',
     "<h2>Whole system</h2>",
     unlist(lapply(pictures, function(f) mapply(html_figure, f, names(f)))),
-    html_table(with_labels(system_spread(tables$summary, tables$tails), labels), paste(
-      "Every CPU of each run: how many and on how many hosts, the share of its time each",
-      "lost (%: median, 99th percentile and largest over the CPUs), the part in detours and",
-      "in running slow (median over the CPUs), the 99.9th percentile of a sample's loss (us)",
-      "of the median and of the 99th-percentile CPU, and the longest loss of any")),
+    html_table(page_names(with_labels(system_spread(tables$summary, tables$tails), labels)),
+      paste("Every CPU of each run: how many and on how many hosts, the share of its time",
+        "each lost (%: median, 99th percentile and largest over the CPUs), the part in",
+        "detours and in running slow (median over the CPUs), the 99.9th percentile of a",
+        "sample's loss (us) of the median and of the 99th-percentile CPU, and the longest",
+        "loss of any")),
     if (nrow(tables$outliers)) {
       html_table(with_labels(tables$outliers, labels), paste(
         "Outliers: the nodes noisier than the other nodes of their run, and the cores noisier",
@@ -393,6 +394,14 @@ whole_system <- function(tables, pictures, labels) {
     },
     "</section>"
   )
+}
+
+# system_spread's columns as the page names them: short, the table fits
+page_names <- function(spread) {
+  setnames(copy(spread), c("noise_median_percent", "noise_p99_percent", "noise_max_percent",
+    "detour_median_percent", "slow_median_percent", "p99_9_us_median", "p99_9_us_p99",
+    "max_us"), c("lost % median", "lost % p99", "lost % max", "detours %", "slow %",
+    "p99.9 loss us median", "p99.9 loss us p99", "longest loss us"), skip_absent = TRUE)
 }
 
 # The figures of the whole-system section, and the others.

@@ -1,0 +1,80 @@
+#!/usr/bin/env Rscript
+# The report of a survey from 2 to 8,192 ranks beside data.table::fread of
+# the same files, and whether it finds the planted bad nodes and cores and
+# nothing else (goal: the report within 3x fread's time, memory linear in
+# the ranks). Each size is a synthetic survey (survey.R) from SOURCE.json,
+# a real FWQ run of this machine; each figure is timed in an R process of
+# its own, as report.R runs, its peak memory from the kernel (VmHWM).
+#
+#   Rscript benchmarks/survey_scale.R SOURCE.json [SAMPLES_PER_RANK [LARGEST_RANKS]]
+script <- sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE))
+here <- dirname(script)
+analysis <- file.path(here, "..", "analysis")
+suppressPackageStartupMessages(library(data.table))
+source(file.path(here, "survey.R"))
+
+# --time WHAT DIR: in this process, the seconds WHAT takes and the peak
+# resident memory (MiB)
+args <- commandArgs(trailingOnly = TRUE)
+if (length(args) == 3 && args[1] == "--time") {
+  dir <- args[3]
+  seconds <- system.time(if (args[2] == "fread") {
+    for (f in list.files(dir, "_times\\.dat$", full.names = TRUE)) fread(f, header = FALSE)
+  } else {
+    source(file.path(analysis, "R", "load.R"))
+    load_analysis(file.path(analysis, "R"))
+    write_report(dir)
+  })[["elapsed"]]
+  status <- readLines("/proc/self/status")
+  peak_kib <- as.numeric(gsub("[^0-9]", "", grep("^VmHWM", status, value = TRUE)))
+  cat(seconds, peak_kib / 1024, "\n")
+  quit(save = "no")
+}
+if (length(args) < 1) stop("usage: survey_scale.R SOURCE.json [SAMPLES_PER_RANK [LARGEST_RANKS]]")
+source_json <- args[1]
+samples <- if (length(args) > 1) as.numeric(args[2]) else 10000
+largest <- if (length(args) > 2) as.numeric(args[3]) else 8192
+
+rscript <- file.path(R.home("bin"), "Rscript")
+timed <- function(what, dir) {
+  out <- suppressWarnings(system2(rscript, c(shQuote(script), "--time", what, shQuote(dir)),
+    stdout = TRUE, stderr = FALSE))
+  if (!is.null(attr(out, "status"))) stop(sprintf("%s of %s failed", what, dir), call. = FALSE)
+  as.numeric(strsplit(trimws(out[length(out)]), " ")[[1]])
+}
+
+# hosts x ranks per host: a laptop, nodes of 16, 64 and 128 cores
+sizes <- data.table(hosts = c(1, 4, 8, 64), per_host = c(2, 16, 64, 128))[
+  hosts * per_host <= largest]
+cat(sprintf(paste("report of an FWQ survey (%s samples a rank, from %s) beside fread of its",
+  "files, each in a process of its own; planted: 2 bad nodes and 3 bad cores of other",
+  "nodes where there are\n"), format(samples, big.mark = ","), source_json))
+# what a report costs whatever its size (R's start, its figures, the
+# slowdown model's simulations): the first size's report less its fread
+fixed <- NA_real_
+for (i in seq_len(nrow(sizes))) {
+  s <- sizes[i]
+  ranks <- s$hosts * s$per_host
+  dir <- tempfile(sprintf("nb-survey-%d-", ranks))
+  write_survey(source_json, dir, s$hosts, s$per_host, samples,
+    bad_nodes = if (s$hosts > 2) 2 else 0, bad_cores = 3)
+  # the smaller sizes three times, the medians: seconds of a second move
+  rounds <- if (ranks <= 512) 3 else 1
+  base <- replicate(rounds, timed("fread", dir))
+  report <- replicate(rounds, timed("report", dir))
+  planted <- fread(file.path(dir, "planted.csv"))
+  flagged <- fread(file.path(dir, "report", "outliers.csv"))
+  key <- function(d) paste(d$scope, d$host, ifelse(is.na(d$cpu), "", d$cpu))
+  found <- sum(key(planted) %in% key(flagged))
+  others <- sum(!key(flagged) %in% key(planted))
+  f <- apply(base, 1, stats::median)
+  r <- apply(report, 1, stats::median)
+  if (is.na(fixed)) fixed <- r[1] - f[1]
+  cat(sprintf(paste("%5d ranks on %2d hosts, %6.1f M samples: fread %6.2f s %5.0f MiB,",
+    "report %6.2f s %5.0f MiB, ratio %5.1f (goal <= 3), %5.1f beyond the %.1f s every",
+    "report costs; %.0f bytes a sample; planted found %d of %d, others flagged %d\n"),
+    ranks, s$hosts, ranks * samples / 1e6, f[1], f[2], r[1], r[2], r[1] / f[1],
+    (r[1] - fixed) / f[1], fixed, r[2] * 2^20 / (ranks * samples), found, nrow(planted),
+    others))
+  unlink(dir, recursive = TRUE)
+}

@@ -12,9 +12,10 @@
 # top: BAD_NODES whole nodes (default 2) and BAD_CORES single cores of other
 # nodes (default 3) lose a tenth of their time more, 100 us of every 1 ms,
 # the way a node with a runaway daemon or a core taking a device's
-# interrupts does. OUT/planted.csv says which (host, cpu; cpu NA for a
-# node). The kernel's split into detours and running slow is left out of
-# the ranks' entries: it was the source's, not theirs.
+# interrupts does. OUT/planted.csv says which (scope node or core, host,
+# cpu; cpu empty for a node), as the report's outliers.csv names them. The
+# kernel's split into detours and running slow is left out of the ranks'
+# entries: it was the source's, not theirs.
 
 planted_period_ns <- 1e6
 planted_loss_ns <- 1e5

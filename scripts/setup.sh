@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what noisebench needs, and nothing twice.
-#   scripts/setup.sh build   compiler, CMake, binutils, OpenMPI (for psnap_mpi and
-#                            selfish_mpi; without it those two are not built)
+#   scripts/setup.sh build   compiler, CMake, binutils, OpenMPI (for the *_mpi
+#                            kernels; without it they are not built)
 #   scripts/setup.sh run     the above and R with data.table, jsonlite and ggplot2
 #                            (the report, analysis/)
 #   scripts/setup.sh test    the above, testthat, Slurm, munge, slurmdbd and MariaDB (the tests

@@ -13,7 +13,7 @@ def test_quanta_end_on_the_grid(run, tmp_path):
     start, quantum = meta["start_tick"], meta["quantum_ticks"]
     # a quantum ends at the first timer read past its grid point: one count
     # of work and a read late, unless a detour held that read up
-    unit = (meta["work_loops_per_count"] * meta["ticks_per_work_loop"] +
+    unit = (meta["work_loops_per_count"] * meta["ticks_per_work_loop_min"] +
             meta["calibration"]["timer_read_ns"] * meta["ticks_per_ns"])
     grid = start + quantum * np.arange(1, n + 1)
     for data in threads:

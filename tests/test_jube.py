@@ -34,7 +34,7 @@ def test_local_ftq_sweep_reports_each_workpackage(tmp_path):
         measured = worst[(int(r["frequency_hz"]), int(r["cores"]))]
         assert 0 <= measured < 1
         assert float(r["scaled_noise_mean_max"]) == pytest.approx(measured, rel=1e-3)
-        assert float(r["mean_loops_avg"]) > 0
+        assert float(r["mean_counts_avg"]) > 0
     lines = {}
     for work in workpackage_dirs(handle, "ftq"):
         files = list(work.glob("ftq_*_counts.dat"))

@@ -167,12 +167,12 @@ def test_seconds_sets_the_samples(run, tmp_path, kernel, args, samples):
 
 def test_fwq_seconds_asks_for_the_samples_the_calibrated_sample_fits(run, tmp_path):
     """FWQ's samples are fixed work: --seconds asks for as many as the
-    calibrated sample (2^w loops at ticks_per_work_loop) fits into it; the
+    calibrated sample (2^w loops at ticks_per_work_loop_min) fits into it; the
     run then lasts what those samples take (docs/kernels.md)."""
     done = run("fwq", "-w", "12", "--seconds", 2, "-o", "s")
     assert done.returncode == 0, done.stderr
     meta = json.loads((tmp_path / "s.json").read_text())
-    sample_s = 4096 * meta["ticks_per_work_loop"] / meta["ticks_per_ns"] / 1e9
+    sample_s = 4096 * meta["ticks_per_work_loop_min"] / meta["ticks_per_ns"] / 1e9
     # whole samples covering the 2 s but for 10 ppm (FTQ's quantum is whole
     # ticks), from the JSON's figures, which are rounded to 1e-9 and less
     fits = 2 / sample_s

@@ -6,7 +6,7 @@
 cause_classes <- unlist(noisebench_kernels$cause_classes)
 
 # The participants of a run, each with its `causes` object when traced.
-run_units <- function(run) run$meta$ranks %||% run$meta$threads
+run_units <- function(run) run$meta$ranks
 
 # Each traced participant's causes file, read and checked: "start_ns span_ns
 # lost_ns class name time_ns", a line per detour and cause.
@@ -30,7 +30,7 @@ read_causes <- function(run) {
     }
     bad <- which(!d$class %in% cause_classes | is.na(d$time_ns) | is.na(d$start_ns))
     if (length(bad)) stop_input(path, sprintf("'%s' is not a cause", d$class[bad[1]]), bad[1])
-    d[, `:=`(unit = u$rank %||% u$thread, cpu = u$cpu,
+    d[, `:=`(unit = u$rank, cpu = u$cpu,
       host = u$host %||% run$meta$machine$hostname %||% NA_character_)]
   }))
 }

@@ -8,7 +8,7 @@ kernel_titles <- c(fwq = "FWQ", ftq = "FTQ", psnap = "P-SNAP", selfish = "selfis
 
 run_description <- function(name, run) {
   m <- run$meta
-  ranks <- m$ranks %||% m$threads
+  ranks <- m$ranks
   hosts <- unique(vapply(run$threads, function(t) t$host %||% NA_character_, ""))
   hz <- if (run$kernel == "ftq") m$frequency_hz %||% (1e9 / m$quantum_ns) else NA_real_
   inject <- unique(unlist(lapply(c(list(m$inject), lapply(ranks, `[[`, "inject")),

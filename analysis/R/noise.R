@@ -226,7 +226,7 @@ noise_summary <- function(run, run_name) {
 # ranks of one MPMD job may differ; the run's in runs before ranks had one
 # (no "machines" in the JSON).
 unit_injects <- function(run) {
-  units <- run$meta$ranks %||% run$meta$threads
+  units <- run$meta$ranks
   vapply(units, function(u) {
     format_inject(if (is.null(run$meta$machines)) run$meta$inject else u$inject)
   }, character(1))
@@ -236,7 +236,7 @@ unit_injects <- function(run) {
 # rank: detours, running slow (time lost, time spent, and how much slower),
 # and its CPU's steal time; NA where the kernel did not (FTQ, older runs).
 speed_figures <- function(run) {
-  entries <- run$meta$ranks %||% run$meta$threads
+  entries <- run$meta$ranks
   keys <- c("detour_percent", "slow_percent", "slow_time_percent", "slow_factor", "steal_ms")
   # as.numeric: a figure JSON gave as a whole number is an integer
   stats::setNames(lapply(keys, function(key) {

@@ -115,18 +115,17 @@ read_run <- function(json_path) {
   kernel <- json_field(meta, "kernel", json_path)
   info <- kernel_info(kernel, json_path)
   dir <- dirname(json_path)
-  # "threads": FWQ and FTQ runs written before every kernel ran on one driver
-  units <- meta$ranks %||% meta$threads
+  units <- meta$ranks
   if (length(units) == 0) stop_input(json_path, "no ranks in the run description")
   host <- meta$machine$hostname %||% NA_character_
   threads <- lapply(units, function(u) {
-    files <- file.path(dir, unlist(u$files %||% u$file))
+    files <- file.path(dir, unlist(u$files))
     if (length(files) == 0) {
       stop_input(json_path, "samples went to stdout (-s): no data files to analyse")
     }
     data <- read_kernel_files(files, u, info, json_path)
     list(
-      unit = as.integer(u$rank %||% u$thread), cpu = as.integer(u$cpu),
+      unit = as.integer(u$rank), cpu = as.integer(u$cpu),
       host = u$host %||% host, data = data,
       # each host's own tick (MPI runs span nodes) and, for FTQ, its start
       ticks_per_ns = u$ticks_per_ns %||% meta$ticks_per_ns,

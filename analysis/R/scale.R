@@ -35,7 +35,7 @@ scale_simulate_up_to <- 1e4
 # loss has no start time inside the quantum).
 noise_trace <- function(run, i) {
   t <- run$threads[[i]]
-  r <- (run$meta$ranks %||% run$meta$threads)[[i]]
+  r <- (run$meta$ranks)[[i]]
   x <- noise_values(run, t$data)
   # samples that follow each other, each losing what it took beyond `best`
   # (a sample that lost nothing is a detour of length 0, which adds nothing):

@@ -19,7 +19,7 @@ tail_thresholds_us <- c(10, 100, 1000)
 loss_model <- function(run, i, ftq_best = c("max", "robust")) {
   ftq_best <- match.arg(ftq_best)
   t <- run$threads[[i]]
-  r <- (run$meta$ranks %||% run$meta$threads)[[i]]
+  r <- (run$meta$ranks)[[i]]
   x <- noise_values(run, t$data)
   tab <- t$table
   total <- function() if (is.null(tab)) sum(x) else sum(tab$value * tab$freq)

@@ -39,7 +39,6 @@ static double robust_noise_mean(const struct result *x)
 static void json_work(struct nb_run *r, const struct nb_quantum *q, struct nb_json *j)
 {
 	/* the minimum: _min says so; the first name is kept for earlier readers */
-	nb_json_double(j, "ticks_per_work_loop", nb_quantum_ticks_per_work_loop(r));
 	nb_json_double(j, "ticks_per_work_loop_min", nb_quantum_ticks_per_work_loop(r));
 	q->json(r, j);
 }

@@ -69,7 +69,7 @@ write_psnap <- function(dir, prefix, ns, correlation = rep(0, length(ns)),
   ranks <- lapply(seq_along(ns) - 1, function(r) {
     file <- sprintf("%s_%d_times.dat", prefix, r)
     write_column(file.path(dir, file), ns[[r + 1]])
-    list(rank = r, host = "synth", cpu = r, file = file, samples = length(ns[[r + 1]]),
+    list(rank = r, host = "synth", cpu = r, files = list(file), samples = length(ns[[r + 1]]),
       calibrated_us = calibrated_us, ideal_us = ideal_us[r + 1],
       mean_us = -1, correlation = correlation[r + 1])
   })
@@ -86,7 +86,7 @@ write_selfish <- function(dir, prefix, detours, period_s, min_ns = 10) {
     file <- sprintf("%s_%d_detours.dat", prefix, r)
     d <- detours[[r + 1]]
     fwrite(d, file.path(dir, file), sep = " ", col.names = FALSE)
-    list(rank = r, host = "synth", cpu = r, file = file, detours = nrow(d),
+    list(rank = r, host = "synth", cpu = r, files = list(file), detours = nrow(d),
       min_iteration_ns = min_ns, period_s = period_s, cpu_overhead_percent = -1)
   })
   write_json_run(dir, prefix, c(common_meta("selfish"), list(ranks = ranks)))

@@ -96,7 +96,7 @@ test_that("a data file the JSON lists but is not there is named", {
 
 test_that("a broken JSON file is named", {
   dir <- good_fwq()
-  writeLines('{"kernel": "fwq", "threads": [', file.path(dir, "fwq.json"))
+  writeLines('{"kernel": "fwq", "ranks": [', file.path(dir, "fwq.json"))
   expect_input_error(read_results(dir), "fwq.json: not valid JSON")
   file.create(file.path(dir, "fwq.json"))
   expect_input_error(read_results(dir), "fwq.json: empty JSON file")

@@ -10,8 +10,12 @@ if (!length(args) %in% 1:2 || args[1] %in% c("-h", "--help")) {
   quit(status = 2)
 }
 script <- sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE))
-source(file.path(dirname(script), "R", "load.R"))
-load_analysis(file.path(dirname(script), "R"))
+# the package this checkout's build installed (make build), else R's own libraries
+.libPaths(c(file.path(dirname(script), "..", "build", "lib", "R"), .libPaths()))
+suppressPackageStartupMessages({
+  library(data.table)
+  library(noisebench)
+})
 
 out <- if (length(args) == 2) args[2] else dirname(args[1])
 tryCatch({

@@ -17,8 +17,12 @@ if (length(args) == 0 || args[1] %in% c("-h", "--help")) usage()
 inputs <- args[seq_len(match(TRUE, startsWith(args, "--"), nomatch = length(args) + 1) - 1)]
 if (length(inputs) == 0) usage()
 script <- sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE))
-source(file.path(dirname(script), "R", "load.R"))
-load_analysis(file.path(dirname(script), "R"))
+# the package this checkout's build installed (make build), else R's own libraries
+.libPaths(c(file.path(dirname(script), "..", "build", "lib", "R"), .libPaths()))
+suppressPackageStartupMessages({
+  library(data.table)
+  library(noisebench)
+})
 
 numbers <- function(flag, default) {
   at <- match(flag, args)
@@ -37,10 +41,9 @@ phases <- numbers("--phase-us", scale_phases_us)
 processes <- numbers("--processes", scale_processes)
 
 run_traces <- function(path) {
-  kernel <- read_json_file(path)$kernel %||% "(no kernel)"
+  kernel <- c(read_json_file(path)$kernel, "(no kernel)")[1]
   if (!kernel %in% c("fwq", "psnap", "selfish")) {
-    stop(input_error(path, NA, paste0("a ", kernel,
-      " run has no noise trace (FWQ, P-SNAP or selfish)")))
+    stop_input(path, paste0("a ", kernel, " run has no noise trace (FWQ, P-SNAP or selfish)"))
   }
   run <- read_run(path)
   lapply(seq_along(run$threads), function(i) noise_trace(run, i))
@@ -56,8 +59,8 @@ rows <- tryCatch({
   p <- predict_slowdown(traces, phases_us = phases, processes = processes,
     simulate_up_to = max(processes))
   if (nrow(p) == 0) {
-    stop(input_error(inputs[1], NA, sprintf("the trace (%.3g s) is too short for phases of %s us",
-      min(vapply(traces, trace_seconds, 0)), paste(phases, collapse = ","))))
+    stop_input(inputs[1], sprintf("the trace (%.3g s) is too short for phases of %s us",
+      min(vapply(traces, trace_seconds, 0)), paste(phases, collapse = ",")))
   }
   p
 }, error = function(e) {

@@ -17,8 +17,12 @@ if (length(args) == 0 || args[1] %in% c("-h", "--help")) usage()
 if (compare && !length(args) %in% 3:4) usage()
 if (!compare && length(args) != 1) usage()
 script <- sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE))
-source(file.path(dirname(script), "R", "load.R"))
-load_analysis(file.path(dirname(script), "R"))
+# the package this checkout's build installed (make build), else R's own libraries
+.libPaths(c(file.path(dirname(script), "..", "build", "lib", "R"), .libPaths()))
+suppressPackageStartupMessages({
+  library(data.table)
+  library(noisebench)
+})
 
 page <- tryCatch(
   if (compare) write_comparison(args[2], args[3], if (length(args) == 4) args[4]) else

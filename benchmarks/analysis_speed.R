@@ -10,9 +10,11 @@
 # namespaces) is printed apart. Five rounds, every figure once a round, so
 # that the machine's bursts fall on all of them; the medians.
 script <- sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE))
-analysis <- file.path(dirname(script), "..", "analysis")
-source(file.path(analysis, "R", "load.R"))
-load_analysis(file.path(analysis, "R"))
+.libPaths(c(file.path(dirname(script), "..", "build", "lib", "R"), .libPaths()))
+suppressPackageStartupMessages({
+  library(data.table)
+  library(noisebench)
+})
 args <- commandArgs(trailingOnly = TRUE)
 
 fwq_files <- function(dir) file.path(dir, sprintf("fwq_%d_times.dat", 0:1))
@@ -67,7 +69,7 @@ if (length(args) == 4 && args[1] == "--time") {
 }
 
 samples <- if (length(args)) as.numeric(args[1]) else 1e7
-source(file.path(analysis, "tests", "testthat", "helper-synthetic.R"))
+source(file.path(dirname(script), "..", "analysis", "tests", "testthat", "helper-synthetic.R"))
 # two threads of FWQ samples around 180k ticks with exponential noise, and
 # the same count of FTQ quanta
 write_runs <- function(samples) {

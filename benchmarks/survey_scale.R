@@ -9,7 +9,7 @@
 #   Rscript benchmarks/survey_scale.R SOURCE.json [SAMPLES_PER_RANK [LARGEST_RANKS]]
 script <- sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE))
 here <- dirname(script)
-analysis <- file.path(here, "..", "analysis")
+.libPaths(c(file.path(here, "..", "build", "lib", "R"), .libPaths()))
 suppressPackageStartupMessages(library(data.table))
 source(file.path(here, "survey.R"))
 
@@ -21,9 +21,7 @@ if (length(args) == 3 && args[1] == "--time") {
   seconds <- system.time(if (args[2] == "fread") {
     for (f in list.files(dir, "_times\\.dat$", full.names = TRUE)) fread(f, header = FALSE)
   } else {
-    source(file.path(analysis, "R", "load.R"))
-    load_analysis(file.path(analysis, "R"))
-    write_report(dir)
+    noisebench::write_report(dir)
   })[["elapsed"]]
   status <- readLines("/proc/self/status")
   peak_kib <- as.numeric(gsub("[^0-9]", "", grep("^VmHWM", status, value = TRUE)))

@@ -3,8 +3,6 @@
 # joined detours to causes, detour by detour, in each participant's causes
 # file; the tables here are added up from those files.
 
-cause_classes <- unlist(noisebench_kernels$cause_classes)
-
 # The participants of a run, each with its `causes` object when traced.
 run_units <- function(run) run$meta$ranks
 

@@ -1,5 +1,5 @@
-# What the harness knows of each kernel, from src/kernels/kernels.json (read
-# by load_analysis into noisebench_kernels): its data files and their
+# What the harness knows of each kernel, from the kernel catalogue
+# (noisebench_kernels, catalogue.R): its data files and their
 # columns, the column its noise is measured on, and whether the best sample
 # is the smallest (FWQ, P-SNAP) or the largest (FTQ).
 

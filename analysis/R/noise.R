@@ -100,12 +100,6 @@ scaled_moments <- function(x, kernel, best = best_value(x, kernel, table),
   m
 }
 
-# Sequoia's limits: a thread, or a node over all its threads, shows
-# diminutive noise when the largest mean, sd and kurtosis of its scaled noise
-# stay below these.
-sequoia_limits <- with(noisebench_kernels$sequoia_limits,
-  c(mean = scaled_noise_mean, sd = scaled_noise_sd, kurtosis = kurtosis))
-
 is_diminutive <- function(mean, sd, kurtosis) {
   # a constant sample (kurtosis NaN) has no tail at all
   k <- ifelse(is.nan(kurtosis), 0, kurtosis)

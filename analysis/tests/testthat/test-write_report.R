@@ -88,10 +88,14 @@ test_that("bad input writes no report and keeps the previous one", {
 test_that("a failure while writing leaves no half-written report", {
   dir <- synthetic_results()
   # a figure that cannot be drawn, after the tables have been written
-  bad <- function(...) stop("drawing failed")
-  old <- save_figure
-  assign("save_figure", bad, envir = globalenv())
-  on.exit(assign("save_figure", old, envir = globalenv()), add = TRUE)
+  ns <- asNamespace("noisebench")
+  old <- ns$save_figure
+  unlockBinding("save_figure", ns)
+  assign("save_figure", function(...) stop("drawing failed"), envir = ns)
+  on.exit({
+    assign("save_figure", old, envir = ns)
+    lockBinding("save_figure", ns)
+  }, add = TRUE)
   expect_error(write_report(dir), "drawing failed")
   expect_false(dir.exists(file.path(dir, "report")))
   expect_length(list.files(dir, "^\\.report", all.files = TRUE), 0)

@@ -1,0 +1,4 @@
+library(testthat)
+library(noisebench)
+
+test_check("noisebench")

@@ -177,8 +177,10 @@ read_results <- function(results_dir) {
   stream_paths <- paths[grepl(stream_json_pattern, paths)]
   paths <- paths[!grepl(stream_json_pattern, paths)]
   metas <- lapply(paths, read_json_file)
-  is_run <- vapply(metas, function(m) !is.null(m$kernel) && is.null(m$stream), logical(1))
-  machine_path <- paths[vapply(metas, function(m) is.null(m$kernel), TRUE) &
+  # [[ ]]: `$` would take the catalogue's "kernels" (a build tree's copy) for "kernel"
+  is_run <- vapply(metas, function(m) !is.null(m[["kernel"]]) && is.null(m[["stream"]]),
+    logical(1))
+  machine_path <- paths[vapply(metas, function(m) is.null(m[["kernel"]]), TRUE) &
     basename(paths) == "machine.json"]
   runs <- lapply(paths[is_run], read_run)
   streams <- read_streams(stream_paths, paths, metas)

@@ -6,15 +6,12 @@ selfish detour on 1, 2, 4, ... and every core of a node of each partition.
 
 The figures are held to the partition's bounds (its system's config file),
 else to the kernel's defaults: Sequoia's "diminutive noise" for FWQ."""
-import os
 import platform
-import sys
 
 import reframe as rfm
 from reframe.core.builtins import parameter, run_after
 
-sys.path.append(os.path.join(os.path.dirname(__file__), '..', 'lib'))
-from noisebench_base import fwq_base, ftq_base, psnap_base, selfish_base  # noqa: E402
+from noisebench_reframe.base import fwq_base, ftq_base, psnap_base, selfish_base
 
 TAGS = {'acceptance', 'noise', 'benchmark'}
 

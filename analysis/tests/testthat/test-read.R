@@ -113,3 +113,10 @@ test_that("runs are named by their path under the results directory", {
   write_fwq(file.path(dir, "sweep", "000001"), "fwq", list(c(1, 2)))
   expect_setequal(names(read_results(paste0(dir, "/"))$runs), c("fwq", "sweep/000001/fwq"))
 })
+
+test_that("a JSON file that is not a run, such as a build tree's kernel catalogue, is left out", {
+  dir <- good_fwq()
+  dir.create(file.path(dir, "build"))
+  writeLines('{"kernels": {"fwq": {}}, "cause_classes": []}', file.path(dir, "build", "k.json"))
+  expect_named(read_results(dir)$runs, "fwq")
+})

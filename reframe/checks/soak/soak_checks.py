@@ -8,14 +8,12 @@ checkpoint_s; the job's time limit is the soak's length plus 15 minutes.
 Kept apart from reframe/checks/ (which -c does not descend into) so that the
 survey's checks stay short. docs/running.md describes a 24-hour soak."""
 import os
-import sys
 
 import reframe as rfm
 import reframe.utility.sanity as sn
 from reframe.core.builtins import parameter, performance_function, run_before, variable
 
-sys.path.append(os.path.join(os.path.dirname(__file__), '..', '..', 'lib'))
-from noisebench_base import KERNELS, noise_run_base  # noqa: E402
+from noisebench_reframe.base import KERNELS, noise_run_base
 
 TAGS = {'acceptance', 'noise', 'soak'}
 

@@ -312,12 +312,12 @@ def check_injected_run(noisy_prefix, quiet_prefix, period_us):
     return out
 
 
-WINDOW, THRESHOLD = 15, 0.05  # as src/lib/speed.h
+WINDOW, THRESHOLD = 15, 0.05  # as src/lib/system/speed.h
 
 
 def speed_split(x, ideal):
     """The kernels' split of fixed-work samples into detours and running slow
-    (src/lib/speed.c), sample by sample, so that a test can both check the
+    (src/lib/system/speed.c), sample by sample, so that a test can both check the
     kernel's totals and see which samples the injected events fell in.
     Returns (usual level, detour mask, slow mask, totals as the kernel's
     JSON names them)."""

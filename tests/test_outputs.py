@@ -184,7 +184,7 @@ def test_noise_info(bin_dir):
 
 def tails_of(loss_ns, seconds):
     """Type-1 percentiles, maximum and rates per hour of the losses, as
-    src/lib/tails.h defines them (in us)."""
+    src/lib/base/tails.h defines them (in us)."""
     x = np.sort(np.asarray(loss_ns, dtype=float))
     n = len(x)
 

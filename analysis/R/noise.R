@@ -226,7 +226,7 @@ unit_injects <- function(run) {
   }, character(1))
 }
 
-# What the kernel split its noise into (src/lib/speed.h), per thread or
+# What the kernel split its noise into (src/lib/system/speed.h), per thread or
 # rank: detours, running slow (time lost, time spent, and how much slower),
 # and its CPU's steal time; NA where the kernel did not (FTQ, older runs).
 speed_figures <- function(run) {

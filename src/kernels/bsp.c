@@ -17,7 +17,7 @@
 #include <string.h>
 
 #include "driver.h"
-#include "report.h"
+#include "errors.h"
 #include "samples.h"
 
 enum { CALIBRATION_SAMPLES = 7, MAX_STEPS = 16, COLLECTIVE_PROBES = 200 };

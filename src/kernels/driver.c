@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "interrupt.h"
-#include "report.h"
+#include "errors.h"
 #include "samples.h"
 
 /* The run the signal thread finishes when SIGINT/SIGTERM arrives. */

@@ -7,7 +7,7 @@
 
 #include "kernel_files.h"
 #include "quantum.h"
-#include "report.h"
+#include "errors.h"
 
 enum { OPT_FREQ = NB_OPT_KERNEL };
 

@@ -4,7 +4,7 @@
 
 #include "kernel_files.h"
 #include "quantum.h"
-#include "report.h"
+#include "errors.h"
 
 static unsigned work_bits = 12;
 static uint64_t loops; /* work loops per sample */

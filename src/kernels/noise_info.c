@@ -5,7 +5,7 @@
 #include "calibrate.h"
 #include "json.h"
 #include "machine.h"
-#include "report.h"
+#include "errors.h"
 #include "timer.h"
 #include "work.h"
 

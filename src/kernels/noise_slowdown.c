@@ -21,7 +21,7 @@
 #include "cpuset.h"
 #include "machine.h"
 #include "output.h"
-#include "report.h"
+#include "errors.h"
 #include "samples.h"
 #include "timer.h"
 

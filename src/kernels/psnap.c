@@ -15,7 +15,7 @@
 #include "driver.h"
 #include "kernel_files.h"
 #include "quantum.h"
-#include "report.h"
+#include "errors.h"
 #include "samples.h"
 #include "speed.h"
 #include "tails.h"

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report.h"
+#include "errors.h"
 
 struct result {
 	struct nb_participant p;

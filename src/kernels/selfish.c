@@ -13,7 +13,7 @@
 
 #include "driver.h"
 #include "kernel_files.h"
-#include "report.h"
+#include "errors.h"
 #include "samples.h"
 #include "selfish.h"
 #include "speed.h"

@@ -1,4 +1,4 @@
-#include "report.h"
+#include "errors.h"
 
 #include <ctype.h>
 #include <errno.h>

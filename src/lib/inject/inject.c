@@ -11,7 +11,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "report.h"
+#include "errors.h"
 #include "samples.h"
 #include "stats.h"
 #include "timer.h"

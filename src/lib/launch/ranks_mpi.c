@@ -12,7 +12,7 @@
 
 #include "cpuset.h"
 #include "ranks.h"
-#include "report.h"
+#include "errors.h"
 #include "timer.h"
 
 const char *nb_ranks_frontend(void)

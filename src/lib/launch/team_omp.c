@@ -7,7 +7,7 @@
 
 #include "cpuset.h"
 #include "machine.h"
-#include "report.h"
+#include "errors.h"
 #include "team.h"
 
 const char nb_team_frontend[] = "openmp";

@@ -12,7 +12,7 @@
 
 #include "cpuset.h"
 #include "json.h"
-#include "report.h"
+#include "errors.h"
 #include "samples.h"
 
 /* A chunk lasts about this long: the threads stop within it of being told. */

@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "cpuset.h"
-#include "report.h"
+#include "errors.h"
 
 #ifndef NOISEBENCH_COMMIT
 #define NOISEBENCH_COMMIT "unknown"

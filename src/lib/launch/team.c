@@ -7,7 +7,7 @@
 
 #include "cpuset.h"
 #include "kcounts.h"
-#include "report.h"
+#include "errors.h"
 #include "steal.h"
 #include "timer.h"
 

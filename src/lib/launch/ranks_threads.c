@@ -5,7 +5,7 @@
 #include <unistd.h>
 
 #include "ranks.h"
-#include "report.h"
+#include "errors.h"
 
 /* the participants' barrier, and the sums of their allreduces: three slots
  * in turn, so that the slot a call resets is two calls ahead, which no

@@ -1,6 +1,6 @@
 /* One-line errors and warnings, prefixed with the program name. */
-#ifndef NB_REPORT_H
-#define NB_REPORT_H
+#ifndef NB_ERRORS_H
+#define NB_ERRORS_H
 
 #include <stdint.h>
 

@@ -1,6 +1,6 @@
 #define _GNU_SOURCE
 #include "causes.h"
-#include "kernel_files.h"
+#include "cause_classes.h"
 
 #include <errno.h>
 #include <math.h>
@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "output.h"
-#include "report.h"
+#include "errors.h"
 #include "team.h"
 
 /* the names the analysis, ReFrame and the docs use (src/kernels/kernels.json) */

@@ -8,7 +8,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "report.h"
+#include "errors.h"
 
 void *nb_samples_alloc(size_t count, size_t size)
 {

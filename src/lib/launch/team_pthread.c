@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "cpuset.h"
-#include "report.h"
+#include "errors.h"
 #include "team.h"
 
 const char nb_team_frontend[] = "pthreads";

@@ -5,7 +5,7 @@
 #include <signal.h>
 #include <string.h>
 
-#include "report.h"
+#include "errors.h"
 
 static void (*handler)(int);
 static sigset_t stop_signals;

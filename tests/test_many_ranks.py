@@ -45,6 +45,13 @@ def test_every_rank_reports_and_writes_its_files(kernel, bin_dir, tmp_path):
             assert (tmp_path / name).exists(), name
     lines = [line for line in done.stdout.splitlines() if re.match(RANK_LINE[kernel], line)]
     assert sorted(int(re.search(r"rank=(\d+)", line)[1]) for line in lines) == list(range(RANKS))
+    if kernel == "psnap":
+        # beyond 64 ranks, one histogram of every rank's iterations, summed
+        # where the ranks ran: every iteration in it once, and no block a rank
+        assert not re.search(r"(?m)^(#rank|# \d+ )", done.stdout)
+        block = done.stdout.split(f"# all ranks={RANKS}\n")[1].split("psnap rank=")[0]
+        assert sum(int(line.split()[1]) for line in block.splitlines()) == \
+            sum(r["samples"] for r in meta["ranks"])
 
 
 def test_report_of_128_ranks_keeps_its_figures_to_a_page(bin_dir, tmp_path):

@@ -22,6 +22,10 @@
 #include "work.h"
 
 enum { MAX_STEPS = 24, MAX_BINS = 8192, CALIBRATION_SAMPLES = 5 };
+/* Up to this many ranks stdout has each rank's histogram, as P-SNAP printed
+ * it; beyond, the histogram of all ranks together, summed where the ranks
+ * are: rank 0 never holds a histogram per rank of a large run (32 KiB each). */
+enum { HISTOGRAMS_PER_RANK_MAX = 64 };
 
 struct options {
 	uint64_t warmup_reps, count, granularity_us, bucket_us;
@@ -33,12 +37,17 @@ struct result {
 	struct nb_participant p;
 	struct nb_speed speed;
 	struct nb_tails tails; /* each iteration's time beyond the ideal */
-	uint64_t count, overflow;
+	uint64_t count;
 	double calibrated_us, ideal_us, total_us, min_us, mean_us, max_us, std_us, correlation;
 	uint32_t nsteps;
 	uint64_t step_count[MAX_STEPS];
 	double step_us[MAX_STEPS];
-	uint32_t bins[MAX_BINS];
+};
+
+/* Iterations by time: nbins buckets of bucket_us, and those beyond. */
+struct histogram {
+	uint64_t overflow;
+	uint64_t bins[MAX_BINS];
 };
 
 /* Per participant, beside its nb_thread. */
@@ -202,7 +211,8 @@ static double correlation(const uint64_t *a, const uint64_t *b, size_t n)
 	return saa > 0 && sbb > 0 ? sab / sqrt(saa * sbb) : NAN;
 }
 
-static void compute(int local, size_t n, const uint64_t *rank0, size_t n0, struct result *res)
+static void compute(int local, size_t n, const uint64_t *rank0, size_t n0, struct result *res,
+		    struct histogram *h)
 {
 	struct nb_thread *t = &run->ranks.local[local];
 	struct state *st = &states[local];
@@ -232,9 +242,9 @@ static void compute(int local, size_t n, const uint64_t *rank0, size_t n0, struc
 		min = us < min ? us : min;
 		max = us > max ? us : max;
 		if (bin < (size_t)nbins)
-			res->bins[bin]++;
+			h->bins[bin]++;
 		else
-			res->overflow++;
+			h->overflow++;
 	}
 	res->total_us = sum;
 	res->min_us = n ? min : NAN;
@@ -272,15 +282,32 @@ static void json_options(struct nb_json *j)
 	nb_json_bool(j, "count_given", opt.count != 0);
 }
 
-static void report(const struct result *all, int nranks, int signo)
+static void print_bins(const struct histogram *h)
+{
+	for (int b = 0; b < nbins; b++)
+		if (h->bins[b])
+			printf("%g %llu\n", b * bucket_us, (unsigned long long)h->bins[b]);
+	if (h->overflow)
+		printf("overflow %llu\n", (unsigned long long)h->overflow);
+}
+
+/* hists: each rank's histogram (per_rank), else one of all ranks summed */
+static void print_histograms(const struct result *all, int nranks, const struct histogram *hists,
+			     int per_rank)
 {
 	const struct result *r0 = &all[0];
-	double calib = 0, mean = 0, sd = 0, maxcorr = NAN;
-	struct nb_json j;
 
 	for (uint32_t s = 0; s < r0->nsteps; s++)
 		printf("count = %llu, time = %.0f\n", (unsigned long long)r0->step_count[s],
 		       r0->step_us[s]);
+	if (!per_rank) {
+		printf("#columns: '# all ranks=N', then per line 'iteration_time_us iterations' "
+		       "over every rank (buckets of %g us; 'overflow' counts %g us or more)\n",
+		       bucket_us, nbins * bucket_us);
+		printf("# all ranks=%d\n", nranks);
+		print_bins(hists);
+		return;
+	}
 	for (int i = 0; i < nranks; i++)
 		printf("#rank %d host %s cpu %d count %llu calibrated_us %.3f ideal_us %.3f\n",
 		       all[i].p.rank, all[i].p.host, all[i].p.cpu, (unsigned long long)all[i].count,
@@ -292,11 +319,20 @@ static void report(const struct result *all, int nranks, int signo)
 		const struct result *r = &all[i];
 
 		printf("# %d %.6f %.0f %s\n", r->p.rank, r->correlation, r->total_us, r->p.host);
-		for (int b = 0; b < nbins; b++)
-			if (r->bins[b])
-				printf("%g %u\n", b * bucket_us, r->bins[b]);
-		if (r->overflow)
-			printf("overflow %llu\n", (unsigned long long)r->overflow);
+		print_bins(&hists[i]);
+	}
+}
+
+static void report(const struct result *all, int nranks, const struct histogram *hists,
+		   int per_rank, int signo)
+{
+	double calib = 0, mean = 0, sd = 0, maxcorr = NAN;
+	struct nb_json j;
+
+	print_histograms(all, nranks, hists, per_rank);
+	for (int i = 0; i < nranks; i++) {
+		const struct result *r = &all[i];
+
 		calib += (double)r->p.samples * r->ideal_us / 1e6 / nranks;
 		mean += r->total_us / 1e6 / nranks;
 		if (i > 0 && (isnan(maxcorr) || fabs(r->correlation) > maxcorr))
@@ -386,7 +422,8 @@ static void finish(struct nb_run *rr, int signo)
 	struct nb_ranks *r = &rr->ranks;
 	size_t *taken;
 	struct result *mine, *all;
-	int nranks;
+	struct histogram *hist, *hists;
+	int nranks, per_rank = signo || r->size <= HISTOGRAMS_PER_RANK_MAX;
 
 	if (rr->stream.on) {
 		nb_quantum_finish(rr, &stream_figures, signo);
@@ -394,7 +431,8 @@ static void finish(struct nb_run *rr, int signo)
 	}
 	taken = calloc(r->nlocal, sizeof(*taken));
 	mine = calloc(r->nlocal, sizeof(*mine));
-	if (!taken || !mine)
+	hist = calloc(r->nlocal, sizeof(*hist));
+	if (!taken || !mine || !hist)
 		nb_fail(NB_EXIT_FAILURE, "out of memory for the results");
 	for (int i = 0; i < r->nlocal; i++) {
 		taken[i] = nb_run_taken(rr, i, signo);
@@ -414,7 +452,7 @@ static void finish(struct nb_run *rr, int signo)
 	if (!signo)
 		nb_ranks_bcast(r, (void *)rank0, run->samples * sizeof(*rank0));
 	for (int i = 0; i < r->nlocal; i++)
-		compute(i, taken[i], rank0, signo ? taken[0] : run->samples, &mine[i]);
+		compute(i, taken[i], rank0, signo ? taken[0] : run->samples, &mine[i], &hist[i]);
 	/* every correlation taken: the series may now be sorted for the tails */
 	for (int i = 0; i < r->nlocal; i++) {
 		uint64_t *v = r->local[i].samples;
@@ -425,11 +463,24 @@ static void finish(struct nb_run *rr, int signo)
 				mine[i].total_us / 1e6, &mine[i].tails);
 	}
 	all = nb_run_collect(rr, mine, sizeof(*mine), signo, &nranks);
+	if (per_rank) {
+		hists = nb_run_collect(rr, hist, sizeof(*hist), signo, &nranks);
+	} else {
+		for (int i = 1; i < r->nlocal; i++) {
+			hist[0].overflow += hist[i].overflow;
+			for (int b = 0; b < nbins; b++)
+				hist[0].bins[b] += hist[i].bins[b];
+		}
+		nb_ranks_sum_u64(r, &hist[0].overflow, 1 + MAX_BINS);
+		hists = NULL;
+	}
 	if (r->root)
-		report(all, nranks, signo);
+		report(all, nranks, per_rank ? hists : hist, per_rank, signo);
 	fflush(stdout);
 	free(copy);
 	free(all);
+	free(hists);
+	free(hist);
 	free(mine);
 	free(taken);
 }

@@ -5,6 +5,7 @@
 #define NB_RANKS_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "machine.h"
 #include "team.h"
@@ -49,6 +50,10 @@ void nb_ranks_bcast(struct nb_ranks *r, void *buf, size_t bytes);
 /* Collects each local participant's `each` bytes (mine holds nlocal of them)
  * into all (size of them, by rank) on the root. */
 void nb_ranks_gather(struct nb_ranks *r, const void *mine, size_t each, void *all);
+
+/* After the run: v (n counts) summed over every process into the root's v
+ * (each process has summed its own participants'); the others' v is spent. */
+void nb_ranks_sum_u64(struct nb_ranks *r, uint64_t *v, size_t n);
 
 /* One `each`-byte item from every host (its first rank's `mine`) on the
  * root, by host; NULL elsewhere. The count is in *nhosts. Free the result. */

@@ -179,6 +179,14 @@ void nb_ranks_barrier(struct nb_ranks *r)
 	barrier();
 }
 
+void nb_ranks_sum_u64(struct nb_ranks *r, uint64_t *v, size_t n)
+{
+	if (n > INT_MAX)
+		nb_fail(NB_EXIT_FAILURE, "a sum of %zu counts is more than MPI_Reduce takes", n);
+	MPI_CHECK(MPI_Reduce(r->root ? MPI_IN_PLACE : v, v, (int)n, MPI_UINT64_T, MPI_SUM, 0,
+			     MPI_COMM_WORLD));
+}
+
 double nb_ranks_allreduce_sum(struct nb_ranks *r, double value)
 {
 	double sum;

@@ -69,6 +69,14 @@ void nb_ranks_barrier(struct nb_ranks *r)
 	pthread_barrier_wait(&team_barrier);
 }
 
+/* one process: its participants' sum is every participant's */
+void nb_ranks_sum_u64(struct nb_ranks *r, uint64_t *v, size_t n)
+{
+	(void)r;
+	(void)v;
+	(void)n;
+}
+
 double nb_ranks_allreduce_sum(struct nb_ranks *r, double value)
 {
 	unsigned long k = allreduces++;

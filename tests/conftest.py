@@ -83,10 +83,10 @@ def run(bin_dir, tmp_path):
 
 
 def summaries(stdout):
-    """The key=value summary lines a kernel prints, one dict per thread."""
+    """The key=value result lines a kernel prints, one dict per rank."""
     rows = []
     for line in stdout.splitlines():
-        if line.startswith("summary "):
+        if line.startswith("rank kernel="):
             rows.append(dict(f.split("=", 1) for f in line.split()[1:]))
     return rows
 

@@ -29,7 +29,7 @@ def parse(stdout):
         elif line[:1].isdigit() and current is not None:
             t, n = line.split()
             current["bins"][float(t)] = int(n)
-        elif line.startswith("psnap rank="):
+        elif line.startswith("rank kernel=psnap "):
             rows.append(dict(f.split("=", 1) for f in line.split()[1:]))
         elif line.startswith("psnap summary "):
             summary = dict(f.split("=", 1) for f in line.split()[2:])

@@ -143,8 +143,7 @@ class noise_run_base(rfm.RunOnlyRegressionTest):
         """The largest over the threads or ranks of the 99.9th percentile of
         the time a sample lost (selfish: of its detours): a site bounds the
         tail, which a mean hides."""
-        return sn.max(sn.extractall(rf'(?m){self.unit_lines()} .*\bp99_9_loss_us=(\S+)',
-                                    self.stdout, 1, float))
+        return sn.max(self.rank_values('p99_9_loss_us'))
 
     @run_before('performance')
     def set_references(self):
@@ -164,13 +163,14 @@ class noise_run_base(rfm.RunOnlyRegressionTest):
     def default_references(self):
         return {}
 
-    def summary_values(self, key):
-        """KEY of every thread's summary line (FWQ, FTQ)."""
-        return sn.extractall(rf'(?m)^summary .*\b{key}=(\S+)', self.stdout, 1, float)
+    def rank_lines(self):
+        """The pattern of the result line every kernel prints per thread or
+        rank (the catalogue's rank_line)."""
+        return KERNELS['rank_line'].replace('{kernel}', self.kernel)
 
-    def unit_lines(self):
-        """The pattern of the lines a kernel prints per thread or rank."""
-        return KERNELS['kernels'][self.kernel]['unit_lines']
+    def rank_values(self, key):
+        """KEY of every thread's or rank's result line."""
+        return sn.extractall(rf'(?m){self.rank_lines()} .*\b{key}=(\S+)', self.stdout, 1, float)
 
     @run_before('performance')
     def add_cause_variables(self):
@@ -181,7 +181,7 @@ class noise_run_base(rfm.RunOnlyRegressionTest):
             return
         for cls in CAUSE_CLASSES:
             self.perf_variables[f'max_{cls}_percent'] = sn.make_performance_function(
-                cause_share(self.stdout, self.unit_lines(), cls), '%')
+                cause_share(self.stdout, self.rank_lines(), cls), '%')
 
     def run_summary(self, key):
         """KEY of the kernel's one summary line over all ranks (P-SNAP, selfish)."""
@@ -217,17 +217,13 @@ class speed_figures(rfm.RegressionMixin):
     """Detours or running slow (src/lib/system/speed.h), over the threads or ranks:
     a site can bound each, e.g. slow running on compute cores."""
 
-    def speed_values(self, key):
-        return sn.extractall(rf'(?m){self.unit_lines()} .*\b{key}=(\S+)', self.stdout, 1,
-                             float)
-
     @performance_function('%')
     def max_detour_percent(self):
-        return sn.max(self.speed_values('detour_percent'))
+        return sn.max(self.rank_values('detour_percent'))
 
     @performance_function('%')
     def max_slow_percent(self):
-        return sn.max(self.speed_values('slow_percent'))
+        return sn.max(self.rank_values('slow_percent'))
 
 
 class fwq_base(noise_run_base, speed_figures):
@@ -252,15 +248,15 @@ class fwq_base(noise_run_base, speed_figures):
 
     @performance_function('')
     def max_scaled_noise_mean(self):
-        return sn.max(self.summary_values('scaled_noise_mean'))
+        return sn.max(self.rank_values('scaled_noise_mean'))
 
     @performance_function('')
     def max_scaled_noise_sd(self):
-        return sn.max(self.summary_values('scaled_noise_sd'))
+        return sn.max(self.rank_values('scaled_noise_sd'))
 
     @performance_function('')
     def max_kurtosis(self):
-        return sn.max(self.summary_values('kurtosis'))
+        return sn.max(self.rank_values('kurtosis'))
 
 
 @functools.lru_cache(maxsize=64)
@@ -297,7 +293,7 @@ class ftq_base(noise_run_base):
 
     @performance_function('')
     def noise_fraction(self):
-        return sn.max(self.summary_values('scaled_noise_mean'))
+        return sn.max(self.rank_values('scaled_noise_mean'))
 
     @performance_function('Hz')
     def largest_peak_hz(self):

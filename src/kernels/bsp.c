@@ -173,10 +173,11 @@ static void report(const struct result *all, int n, int signo)
 	double calibrated = 0, s = 0;
 
 	for (int i = 0; i < n; i++) {
-		printf("bsp rank=%d host=%s cpu=%d phases=%llu calibrated_us=%.3f collective_us=%.3f "
+		nb_run_rank_line(run, &all[i].p);
+		printf(" phases=%llu calibrated_us=%.3f collective_us=%.3f "
 		       "mean_work_us=%.3f mean_phase_us=%.3f max_phase_us=%.3f slowdown=%.4f "
 		       "injections=%llu\n",
-		       all[i].p.rank, all[i].p.host, all[i].p.cpu, (unsigned long long)all[i].p.samples,
+		       (unsigned long long)all[i].p.samples,
 		       all[i].calibrated_us, all[i].collective_us, all[i].mean_work_us,
 		       all[i].mean_phase_us, all[i].max_phase_us, slowdown(&all[i]),
 		       (unsigned long long)all[i].p.injections);

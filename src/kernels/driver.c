@@ -613,6 +613,11 @@ void *nb_run_collect(struct nb_run *r, const void *mine, size_t each, int signo,
 	return all;
 }
 
+void nb_run_rank_line(const struct nb_run *r, const struct nb_participant *p)
+{
+	printf("rank kernel=%s rank=%d host=%s cpu=%d", r->k->name, p->rank, p->host, p->cpu);
+}
+
 void nb_run_json_head(struct nb_run *r, struct nb_json *j, int signo)
 {
 	clock_gettime(CLOCK_REALTIME, &r->info.end_utc);

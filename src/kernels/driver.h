@@ -165,6 +165,11 @@ void nb_run_commit_files(struct nb_run *r);
  * collective is safe, only this process's. Returns NULL on other ranks; the
  * count is in *n. Free the result. */
 void *nb_run_collect(struct nb_run *r, const void *mine, size_t each, int signo, int *n);
+/* A rank's result record on stdout, one line, the same grammar for every
+ * kernel: this prefix, "rank kernel=K rank=N host=H cpu=C" (the catalogue's
+ * rank_line), then the kernel's key=value figures and a newline. */
+void nb_run_rank_line(const struct nb_run *r, const struct nb_participant *p);
+
 /* The JSON: head (the kernel adds its keys), a participant's object (the
  * kernel adds its figures and closes it), then the tail, which commits it and
  * prints the run's last line. */

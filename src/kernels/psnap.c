@@ -344,10 +344,11 @@ static void report(const struct result *all, int nranks, const struct histogram 
 	double noise = 100.0 * (mean - calib) / calib;
 
 	for (int i = 0; i < nranks; i++) {
-		printf("psnap rank=%d host=%s cpu=%d count=%llu iterations=%llu total_time_us=%.0f "
+		nb_run_rank_line(run, &all[i].p);
+		printf(" count=%llu iterations=%llu total_time_us=%.0f "
 		       "min_us=%.3f mean_us=%.3f max_us=%.3f correlation=%.6f noise_percent=%.4f "
 		       "injections=%llu",
-		       all[i].p.rank, all[i].p.host, all[i].p.cpu, (unsigned long long)all[i].count,
+		       (unsigned long long)all[i].count,
 		       (unsigned long long)all[i].p.samples, all[i].total_us, all[i].min_us,
 		       all[i].mean_us, all[i].max_us, all[i].correlation, noise_percent(&all[i]),
 		       (unsigned long long)all[i].p.injections);

@@ -38,7 +38,7 @@ static double robust_noise_mean(const struct result *x)
 /* What a work loop costs, and the kernel's own keys. */
 static void json_work(struct nb_run *r, const struct nb_quantum *q, struct nb_json *j)
 {
-	/* the minimum: _min says so; the first name is kept for earlier readers */
+	/* the minimum: _min says so */
 	nb_json_double(j, "ticks_per_work_loop_min", nb_quantum_ticks_per_work_loop(r));
 	q->json(r, j);
 }
@@ -48,10 +48,11 @@ static void print_summary(struct nb_run *r, const struct nb_quantum *q, const st
 	const char *u = q->value_unit;
 	const struct nb_stats *s = &x->stats;
 
-	printf("summary kernel=%s work=%s rank=%d host=%s cpu=%d samples=%zu min_%s=%.0f "
+	nb_run_rank_line(r, &x->p);
+	printf(" work=%s samples=%zu min_%s=%.0f "
 	       "mean_%s=%.2f max_%s=%.0f std_%s=%.2f median_%s=%.1f ci95_%s=%.2f:%.2f "
 	       "scaled_noise_mean=%.6f",
-	       r->k->name, r->work->name, x->p.rank, x->p.host, x->p.cpu, s->n, u, s->min, u,
+	       r->work->name, s->n, u, s->min, u,
 	       s->mean, u, s->max, u, s->std, u, s->median, u, s->ci95_low, s->ci95_high,
 	       q->scaled_noise_mean(s));
 	/* Sequoia's other two figures: the sd of the scaled noise (the values'
@@ -124,10 +125,10 @@ static void stream_summary(struct nb_run *r, const struct nb_quantum *q,
 {
 	const char *u = q->value_unit;
 
-	printf("stream kernel=%s work=%s rank=%d host=%s cpu=%d samples=%llu lost_samples=%llu "
+	nb_run_rank_line(r, &x->p);
+	printf(" work=%s samples=%llu lost_samples=%llu "
 	       "seconds=%.3f min_%s=%llu mean_%s=%.2f max_%s=%llu lost_percent=%.4f",
-	       r->k->name, r->work->name, x->p.rank, x->p.host, x->p.cpu,
-	       (unsigned long long)x->p.samples, (unsigned long long)x->lost_samples, x->seconds, u,
+	       r->work->name, (unsigned long long)x->p.samples, (unsigned long long)x->lost_samples, x->seconds, u,
 	       (unsigned long long)x->min, u, x->mean, u, (unsigned long long)x->max,
 	       x->lost_percent);
 	for (int k = 0; k < 4; k++)

@@ -277,11 +277,12 @@ static void report(const struct result *all, int nranks, int signo)
 	printf("# CPU overhead due to noise: %.2f%%\n", overhead);
 	printf("# Measurement period: %.2f s\n", period);
 	for (int i = 0; i < nranks; i++) {
-		printf("selfish rank=%d host=%s cpu=%d min_iteration_ticks=%llu min_iteration_ns=%.1f "
+		nb_run_rank_line(run, &all[i].p);
+		printf(" min_iteration_ticks=%llu min_iteration_ns=%.1f "
 		       "detours=%llu detours_per_s=%.1f median_detour_ns=%.0f "
 		       "cpu_overhead_percent=%.4f period_s=%.3f unmeasured_ms=%.3f stopped=%s "
 		       "injections=%llu",
-		       all[i].p.rank, all[i].p.host, all[i].p.cpu, (unsigned long long)all[i].min_ticks,
+		       (unsigned long long)all[i].min_ticks,
 		       all[i].min_ns, (unsigned long long)all[i].detours, all[i].detours_per_s,
 		       all[i].median_detour_ns, all[i].overhead_percent, all[i].period_s,
 		       all[i].unmeasured_ms, all[i].full ? "detours_full" : "seconds",

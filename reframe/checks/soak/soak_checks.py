@@ -47,7 +47,7 @@ class soak_base(noise_run_base):
                 str(self.checkpoint_s)]
 
     def stream_values(self, key):
-        return sn.extractall(rf'(?m)^stream kernel={self.kernel} .*\b{key}=(\S+)', self.stdout,
+        return sn.extractall(rf'(?m)^rank kernel={self.kernel} .*\b{key}=(\S+)', self.stdout,
                              1, float)
 
     @performance_function('us')

@@ -88,6 +88,13 @@ void nb_outfile_discard(struct nb_outfile *o)
 	forget(o);
 }
 
+int nb_outfile_sync(struct nb_outfile *o)
+{
+	if (fflush(o->f) != 0 || fdatasync(fileno(o->f)) != 0)
+		return -1;
+	return ferror(o->f) ? (errno = EIO, -1) : 0;
+}
+
 int nb_outfile_commit(struct nb_outfile *o)
 {
 	int failed;

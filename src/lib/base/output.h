@@ -22,6 +22,10 @@ struct nb_outfile *nb_outfile_open(const char *path);
  * temporary file is removed then). */
 int nb_outfile_commit(struct nb_outfile *o);
 
+/* Flushes o and waits until its data is on disk (a checkpoint that must
+ * survive the node's crash, before its commit); 0, or -1 with errno. */
+int nb_outfile_sync(struct nb_outfile *o);
+
 /* Closes, removes and frees o, a file that will not be written after all. */
 void nb_outfile_discard(struct nb_outfile *o);
 

@@ -13,6 +13,7 @@
 #include "cpuset.h"
 #include "json.h"
 #include "errors.h"
+#include "output.h"
 #include "samples.h"
 
 /* A chunk lasts about this long: the threads stop within it of being told. */
@@ -451,25 +452,21 @@ static int sync_file(FILE *f)
 	return fflush(f) != 0 || fdatasync(fileno(f)) != 0 ? -1 : 0;
 }
 
-/* Writes `path` through a temporary name: whole or not at all. */
+/* Writes `path` through a temporary name, on disk before the rename: whole
+ * or not at all, and a checkpoint survives a crash. */
 static int write_atomically(const char *path, void (*fill)(struct nb_stream *s, FILE *f),
 			    struct nb_stream *s)
 {
-	char tmp[4300];
-	FILE *f;
+	struct nb_outfile *o = nb_outfile_open(path);
 
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	f = fopen(tmp, "w");
-	if (!f)
+	if (!o)
 		return -1;
-	fill(s, f);
-	if (sync_file(f) != 0 || ferror(f)) {
-		fclose(f);
-		unlink(tmp);
+	fill(s, o->f);
+	if (nb_outfile_sync(o) != 0) {
+		nb_outfile_discard(o);
 		return -1;
 	}
-	fclose(f);
-	return rename(tmp, path);
+	return nb_outfile_commit(o);
 }
 
 static struct nb_stream_event *filling;

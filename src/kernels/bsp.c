@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "driver.h"
+#include "kernel.h"
 #include "errors.h"
 #include "samples.h"
 
@@ -133,21 +133,33 @@ static void measure(struct nb_thread *t)
 	}
 }
 
-static void compute(int local, size_t n, struct result *res)
+static void write_phases(struct nb_run *r, int local, size_t n)
 {
-	struct nb_thread *t = &run->ranks.local[local];
-	struct state *st = &states[local];
+	struct nb_thread *t = &r->ranks.local[local];
 	const struct phase *ph = t->samples;
-	FILE *f = nb_run_file(run, local, 0);
-	double tpn = run->cal.ticks_per_ns, work = 0, phase = 0, longest = 0;
+	FILE *f = nb_run_file(r, local, 0);
+	double tpn = r->cal.ticks_per_ns;
 	uint64_t prev = t->start_tick;
 
-	memset(res, 0, sizeof(*res));
-	nb_run_participant(run, local, n, &res->p);
+	for (size_t i = 0; i < n; i++) {
+		fprintf(f, "%.0f %.0f\n", (double)ph[i].work_ticks / tpn,
+			(double)(ph[i].end_tick - prev) / tpn);
+		prev = ph[i].end_tick;
+	}
+}
+
+static void summarise(struct nb_run *r, int local, size_t n, void *record)
+{
+	struct nb_thread *t = &r->ranks.local[local];
+	struct state *st = &states[local];
+	const struct phase *ph = t->samples;
+	struct result *res = record;
+	double tpn = r->cal.ticks_per_ns, work = 0, phase = 0, longest = 0;
+	uint64_t prev = t->start_tick;
+
 	for (size_t i = 0; i < n; i++) {
 		double p = (double)(ph[i].end_tick - prev);
 
-		fprintf(f, "%.0f %.0f\n", (double)ph[i].work_ticks / tpn, p / tpn);
 		work += (double)ph[i].work_ticks;
 		phase += p;
 		longest = p > longest ? p : longest;
@@ -167,68 +179,67 @@ static double slowdown(const struct result *r)
 	return (r->mean_phase_us - r->collective_us) / r->calibrated_us;
 }
 
-static void report(const struct result *all, int n, int signo)
+static void print(const struct nb_run *r, const void *record)
 {
-	struct nb_json j;
-	double calibrated = 0, s = 0;
+	const struct result *x = record;
 
-	for (int i = 0; i < n; i++) {
-		nb_run_rank_line(run, &all[i].p);
-		printf(" phases=%llu calibrated_us=%.3f collective_us=%.3f "
-		       "mean_work_us=%.3f mean_phase_us=%.3f max_phase_us=%.3f slowdown=%.4f "
-		       "injections=%llu\n",
-		       (unsigned long long)all[i].p.samples,
-		       all[i].calibrated_us, all[i].collective_us, all[i].mean_work_us,
-		       all[i].mean_phase_us, all[i].max_phase_us, slowdown(&all[i]),
-		       (unsigned long long)all[i].p.injections);
-		calibrated += all[i].calibrated_us / n;
-		s += slowdown(&all[i]) / n;
-	}
-	printf("bsp summary ranks=%d phases=%llu phase_us=%llu collective=%s slowdown=%.4f\n", n,
-	       (unsigned long long)run->samples, (unsigned long long)phase_us,
-	       allreduce ? "allreduce" : "barrier", s);
-
-	nb_run_json_head(run, &j, signo);
-	nb_json_uint(&j, "phase_us", phase_us);
-	nb_json_string(&j, "collective", allreduce ? "allreduce" : "barrier");
-	nb_json_double(&j, "calibrated_us", calibrated);
-	nb_json_double(&j, "slowdown", s);
-	nb_json_array(&j, "ranks");
-	uint64_t total = 0;
-
-	for (int i = 0; i < n; i++) {
-		nb_run_json_participant(run, &j, &all[i].p);
-		nb_json_uint(&j, "count", all[i].count);
-		nb_json_double(&j, "calibrated_us", all[i].calibrated_us);
-		nb_json_double(&j, "collective_us", all[i].collective_us);
-		nb_json_double(&j, "mean_work_us", all[i].mean_work_us);
-		nb_json_double(&j, "mean_phase_us", all[i].mean_phase_us);
-		nb_json_double(&j, "max_phase_us", all[i].max_phase_us);
-		nb_json_double(&j, "slowdown", slowdown(&all[i]));
-		nb_json_end(&j, '}');
-		total += all[i].p.samples;
-	}
-	nb_json_end(&j, ']');
-	nb_run_json_tail(run, &j, n, total);
+	(void)r;
+	printf(" phases=%llu calibrated_us=%.3f collective_us=%.3f mean_work_us=%.3f "
+	       "mean_phase_us=%.3f max_phase_us=%.3f slowdown=%.4f",
+	       (unsigned long long)x->p.samples, x->calibrated_us, x->collective_us,
+	       x->mean_work_us, x->mean_phase_us, x->max_phase_us, slowdown(x));
 }
 
-static void finish(struct nb_run *r, int signo)
+/* The mean over the ranks of each one's calibrated compute and slowdown. */
+static void means(const struct nb_run *r, const void *all, int n, double *calibrated, double *s)
 {
-	struct nb_ranks *rk = &r->ranks;
-	struct result *mine = calloc(rk->nlocal, sizeof(*mine)), *all;
-	int n;
+	*calibrated = *s = 0;
+	for (int i = 0; i < n; i++) {
+		const struct result *x = nb_run_record(r, all, i);
 
-	if (!mine)
-		nb_fail(NB_EXIT_FAILURE, "out of memory for the results");
-	for (int i = 0; i < rk->nlocal; i++)
-		compute(i, nb_run_taken(r, i, signo), &mine[i]);
-	nb_run_commit_files(r);
-	all = nb_run_collect(r, mine, sizeof(*mine), signo, &n);
-	if (rk->root)
-		report(all, n, signo);
-	fflush(stdout);
-	free(all);
-	free(mine);
+		*calibrated += x->calibrated_us / n;
+		*s += slowdown(x) / n;
+	}
+}
+
+static void print_run(const struct nb_run *r, const void *all, int n)
+{
+	double calibrated, s;
+
+	means(r, all, n, &calibrated, &s);
+	printf("bsp summary ranks=%d phases=%llu phase_us=%llu collective=%s slowdown=%.4f\n", n,
+	       (unsigned long long)r->samples, (unsigned long long)phase_us,
+	       allreduce ? "allreduce" : "barrier", s);
+}
+
+static void json_options(const struct nb_run *r, struct nb_json *j)
+{
+	(void)r;
+	nb_json_uint(j, "phase_us", phase_us);
+	nb_json_string(j, "collective", allreduce ? "allreduce" : "barrier");
+}
+
+static void json_run(const struct nb_run *r, struct nb_json *j, const void *all, int n)
+{
+	double calibrated, s;
+
+	means(r, all, n, &calibrated, &s);
+	nb_json_double(j, "calibrated_us", calibrated);
+	nb_json_double(j, "slowdown", s);
+}
+
+static void json_rank(const struct nb_run *r, struct nb_json *j, const void *record)
+{
+	const struct result *x = record;
+
+	(void)r;
+	nb_json_uint(j, "count", x->count);
+	nb_json_double(j, "calibrated_us", x->calibrated_us);
+	nb_json_double(j, "collective_us", x->collective_us);
+	nb_json_double(j, "mean_work_us", x->mean_work_us);
+	nb_json_double(j, "mean_phase_us", x->mean_phase_us);
+	nb_json_double(j, "max_phase_us", x->max_phase_us);
+	nb_json_double(j, "slowdown", slowdown(x));
 }
 
 static const struct option longopts[] = {
@@ -251,6 +262,7 @@ static const struct nb_kernel bsp = {
 	.longopts = longopts,
 	.default_samples = 1000,
 	.has_work = 1,
+	.value_unit = "us",
 	.nfiles = 1,
 	.suffixes = suffixes,
 	.sample_size = sizeof(struct phase),
@@ -259,7 +271,16 @@ static const struct nb_kernel bsp = {
 	.configure = configure,
 	.prepare = prepare,
 	.measure = measure,
-	.finish = finish,
+	.json_options = json_options,
+	.results = {
+		.size = sizeof(struct result),
+		.write = write_phases,
+		.summarise = summarise,
+		.print = print,
+		.print_run = print_run,
+		.json_run = json_run,
+		.json_rank = json_rank,
+	},
 };
 
 int main(int argc, char **argv)

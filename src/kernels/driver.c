@@ -8,12 +8,15 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "interrupt.h"
 #include "errors.h"
+#include "interrupt.h"
 #include "samples.h"
+#include "timer.h"
 
 /* The run the signal thread finishes when SIGINT/SIGTERM arrives. */
 static struct nb_run *current;
+
+static void finish(struct nb_run *r, int signo);
 
 static const struct option common_options[] = {
 	{ "cpus", required_argument, NULL, NB_OPT_CPUS },
@@ -58,6 +61,8 @@ static void usage(const struct nb_kernel *k)
 		printf("  -s                   write the samples to stdout instead of data files\n");
 	if (k->default_samples)
 		printf("  --seconds S          run for S seconds instead of -n samples\n");
+	else if (k->default_seconds)
+		printf("  --seconds S          run for S seconds (default %g)\n", k->default_seconds);
 	if (k->has_stream)
 		printf("  --stream             any length in fixed memory: a loss histogram, the\n"
 		       "                       longest losses with the samples around them, a line\n"
@@ -86,7 +91,7 @@ static void common_option(struct nb_run *r, int c, const char *arg)
 		r->samples = nb_parse_u64("-n", arg, 1, (uint64_t)1 << 40);
 		return;
 	case 't':
-		r->threads_opt = (int)nb_parse_u64("-t", arg, 0, NB_MAX_CPUS);
+		r->d->threads_opt = (int)nb_parse_u64("-t", arg, 0, NB_MAX_CPUS);
 		return;
 	case 'o':
 		if (!*arg)
@@ -97,16 +102,16 @@ static void common_option(struct nb_run *r, int c, const char *arg)
 		r->to_stdout = 1;
 		return;
 	case NB_OPT_CPUS:
-		r->cpus_opt = arg;
+		r->d->cpus_opt = arg;
 		return;
 	case NB_OPT_NO_PIN:
-		r->pin = 0;
+		r->d->pin = 0;
 		return;
 	case NB_OPT_WARMUP:
-		r->warmup_ms = (unsigned)nb_parse_u64("--warmup-ms", arg, 0, 600000);
+		r->d->warmup_ms = (unsigned)nb_parse_u64("--warmup-ms", arg, 0, 600000);
 		return;
 	case NB_OPT_TPN:
-		r->ticks_per_ns_opt = nb_parse_double("--ticks-per-ns", arg, 1e-6, 1e6);
+		r->d->ticks_per_ns_opt = nb_parse_double("--ticks-per-ns", arg, 1e-6, 1e6);
 		return;
 	case NB_OPT_INJECT:
 		nb_inject_parse("--inject", arg, &r->inject);
@@ -143,11 +148,11 @@ static void common_option(struct nb_run *r, int c, const char *arg)
 		nb_ranks_finalize(&r->ranks);
 		exit(0);
 	case ':':
-		nb_fail(NB_EXIT_USAGE, "%s needs a value (see -h)", r->argv[optind - 1]);
+		nb_fail(NB_EXIT_USAGE, "%s needs a value (see -h)", r->d->argv[optind - 1]);
 	default:
 		if (optopt && optopt < NB_OPT_CPUS)
 			nb_fail(NB_EXIT_USAGE, "unknown option -%c (see -h)", optopt);
-		nb_fail(NB_EXIT_USAGE, "unknown option %s (see -h)", r->argv[optind - 1]);
+		nb_fail(NB_EXIT_USAGE, "unknown option %s (see -h)", r->d->argv[optind - 1]);
 	}
 }
 
@@ -198,7 +203,8 @@ static void parse(struct nb_run *r)
 		longopts[n++] = common_options[i];
 	for (size_t i = 0; k->has_work && i < sizeof(work_options) / sizeof(*work_options); i++)
 		longopts[n++] = work_options[i];
-	for (size_t i = 0; k->default_samples && i < sizeof(samples_options) / sizeof(*samples_options);
+	for (size_t i = 0; (k->default_samples || k->default_seconds) &&
+			   i < sizeof(samples_options) / sizeof(*samples_options);
 	     i++)
 		longopts[n++] = samples_options[i];
 	for (size_t i = 0; k->has_stream && i < sizeof(stream_options) / sizeof(*stream_options); i++)
@@ -208,7 +214,7 @@ static void parse(struct nb_run *r)
 	longopts[n] = (struct option){ NULL, 0, NULL, 0 };
 
 	opterr = 0;
-	while ((c = getopt_long(r->argc, r->argv, shortopts, longopts, NULL)) != -1) {
+	while ((c = getopt_long(r->d->argc, r->d->argv, shortopts, longopts, NULL)) != -1) {
 		if (c == 'n')
 			samples_given = 1;
 		if (c == NB_OPT_WORK)
@@ -218,9 +224,11 @@ static void parse(struct nb_run *r)
 		else
 			common_option(r, c, optarg);
 	}
-	if (optind < r->argc)
-		nb_fail(NB_EXIT_USAGE, "unexpected argument '%s' (see -h)", r->argv[optind]);
+	if (optind < r->d->argc)
+		nb_fail(NB_EXIT_USAGE, "unexpected argument '%s' (see -h)", r->d->argv[optind]);
 	check_stream(r, samples_given);
+	if (r->seconds_opt <= 0)
+		r->seconds_opt = k->default_seconds;
 	if (!k->has_work)
 		return;
 	r->work = nb_work_find(work);
@@ -280,22 +288,22 @@ static void open_files(struct nb_run *r)
 	int files = !r->to_stdout;
 	int data = files && !r->stream.on; /* a stream writes its own (stream.h) */
 
-	r->files = calloc((size_t)rk->nlocal * k->nfiles, sizeof(*r->files));
-	r->inject_files = calloc(rk->nlocal, sizeof(*r->inject_files));
-	if (!r->files || !r->inject_files)
+	r->d->files = calloc((size_t)rk->nlocal * k->nfiles, sizeof(*r->d->files));
+	r->d->inject_files = calloc(rk->nlocal, sizeof(*r->d->inject_files));
+	if (!r->d->files || !r->d->inject_files)
 		nb_fail(NB_EXIT_FAILURE, "out of memory");
 	for (int i = 0; i < rk->nlocal && data; i++)
 		for (int f = 0; f < k->nfiles; f++) {
 			file_name(r, rk->local[i].index, k->suffixes[f], path, sizeof(path), 0);
-			open_one(r, path, &r->files[i * k->nfiles + f], why, sizeof(why));
+			open_one(r, path, &r->d->files[i * k->nfiles + f], why, sizeof(why));
 		}
 	for (int i = 0; i < rk->nlocal && files && r->inject.duration_us; i++) {
 		file_name(r, rk->local[i].index, "injections.dat", path, sizeof(path), 0);
-		open_one(r, path, &r->inject_files[i], why, sizeof(why));
+		open_one(r, path, &r->d->inject_files[i], why, sizeof(why));
 	}
 	if (rk->root) {
 		snprintf(path, sizeof(path), "%s.json", r->prefix);
-		open_one(r, path, &r->json, why, sizeof(why));
+		open_one(r, path, &r->d->json, why, sizeof(why));
 	}
 	agree(r, why[0] ? why : NULL);
 }
@@ -329,7 +337,7 @@ static void prepare_participant(struct nb_thread *t)
 
 	nb_work_ctx_init(&t->work, r->daxpy_len);
 	if (r->stream.on) {
-		t->stream = &r->streams[t - r->ranks.local];
+		t->stream = &r->d->streams[t - r->ranks.local];
 		nb_stream_init(t->stream, &r->stream, r->k->stream_kind, r->sample_ticks,
 			       r->cal.ticks_per_ns);
 	} else if (r->k->grows) {
@@ -348,11 +356,11 @@ static void start_streams(struct nb_run *r)
 	struct nb_ranks *rk = &r->ranks;
 	struct nb_stream **each = calloc(rk->nlocal, sizeof(*each));
 
-	r->streams = calloc(rk->nlocal, sizeof(*r->streams));
-	if (!r->streams || !each)
+	r->d->streams = calloc(rk->nlocal, sizeof(*r->d->streams));
+	if (!r->d->streams || !each)
 		nb_fail(NB_EXIT_FAILURE, "out of memory");
 	for (int i = 0; i < rk->nlocal; i++) {
-		struct nb_stream *s = &r->streams[i];
+		struct nb_stream *s = &r->d->streams[i];
 
 		s->rank = rk->local[i].index;
 		s->cpu = rk->cpus[i];
@@ -364,35 +372,35 @@ static void start_streams(struct nb_run *r)
 		file_name(r, s->rank, "", s->path, sizeof(s->path), 0);
 		each[i] = s;
 	}
-	r->writer = nb_stream_writer_start(each, rk->nlocal, &r->stream, rk->cpus, rk->nlocal);
+	r->d->writer = nb_stream_writer_start(each, rk->nlocal, &r->stream, rk->cpus, rk->nlocal);
 }
 
 static void measure(struct nb_run *r)
 {
 	struct nb_ranks *rk = &r->ranks;
 
-	r->team = (struct nb_team){
+	r->d->team = (struct nb_team){
 		.nthreads = rk->nlocal,
 		.cpus = rk->cpus,
-		.warmup_ms = r->warmup_ms,
+		.warmup_ms = r->d->warmup_ms,
 		.lead_ticks = (uint64_t)(1e6 * r->cal.ticks_per_ns), /* 1 ms */
 		.inject = &r->inject,
 		.seconds = r->seconds,
 		.prepare = prepare_participant,
 		.measure = r->k->measure,
 	};
-	r->cause_files = nb_causes_start(&r->trace, r->trace_opt, rk->local, rk->cpus, rk->nlocal,
-					 r->seconds + r->warmup_ms / 1000.0 + 1, r->prefix,
+	r->d->cause_files = nb_causes_start(&r->d->trace, r->trace_opt, rk->local, rk->cpus, rk->nlocal,
+					 r->seconds + r->d->warmup_ms / 1000.0 + 1, r->prefix,
 					 r->to_stdout);
-	nb_kcounts_before(&r->kcounts);
-	nb_tuning_before(&r->tuning, &r->machine, rk->cpus, rk->nlocal, nb_ranks_library());
+	nb_kcounts_before(&r->d->kcounts);
+	nb_tuning_before(&r->d->tuning, &r->d->machine, rk->cpus, rk->nlocal, nb_ranks_library());
 	if (r->stream.on)
 		start_streams(r);
-	clock_gettime(CLOCK_REALTIME, &r->info.start_utc);
-	r->info.start = nb_clock_pair_read();
-	__atomic_store_n(&r->measuring, 1, __ATOMIC_RELEASE);
-	nb_ranks_run(rk, &r->team);
-	pthread_mutex_lock(&r->out_lock);
+	clock_gettime(CLOCK_REALTIME, &r->d->info.start_utc);
+	r->d->info.start = nb_clock_pair_read();
+	__atomic_store_n(&r->d->measuring, 1, __ATOMIC_RELEASE);
+	nb_ranks_run(rk, &r->d->team);
+	pthread_mutex_lock(&r->d->out_lock);
 }
 
 static void on_signal(int signo)
@@ -400,10 +408,10 @@ static void on_signal(int signo)
 	struct nb_run *r = current;
 	char name[16];
 
-	if (!__atomic_load_n(&r->measuring, __ATOMIC_ACQUIRE)) {
+	if (!__atomic_load_n(&r->d->measuring, __ATOMIC_ACQUIRE)) {
 		/* Silent when nothing was created: a launcher stopping the other
 		 * ranks of a job that failed its checks needs no second word. */
-		nb_trace_remove(&r->trace);
+		nb_trace_remove(&r->d->trace);
 		if (nb_outfile_discard_all())
 			fprintf(stderr, "%s: interrupted by %s before measuring; nothing written\n",
 				nb_program(), nb_signal_name(signo, name, sizeof(name)));
@@ -411,11 +419,11 @@ static void on_signal(int signo)
 	}
 	/* Blocks for good when the complete results are being written: the main
 	 * thread then exits with them. */
-	pthread_mutex_lock(&r->out_lock);
-	nb_trace_skip(&r->trace, signo);
-	nb_causes_discard(r->cause_files, r->ranks.nlocal);
-	r->k->finish(r, signo);
-	nb_trace_remove(&r->trace);
+	pthread_mutex_lock(&r->d->out_lock);
+	nb_trace_skip(&r->d->trace, signo);
+	nb_causes_discard(r->d->cause_files, r->ranks.nlocal);
+	finish(r, signo);
+	nb_trace_remove(&r->d->trace);
 	if (signo)
 		printf("interrupted by %s: the files hold the samples taken until then\n",
 		       nb_signal_name(signo, name, sizeof(name)));
@@ -441,63 +449,65 @@ static void free_run(struct nb_run *r)
 		nb_work_ctx_free(&t->work);
 		nb_inject_log_free(&t->injections);
 	}
-	free(r->files);
-	free(r->inject_files);
-	free(r->cause_files);
-	free(r->streams);
-	free(r->machines);
-	nb_trace_free(&r->trace);
-	nb_kcounts_free(&r->kcounts);
+	free(r->d->files);
+	free(r->d->inject_files);
+	free(r->d->cause_files);
+	free(r->d->streams);
+	free(r->d->machines);
+	nb_trace_free(&r->d->trace);
+	nb_kcounts_free(&r->d->kcounts);
 	nb_ranks_finalize(&r->ranks);
 }
 
 int nb_driver_main(const struct nb_kernel *k, int argc, char **argv)
 {
-	static struct nb_run run;
+	static struct nb_driver driver;
+	static struct nb_run run = { .d = &driver };
 	struct nb_run *r = &run;
 
 	nb_set_program(argv[0]);
 	r->k = k;
 	r->prefix = k->name;
 	r->samples = k->default_samples;
-	r->threads_opt = -1;
-	r->pin = 1;
-	r->warmup_ms = 300;
+	r->d->threads_opt = -1;
+	r->d->pin = 1;
+	r->d->warmup_ms = 300;
 	r->daxpy_len = 1024;
-	pthread_mutex_init(&r->out_lock, NULL);
+	pthread_mutex_init(&r->d->out_lock, NULL);
 	current = r;
 	nb_interrupt_start(on_signal);
 	/* MPI after the signal thread: the threads it starts block SIGINT and
 	 * SIGTERM too */
 	nb_ranks_init(&r->ranks, &argc, &argv);
-	r->argc = argc;
-	r->argv = argv;
+	r->d->argc = argc;
+	r->d->argv = argv;
 	parse(r);
+	r->d->results = r->stream.on ? &nb_stream_results : &k->results;
 	if (k->check)
 		k->check(r);
-	nb_ranks_place(&r->ranks, r->threads_opt, r->cpus_opt, r->pin);
+	nb_ranks_place(&r->ranks, r->d->threads_opt, r->d->cpus_opt, r->d->pin);
 	if (r->to_stdout && r->ranks.nlocal < r->ranks.size)
 		nb_fail(NB_EXIT_USAGE, "-s: %d MPI ranks cannot share stdout; leave -s out to get "
 			"one data file per rank", r->ranks.size);
 	check_memory(r);
 	open_files(r);
 
-	nb_machine_describe(&r->machine);
-	r->machines = nb_ranks_hosts(&r->ranks, &r->machine, sizeof(r->machine), &r->nhosts);
-	nb_calibrate(&r->cal, r->ticks_per_ns_opt);
+	nb_machine_describe(&r->d->machine);
+	r->d->machines = nb_ranks_hosts(&r->ranks, &r->d->machine, sizeof(r->d->machine), &r->d->nhosts);
+	nb_calibrate(&r->cal, r->d->ticks_per_ns_opt);
 	nb_inject_setup(&r->inject, r->cal.ticks_per_ns);
 	for (int i = 0; i < r->ranks.nlocal; i++)
 		r->ranks.local[i].arg = r;
 	agree(r, k->configure(r));
 	if (r->seconds_opt > 0 || r->stream.on)
 		check_memory(r);
-	r->info = (struct nb_run_info){
-		.kernel = k->name, .frontend = nb_ranks_frontend(), .argc = r->argc,
-		.argv = r->argv, .cal = &r->cal, .inject = &r->inject,
-		.warmup_ms = r->warmup_ms, .machine = &r->machine,
+	r->d->info = (struct nb_run_info){
+		.kernel = k->name, .frontend = nb_ranks_frontend(), .argc = r->d->argc,
+		.argv = r->d->argv, .cal = &r->cal, .inject = &r->inject,
+		.warmup_ms = r->d->warmup_ms, .machine = &r->d->machine,
 	};
 	measure(r);
-	k->finish(r, 0);
+	finish(r, 0);
 	fflush(stdout);
 	free_run(r);
 	return 0;
@@ -516,10 +526,10 @@ void nb_run_samples_for(struct nb_run *r, double sample_seconds)
 
 FILE *nb_run_file(struct nb_run *r, int local, int f)
 {
-	return r->to_stdout ? stdout : r->files[local * r->k->nfiles + f]->f;
+	return r->to_stdout ? stdout : r->d->files[local * r->k->nfiles + f]->f;
 }
 
-size_t nb_run_taken(struct nb_run *r, int local, int signo)
+static size_t taken(struct nb_run *r, int local, int signo)
 {
 	if (!signo)
 		return r->samples;
@@ -527,7 +537,7 @@ size_t nb_run_taken(struct nb_run *r, int local, int signo)
 				r->k->done_word);
 }
 
-void nb_run_participant(struct nb_run *r, int local, uint64_t samples, struct nb_participant *p)
+static void participant(struct nb_run *r, int local, uint64_t samples, struct nb_participant *p)
 {
 	struct nb_thread *t = &r->ranks.local[local];
 	int64_t before[2], after[2];
@@ -549,27 +559,33 @@ void nb_run_participant(struct nb_run *r, int local, uint64_t samples, struct nb
 		.steal_ms = nb_team_steal_ms(t),
 	};
 	snprintf(p->host, sizeof(p->host), "%.63s", r->ranks.host);
-	nb_kcounts_after(&r->kcounts);
+	nb_kcounts_after(&r->d->kcounts);
 	nb_team_switches(t, before, after);
-	nb_kcounts_summary(&r->kcounts, t->cpu, before, after, &p->kcounts);
+	nb_kcounts_summary(&r->d->kcounts, t->cpu, before, after, &p->kcounts);
 }
 
-void nb_run_attribute(struct nb_run *r, int local, const struct nb_cause_detour *d, size_t nd,
-		      struct nb_cause_totals *tot)
+/* --trace: joins a local participant's detours (in time order) to what the
+ * trace saw on its CPU, writes its causes file and fills *tot. */
+static void attribute(struct nb_run *r, int local, size_t n, struct nb_cause_totals *tot)
 {
+	struct nb_cause_detour *d = NULL;
+	size_t nd;
+
 	memset(tot, 0, sizeof(*tot));
-	if (!r->trace.started)
+	if (!r->d->trace.started || !r->d->results->detours)
 		return;
-	if (!r->trace.read &&
-	    nb_trace_read(&r->trace, r->cal.ticks_per_ns, r->info.start.ticks,
-			  r->info.start.raw_ns) != 0) {
-		nb_warn("--trace: detours not attributed: %s", r->trace.why);
-		r->trace.started = 0;
+	if (!r->d->trace.read &&
+	    nb_trace_read(&r->d->trace, r->cal.ticks_per_ns, r->d->info.start.ticks,
+			  r->d->info.start.raw_ns) != 0) {
+		nb_warn("--trace: detours not attributed: %s", r->d->trace.why);
+		r->d->trace.started = 0;
 		return;
 	}
-	nb_causes_attribute(&r->trace, r->ranks.local, r->ranks.nlocal, local, d, nd,
-			    r->cal.ticks_per_ns, r->cause_files[local], tot);
-	r->cause_files[local] = NULL;
+	nd = r->d->results->detours(r, local, n, &d);
+	nb_causes_attribute(&r->d->trace, r->ranks.local, r->ranks.nlocal, local, d, nd,
+			    r->cal.ticks_per_ns, r->d->cause_files[local], tot);
+	free(d);
+	r->d->cause_files[local] = NULL;
 }
 
 static void commit(struct nb_outfile *o)
@@ -581,23 +597,25 @@ static void commit(struct nb_outfile *o)
 		nb_fail(NB_EXIT_FAILURE, "cannot write %s: %s", path, strerror(errno));
 }
 
-void nb_run_commit_files(struct nb_run *r)
+/* Writes the injection logs, then renames the local data files into place;
+ * fails the run if any could not be written. */
+static void commit_files(struct nb_run *r)
 {
 	for (int i = 0; i < r->ranks.nlocal; i++) {
-		struct nb_outfile *o = r->inject_files[i];
+		struct nb_outfile *o = r->d->inject_files[i];
 
 		if (!o)
 			continue;
 		if (nb_inject_log_write(o->f, &r->ranks.local[i].injections) < 0)
 			nb_fail(NB_EXIT_FAILURE, "cannot write %s: %s", o->tmp, strerror(errno));
 		commit(o);
-		r->inject_files[i] = NULL;
+		r->d->inject_files[i] = NULL;
 	}
 	for (int i = 0; i < r->ranks.nlocal * r->k->nfiles && !r->to_stdout && !r->stream.on; i++)
-		commit(r->files[i]);
+		commit(r->d->files[i]);
 }
 
-void *nb_run_collect(struct nb_run *r, const void *mine, size_t each, int signo, int *n)
+void *nb_run_gather(struct nb_run *r, const void *mine, size_t each, int signo, int *n)
 {
 	struct nb_ranks *rk = &r->ranks;
 	void *all;
@@ -613,19 +631,30 @@ void *nb_run_collect(struct nb_run *r, const void *mine, size_t each, int signo,
 	return all;
 }
 
-void nb_run_rank_line(const struct nb_run *r, const struct nb_participant *p)
+/* A rank's result record on stdout, one line, the same grammar for every
+ * kernel (the catalogue's rank_line): "rank kernel=K rank=N host=H cpu=C",
+ * then the kernel's key=value figures, the injections and the causes. */
+static void rank_line(const struct nb_run *r, const void *record)
 {
+	const struct nb_participant *p = record;
+
 	printf("rank kernel=%s rank=%d host=%s cpu=%d", r->k->name, p->rank, p->host, p->cpu);
+	r->d->results->print(r, record);
+	printf(" injections=%llu", (unsigned long long)p->injections);
+	if (p->inject_duration_us)
+		printf(" injections_missed=%llu", (unsigned long long)p->injections_missed);
+	nb_causes_print(&p->causes);
+	putchar('\n');
 }
 
-void nb_run_json_head(struct nb_run *r, struct nb_json *j, int signo)
+static void json_head(struct nb_run *r, struct nb_json *j, int signo)
 {
-	clock_gettime(CLOCK_REALTIME, &r->info.end_utc);
-	r->info.end = nb_clock_pair_read();
-	nb_tuning_after(&r->tuning, &r->machine, r->ranks.cpus, r->ranks.nlocal);
-	r->info.signo = signo;
-	nb_json_open(j, r->json->f);
-	nb_json_run_head(j, &r->info);
+	clock_gettime(CLOCK_REALTIME, &r->d->info.end_utc);
+	r->d->info.end = nb_clock_pair_read();
+	nb_tuning_after(&r->d->tuning, &r->d->machine, r->ranks.cpus, r->ranks.nlocal);
+	r->d->info.signo = signo;
+	nb_json_open(j, r->d->json->f);
+	nb_json_run_head(j, &r->d->info);
 	nb_json_int(j, "ranks_in_run", r->ranks.size);
 	if (r->k->has_work) {
 		nb_json_string(j, "work", r->work->name);
@@ -634,20 +663,20 @@ void nb_run_json_head(struct nb_run *r, struct nb_json *j, int signo)
 	}
 	if (r->k->default_samples)
 		nb_json_uint(j, "samples_requested", r->samples);
-	nb_json_uint(j, "start_tick", r->team.start_tick);
-	nb_trace_json(j, &r->trace);
-	nb_tuning_json(j, &r->tuning);
+	nb_json_uint(j, "start_tick", r->d->team.start_tick);
+	nb_trace_json(j, &r->d->trace);
+	nb_tuning_json(j, &r->d->tuning);
 	/* one description per host: MPI runs span nodes */
 	nb_json_array(j, "machines");
-	for (int h = 0; h < r->nhosts; h++)
-		nb_machine_json(&r->machines[h], j, NULL);
+	for (int h = 0; h < r->d->nhosts; h++)
+		nb_machine_json(&r->d->machines[h], j, NULL);
 	nb_json_end(j, ']');
 	if (signo && r->ranks.nlocal < r->ranks.size)
 		printf("interrupted: this report covers the %d rank(s) of the root process only; every "
 		       "rank wrote its own data files\n", r->ranks.nlocal);
 }
 
-void nb_run_json_participant(struct nb_run *r, struct nb_json *j, const struct nb_participant *p)
+static void json_participant(struct nb_run *r, struct nb_json *j, const struct nb_participant *p)
 {
 	char name[4096];
 
@@ -689,14 +718,124 @@ void nb_run_json_participant(struct nb_run *r, struct nb_json *j, const struct n
 	}
 }
 
-void nb_run_json_tail(struct nb_run *r, struct nb_json *j, int n, uint64_t samples)
+static void json_tail(struct nb_run *r, struct nb_json *j, int n, uint64_t samples)
 {
 	char path[4096];
 
-	nb_json_run_tail(j, &r->info);
-	snprintf(path, sizeof(path), "%s", r->json->path);
-	if (nb_outfile_commit(r->json) != 0)
+	nb_json_run_tail(j, &r->d->info);
+	snprintf(path, sizeof(path), "%s", r->d->json->path);
+	if (nb_outfile_commit(r->d->json) != 0)
 		nb_fail(NB_EXIT_FAILURE, "cannot write %s: %s", path, strerror(errno));
 	printf("run kernel=%s complete=%s ranks=%d samples=%llu json=%s\n", r->k->name,
-	       r->info.signo ? "false" : "true", n, (unsigned long long)samples, path);
+	       r->d->info.signo ? "false" : "true", n, (unsigned long long)samples, path);
+}
+
+uint64_t nb_run_start_tick(const struct nb_run *r)
+{
+	return r->d->team.start_tick;
+}
+
+int nb_run_signal(const struct nb_run *r)
+{
+	return r->d->info.signo;
+}
+
+const void *nb_run_record(const struct nb_run *r, const void *all, int i)
+{
+	return (const char *)all + (size_t)i * r->d->results->size;
+}
+
+double nb_run_ticks_per_work_loop(const struct nb_run *r)
+{
+	static double ticks;
+	struct nb_work_ctx ctx;
+
+	if (ticks == 0) {
+		nb_work_ctx_init(&ctx, r->daxpy_len);
+		ticks = nb_work_ticks_per_loop(r->work, &ctx, r->cal.ticks_per_ns);
+		nb_work_ctx_free(&ctx);
+	}
+	return ticks;
+}
+
+static void report(struct nb_run *r, const void *all, int n, int signo)
+{
+	const struct nb_results *h = r->d->results;
+	struct nb_json j;
+	uint64_t total = 0;
+
+	if (h->print_head)
+		h->print_head(r, all, n);
+	for (int i = 0; i < n; i++) {
+		const struct nb_participant *p = nb_run_record(r, all, i);
+
+		rank_line(r, p);
+		total += p->samples;
+	}
+	if (h->print_run)
+		h->print_run(r, all, n);
+	json_head(r, &j, signo);
+	if (r->k->json_options)
+		r->k->json_options(r, &j);
+	if (h->json_run)
+		h->json_run(r, &j, all, n);
+	nb_json_array(&j, "ranks");
+	for (int i = 0; i < n; i++) {
+		const void *x = nb_run_record(r, all, i);
+
+		json_participant(r, &j, x);
+		if (h->json_rank)
+			h->json_rank(r, &j, x);
+		nb_json_end(&j, '}');
+	}
+	nb_json_end(&j, ']');
+	json_tail(r, &j, n, total);
+}
+
+/* The one finish sequence. Complete: every rank writes its files, summarises
+ * its participants, takes part in the kernel's collectives, and the root
+ * gathers one record per rank and reports. Interrupted: no collective is safe
+ * any more; each process writes what its participants measured and the root
+ * reports on its own. */
+static void finish(struct nb_run *r, int signo)
+{
+	const struct nb_results *h = r->d->results;
+	struct nb_ranks *rk = &r->ranks;
+	char *mine = calloc(rk->nlocal, h->size), *all;
+	size_t *n = calloc(rk->nlocal, sizeof(*n));
+	int nall;
+
+	if (!mine || !n)
+		nb_fail(NB_EXIT_FAILURE, "out of memory for the results");
+	r->d->info.signo = signo;
+	if (r->stream.on)
+		r->d->writer_cpu = nb_stream_writer_finish(r->d->writer, signo == 0,
+							   &r->d->writer_cpu_ms);
+	for (int i = 0; i < rk->nlocal; i++) {
+		n[i] = h->taken ? h->taken(r, i, signo) : taken(r, i, signo);
+		if (r->to_stdout)
+			printf("# rank %d cpu %d\n", rk->local[i].index, rk->local[i].cpu);
+		if (h->write)
+			h->write(r, i, n[i]);
+		participant(r, i, n[i], (struct nb_participant *)(mine + i * h->size));
+	}
+	commit_files(r);
+	if (h->exchange)
+		h->exchange(r, n, signo);
+	/* The samples are on disk: summarise may now reorder them, once their
+	 * order has been read for the causes. */
+	for (int i = 0; i < rk->nlocal; i++) {
+		struct nb_participant *p = (struct nb_participant *)(mine + i * h->size);
+
+		if (r->trace_opt)
+			attribute(r, i, n[i], &p->causes);
+		h->summarise(r, i, n[i], p);
+	}
+	all = nb_run_gather(r, mine, h->size, signo, &nall);
+	if (rk->root)
+		report(r, all, nall, signo);
+	fflush(stdout);
+	free(all);
+	free(n);
+	free(mine);
 }

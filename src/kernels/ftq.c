@@ -8,6 +8,7 @@
 #include "kernel_files.h"
 #include "quantum.h"
 #include "errors.h"
+#include "output.h"
 
 enum { OPT_FREQ = NB_OPT_KERNEL };
 
@@ -41,7 +42,7 @@ static void check(struct nb_run *r)
 static const char *configure(struct nb_run *r)
 {
 	static char why[512];
-	double per_loop = nb_quantum_ticks_per_work_loop(r);
+	double per_loop = nb_run_ticks_per_work_loop(r);
 
 	per_count = (uint64_t)ceil(READ_SHARE_MAX * r->cal.timer_read_ticks / per_loop);
 	per_count = per_count ? per_count : 1;
@@ -76,7 +77,7 @@ static void measure_stream(struct nb_thread *t)
 	struct nb_run *r = t->arg;
 	struct nb_stream *s = t->stream;
 	struct nb_ftq_sample *ring = s->ring;
-	uint64_t start = r->team.start_tick, chunk_ticks = s->chunk_samples * interval_ticks;
+	uint64_t start = nb_run_start_tick(r), chunk_ticks = s->chunk_samples * interval_ticks;
 
 	s->start_tick = start;
 	for (uint64_t seq = 0; !__atomic_load_n(&s->stop, __ATOMIC_ACQUIRE); seq++) {
@@ -97,7 +98,7 @@ static void measure(struct nb_thread *t)
 		measure_stream(t);
 		return;
 	}
-	r->work->ftq(&t->work, t->samples, r->samples, r->team.start_tick, interval_ticks,
+	r->work->ftq(&t->work, t->samples, r->samples, nb_run_start_tick(r), interval_ticks,
 		     per_count);
 }
 
@@ -146,11 +147,11 @@ static double best(const struct nb_stats *s)
  * nb_detours_fixed_work is against the fastest sample); it is a detour when
  * that exceeds 1% of the quantum beyond a unit of work and a timer read at
  * each end (where the quantum's edges fall). */
-static size_t detours(struct nb_run *r, struct nb_thread *t, size_t n, struct nb_cause_detour **out)
+static size_t detours(struct nb_run *r, int local, size_t n, struct nb_cause_detour **out)
 {
-	const struct nb_ftq_sample *s = t->samples;
+	const struct nb_ftq_sample *s = r->ranks.local[local].samples;
 	double rate = INFINITY,
-	       unit = (double)per_count * nb_quantum_ticks_per_work_loop(r) + r->cal.timer_read_ticks;
+	       unit = (double)per_count * nb_run_ticks_per_work_loop(r) + r->cal.timer_read_ticks;
 	double threshold = NB_CAUSE_THRESHOLD * (double)interval_ticks + unit +
 			   2 * r->cal.timer_read_ticks;
 	struct nb_cause_detour *d = malloc((n ? n : 1) * sizeof(*d));
@@ -159,13 +160,13 @@ static size_t detours(struct nb_run *r, struct nb_thread *t, size_t n, struct nb
 	if (!d)
 		nb_fail(NB_EXIT_FAILURE, "out of memory");
 	for (size_t i = 0; i < n; i++) {
-		uint64_t start = i ? s[i - 1].tick : r->team.start_tick;
+		uint64_t start = i ? s[i - 1].tick : nb_run_start_tick(r);
 
 		if (s[i].count)
 			rate = fmin(rate, (double)(s[i].tick - start) / (double)s[i].count);
 	}
 	for (size_t i = 0; i < n; i++) {
-		uint64_t start = i ? s[i - 1].tick : r->team.start_tick;
+		uint64_t start = i ? s[i - 1].tick : nb_run_start_tick(r);
 		double lost = (double)(s[i].tick - start) - (double)s[i].count * rate;
 
 		if (lost > threshold)
@@ -175,7 +176,7 @@ static size_t detours(struct nb_run *r, struct nb_thread *t, size_t n, struct nb
 	return m;
 }
 
-static void json(struct nb_run *r, struct nb_json *j)
+static void json_options(const struct nb_run *r, struct nb_json *j)
 {
 	nb_json_uint(j, "quantum_ticks", interval_ticks);
 	nb_json_double(j, "quantum_ns", nb_ticks_to_ns(&r->cal, (double)interval_ticks));
@@ -206,22 +207,13 @@ static void tails(const struct nb_participant *p, const uint64_t *sorted, size_t
 }
 
 static const struct nb_quantum quantum = {
-	.value_unit = NB_FTQ_VALUE_UNIT,
-	.write = write_samples,
 	.values = values,
 	.scaled_noise_mean = scaled_noise_mean,
 	.best = best,
-	.detours = detours,
-	.json = json,
 	.summary = summary,
 	.tails = tails,
 	.best_is_max = 1,
 };
-
-static void finish(struct nb_run *r, int signo)
-{
-	nb_quantum_finish(r, &quantum, signo);
-}
 
 static const char *const suffixes[] = NB_FTQ_FILES;
 
@@ -245,6 +237,7 @@ static const struct nb_kernel ftq = {
 	.has_stdout = 1,
 	.has_stream = 1,
 	.stream_kind = NB_STREAM_FTQ,
+	.value_unit = NB_FTQ_VALUE_UNIT,
 	.nfiles = NB_FTQ_NFILES,
 	.suffixes = suffixes,
 	.sample_size = sizeof(struct nb_ftq_sample),
@@ -253,7 +246,9 @@ static const struct nb_kernel ftq = {
 	.check = check,
 	.configure = configure,
 	.measure = measure,
-	.finish = finish,
+	.json_options = json_options,
+	.results = NB_QUANTUM_RESULTS(write_samples, detours),
+	.shared = &quantum,
 };
 
 int main(int argc, char **argv)

@@ -5,6 +5,7 @@
 #include "kernel_files.h"
 #include "quantum.h"
 #include "errors.h"
+#include "output.h"
 
 static unsigned work_bits = 12;
 static uint64_t loops; /* work loops per sample */
@@ -20,7 +21,7 @@ static const char *configure(struct nb_run *r)
 {
 	loops = (uint64_t)1 << work_bits;
 	r->work_loops = loops;
-	r->sample_ticks = (double)loops * nb_quantum_ticks_per_work_loop(r);
+	r->sample_ticks = (double)loops * nb_run_ticks_per_work_loop(r);
 	nb_run_samples_for(r, nb_ticks_to_ns(&r->cal, r->sample_ticks) / 1e9);
 	r->seconds = r->stream.on ? r->stream.seconds
 				  : nb_ticks_to_ns(&r->cal, (double)r->samples * r->sample_ticks) / 1e9;
@@ -71,12 +72,14 @@ static void speed(struct nb_thread *t, size_t n, struct nb_speed *s)
 	nb_speed_split(x, n, (double)min, s);
 }
 
-static size_t detours(struct nb_run *r, struct nb_thread *t, size_t n, struct nb_cause_detour **out)
+static size_t detours(struct nb_run *r, int local, size_t n, struct nb_cause_detour **out)
 {
+	const struct nb_thread *t = &r->ranks.local[local];
+
 	return nb_detours_fixed_work(t->samples, n, t->start_tick, r->cal.timer_read_ticks, out);
 }
 
-static void json(struct nb_run *r, struct nb_json *j)
+static void json_options(const struct nb_run *r, struct nb_json *j)
 {
 	(void)r;
 	nb_json_uint(j, "work_bits", work_bits);
@@ -102,22 +105,13 @@ static void tails(const struct nb_participant *p, const uint64_t *sorted, size_t
 }
 
 static const struct nb_quantum quantum = {
-	.value_unit = NB_FWQ_VALUE_UNIT,
-	.write = write_samples,
 	.values = values,
 	.scaled_noise_mean = scaled_noise_mean,
 	.best = best,
 	.speed = speed,
-	.detours = detours,
-	.json = json,
 	.summary = summary,
 	.tails = tails,
 };
-
-static void finish(struct nb_run *r, int signo)
-{
-	nb_quantum_finish(r, &quantum, signo);
-}
 
 static const char *const suffixes[] = NB_FWQ_FILES;
 
@@ -133,6 +127,7 @@ static const struct nb_kernel fwq = {
 	.has_stdout = 1,
 	.has_stream = 1,
 	.stream_kind = NB_STREAM_FWQ,
+	.value_unit = NB_FWQ_VALUE_UNIT,
 	.nfiles = NB_FWQ_NFILES,
 	.suffixes = suffixes,
 	.sample_size = sizeof(uint64_t),
@@ -140,7 +135,9 @@ static const struct nb_kernel fwq = {
 	.option = option,
 	.configure = configure,
 	.measure = measure,
-	.finish = finish,
+	.json_options = json_options,
+	.results = NB_QUANTUM_RESULTS(write_samples, detours),
+	.shared = &quantum,
 };
 
 int main(int argc, char **argv)

@@ -12,7 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "driver.h"
 #include "kernel_files.h"
 #include "quantum.h"
 #include "errors.h"
@@ -57,6 +56,7 @@ struct state {
 	uint32_t nsteps;
 	uint64_t step_count[MAX_STEPS];
 	double step_us[MAX_STEPS];
+	double correlation; /* with rank 0's series (exchange) */
 };
 
 static struct options opt = { .granularity_us = 1000, .bucket_us = 1 };
@@ -64,6 +64,10 @@ static struct nb_run *run;
 static struct state *states;
 static double bucket_us; /* the histogram's, after widening to fit MAX_BINS */
 static int nbins;
+/* exchange's: this process's participants' histograms, and the root's to
+ * print: each rank's (per_rank) or, in hist[0], all of them summed */
+static struct histogram *hist, *hists;
+static int per_rank;
 
 enum { OPT_BUCKET = NB_OPT_KERNEL };
 
@@ -211,52 +215,84 @@ static double correlation(const uint64_t *a, const uint64_t *b, size_t n)
 	return saa > 0 && sbb > 0 ? sab / sqrt(saa * sbb) : NAN;
 }
 
-static void compute(int local, size_t n, const uint64_t *rank0, size_t n0, struct result *res,
-		    struct histogram *h)
+/* Complete runs: rank 0's series goes to every rank for the correlations,
+ * and the histograms reach the root, a rank's each or all summed. After a
+ * signal: this process's participants against its first. */
+static void exchange(struct nb_run *r, const size_t *n, int signo)
 {
-	struct nb_thread *t = &run->ranks.local[local];
-	struct state *st = &states[local];
-	const uint64_t *v = t->samples;
-	double sum = 0, sq = 0, min = INFINITY, max = 0;
+	struct nb_ranks *rk = &r->ranks;
+	const uint64_t *rank0 = rk->local[0].samples;
+	size_t n0 = signo ? n[0] : r->samples;
+	uint64_t *copy = NULL;
+	int nranks;
 
-	memset(res, 0, sizeof(*res));
-	res->count = st->count;
-	nb_run_participant(run, local, n, &res->p);
-	if (run->trace_opt) {
-		struct nb_cause_detour *d;
-		size_t nd = nb_detours_fixed_work(v, n, t->start_tick, run->cal.timer_read_ticks, &d);
-
-		nb_run_attribute(run, local, d, nd, &res->p.causes);
-		free(d);
+	per_rank = signo || rk->size <= HISTOGRAMS_PER_RANK_MAX;
+	hist = calloc(rk->nlocal, sizeof(*hist));
+	if (!hist)
+		nb_fail(NB_EXIT_FAILURE, "out of memory for the histograms");
+	if (!signo && !rk->root) {
+		copy = malloc(r->samples * sizeof(*copy));
+		if (!copy)
+			nb_fail(NB_EXIT_FAILURE, "out of memory for rank 0's series");
+		rank0 = copy;
 	}
+	if (!signo)
+		nb_ranks_bcast(rk, (void *)rank0, r->samples * sizeof(*rank0));
+	for (int i = 0; i < rk->nlocal; i++) {
+		const uint64_t *v = rk->local[i].samples;
+
+		states[i].correlation = correlation(v, rank0, n[i] < n0 ? n[i] : n0);
+		for (size_t k = 0; k < n[i]; k++) {
+			size_t bin = (size_t)(ticks_to_us((double)v[k]) / bucket_us);
+
+			if (bin < (size_t)nbins)
+				hist[i].bins[bin]++;
+			else
+				hist[i].overflow++;
+		}
+	}
+	free(copy);
+	if (per_rank) {
+		hists = nb_run_gather(r, hist, sizeof(*hist), signo, &nranks);
+		return;
+	}
+	for (int i = 1; i < rk->nlocal; i++) {
+		hist[0].overflow += hist[i].overflow;
+		for (int b = 0; b < nbins; b++)
+			hist[0].bins[b] += hist[i].bins[b];
+	}
+	nb_ranks_sum_u64(rk, &hist[0].overflow, 1 + MAX_BINS);
+	hists = hist;
+}
+
+static void summarise(struct nb_run *r, int local, size_t n, void *record)
+{
+	struct nb_thread *t = &r->ranks.local[local];
+	struct state *st = &states[local];
+	uint64_t *v = t->samples;
+	struct result *res = record;
+	struct nb_stats s;
+	double tpn = r->cal.ticks_per_ns;
+
+	res->count = st->count;
 	res->calibrated_us = st->calibrated_us;
+	res->correlation = st->correlation;
 	res->nsteps = st->nsteps;
 	memcpy(res->step_count, st->step_count, sizeof(res->step_count));
 	memcpy(res->step_us, st->step_us, sizeof(res->step_us));
-	for (size_t i = 0; i < n; i++) {
-		double us = ticks_to_us((double)v[i]);
-		size_t bin = (size_t)(us / bucket_us);
-
-		sum += us;
-		sq += us * us;
-		min = us < min ? us : min;
-		max = us > max ? us : max;
-		if (bin < (size_t)nbins)
-			h->bins[bin]++;
-		else
-			h->overflow++;
-	}
-	res->total_us = sum;
-	res->min_us = n ? min : NAN;
-	res->max_us = n ? max : NAN;
-	res->mean_us = n ? sum / (double)n : NAN;
-	res->std_us = n > 1 ? sqrt(fmax(0, (sq - sum * sum / (double)n) / (double)(n - 1))) : 0;
-	res->correlation = correlation(v, rank0, n < n0 ? n : n0);
+	nb_stats_compute(v, n, &s); /* sorts them */
+	res->total_us = n ? ticks_to_us(s.mean) * (double)n : 0;
+	res->min_us = n ? ticks_to_us(s.min) : NAN;
+	res->max_us = n ? ticks_to_us(s.max) : NAN;
+	res->mean_us = n ? ticks_to_us(s.mean) : NAN;
+	res->std_us = n > 1 ? ticks_to_us(s.std) : 0;
 	/* The noise is measured against the fastest iteration seen, the run's
 	 * too: were the machine faster during the run than while calibrating,
 	 * the calibrated time alone would hide that much of the noise. */
 	res->ideal_us = fmin(st->calibrated_us, res->min_us);
-	nb_speed_split(v, n, res->ideal_us * 1000.0 * run->cal.ticks_per_ns, &res->speed);
+	nb_speed_split(v, n, res->ideal_us * 1000.0 * tpn, &res->speed);
+	nb_tails_sorted(v, n, res->ideal_us * 1e3 * tpn, 1 / tpn, 0, res->total_us / 1e6,
+			&res->tails);
 }
 
 static double noise_percent(const struct result *r)
@@ -266,17 +302,25 @@ static double noise_percent(const struct result *r)
 	return 100.0 * (r->total_us - ideal) / ideal;
 }
 
-static void write_times(int local, size_t n)
+static size_t detours(struct nb_run *r, int local, size_t n, struct nb_cause_detour **out)
 {
-	const uint64_t *v = run->ranks.local[local].samples;
-	FILE *f = nb_run_file(run, local, 0);
+	const struct nb_thread *t = &r->ranks.local[local];
 
-	for (size_t i = 0; i < n; i++)
-		fprintf(f, "%lld\n", llround((double)v[i] / run->cal.ticks_per_ns));
+	return nb_detours_fixed_work(t->samples, n, t->start_tick, r->cal.timer_read_ticks, out);
 }
 
-static void json_options(struct nb_json *j)
+static void write_times(struct nb_run *r, int local, size_t n)
 {
+	const uint64_t *v = r->ranks.local[local].samples;
+	FILE *f = nb_run_file(r, local, 0);
+
+	for (size_t i = 0; i < n; i++)
+		fprintf(f, "%lld\n", llround((double)v[i] / r->cal.ticks_per_ns));
+}
+
+static void json_options(const struct nb_run *r, struct nb_json *j)
+{
+	(void)r;
 	nb_json_uint(j, "warmup_reps", opt.warmup_reps);
 	nb_json_uint(j, "granularity_us", opt.granularity_us);
 	nb_json_bool(j, "count_given", opt.count != 0);
@@ -291,12 +335,13 @@ static void print_bins(const struct histogram *h)
 		printf("overflow %llu\n", (unsigned long long)h->overflow);
 }
 
-/* hists: each rank's histogram (per_rank), else one of all ranks summed */
-static void print_histograms(const struct result *all, int nranks, const struct histogram *hists,
-			     int per_rank)
+/* P-SNAP's own lines first: the calibration, then each rank's histogram
+ * (per_rank), else one of all ranks summed. */
+static void print_head(const struct nb_run *r, const void *all, int nranks)
 {
-	const struct result *r0 = &all[0];
+	const struct result *r0 = all;
 
+	(void)r;
 	for (uint32_t s = 0; s < r0->nsteps; s++)
 		printf("count = %llu, time = %.0f\n", (unsigned long long)r0->step_count[s],
 		       r0->step_us[s]);
@@ -308,182 +353,109 @@ static void print_histograms(const struct result *all, int nranks, const struct 
 		print_bins(hists);
 		return;
 	}
-	for (int i = 0; i < nranks; i++)
+	for (int i = 0; i < nranks; i++) {
+		const struct result *x = nb_run_record(r, all, i);
+
 		printf("#rank %d host %s cpu %d count %llu calibrated_us %.3f ideal_us %.3f\n",
-		       all[i].p.rank, all[i].p.host, all[i].p.cpu, (unsigned long long)all[i].count,
-		       all[i].calibrated_us, all[i].ideal_us);
+		       x->p.rank, x->p.host, x->p.cpu, (unsigned long long)x->count,
+		       x->calibrated_us, x->ideal_us);
+	}
 	printf("#columns: '# rank correlation_with_rank_0 total_time_us host', then per line "
 	       "'iteration_time_us iterations' (buckets of %g us; 'overflow' counts %g us or more)\n",
 	       bucket_us, nbins * bucket_us);
 	for (int i = 0; i < nranks; i++) {
-		const struct result *r = &all[i];
+		const struct result *x = nb_run_record(r, all, i);
 
-		printf("# %d %.6f %.0f %s\n", r->p.rank, r->correlation, r->total_us, r->p.host);
+		printf("# %d %.6f %.0f %s\n", x->p.rank, x->correlation, x->total_us, x->p.host);
 		print_bins(&hists[i]);
 	}
 }
 
-static void report(const struct result *all, int nranks, const struct histogram *hists,
-		   int per_rank, int signo)
+static void print(const struct nb_run *r, const void *record)
 {
-	double calib = 0, mean = 0, sd = 0, maxcorr = NAN;
-	struct nb_json j;
+	const struct result *x = record;
 
-	print_histograms(all, nranks, hists, per_rank);
-	for (int i = 0; i < nranks; i++) {
-		const struct result *r = &all[i];
-
-		calib += (double)r->p.samples * r->ideal_us / 1e6 / nranks;
-		mean += r->total_us / 1e6 / nranks;
-		if (i > 0 && (isnan(maxcorr) || fabs(r->correlation) > maxcorr))
-			maxcorr = fabs(r->correlation);
-	}
-	for (int i = 0; i < nranks; i++)
-		sd += pow(all[i].total_us / 1e6 - mean, 2);
-	sd = nranks > 1 ? sqrt(sd / (nranks - 1)) : 0;
-	double noise = 100.0 * (mean - calib) / calib;
-
-	for (int i = 0; i < nranks; i++) {
-		nb_run_rank_line(run, &all[i].p);
-		printf(" count=%llu iterations=%llu total_time_us=%.0f "
-		       "min_us=%.3f mean_us=%.3f max_us=%.3f correlation=%.6f noise_percent=%.4f "
-		       "injections=%llu",
-		       (unsigned long long)all[i].count,
-		       (unsigned long long)all[i].p.samples, all[i].total_us, all[i].min_us,
-		       all[i].mean_us, all[i].max_us, all[i].correlation, noise_percent(&all[i]),
-		       (unsigned long long)all[i].p.injections);
-		nb_speed_print(&all[i].speed);
-		nb_tails_print(&all[i].tails);
-		nb_causes_print(&all[i].p.causes);
-		putchar('\n');
-	}
-	printf("psnap summary ranks=%d reps=%llu granularity_us=%llu calibration_time_s=%.3f "
-	       "mean_run_time_s=%.3f sd_run_time_s=%.6f os_noise_percent=%.4f max_correlation=%.6f\n",
-	       nranks, (unsigned long long)run->samples, (unsigned long long)opt.granularity_us, calib,
-	       mean, sd, noise, maxcorr);
-
-	nb_run_json_head(run, &j, signo);
-	nb_json_uint(&j, "reps", run->samples);
-	json_options(&j);
-	nb_json_double(&j, "histogram_bucket_us", bucket_us);
-	nb_json_string(&j, "sample_unit", "ns per iteration");
-	nb_json_object(&j, "summary");
-	nb_json_int(&j, "ranks", nranks);
-	nb_json_double(&j, "calibration_time_s", calib);
-	nb_json_double(&j, "mean_run_time_s", mean);
-	nb_json_double(&j, "sd_run_time_s", sd);
-	nb_json_double(&j, "os_noise_percent", noise);
-	nb_json_double(&j, "max_correlation", maxcorr);
-	nb_json_end(&j, '}');
-	nb_json_array(&j, "ranks");
-	for (int i = 0; i < nranks; i++) {
-		nb_run_json_participant(run, &j, &all[i].p);
-		nb_json_uint(&j, "count", all[i].count);
-		nb_json_double(&j, "calibrated_us", all[i].calibrated_us);
-		nb_json_double(&j, "ideal_us", all[i].ideal_us);
-		nb_speed_json(&j, &all[i].speed);
-		nb_tails_json(&j, &all[i].tails);
-		nb_json_double(&j, "total_time_us", all[i].total_us);
-		nb_json_double(&j, "min_us", all[i].min_us);
-		nb_json_double(&j, "mean_us", all[i].mean_us);
-		nb_json_double(&j, "max_us", all[i].max_us);
-		nb_json_double(&j, "std_us", all[i].std_us);
-		nb_json_double(&j, "correlation", all[i].correlation);
-		nb_json_double(&j, "noise_percent", noise_percent(&all[i]));
-		nb_json_end(&j, '}');
-	}
-	nb_json_end(&j, ']');
-	uint64_t total = 0;
-
-	for (int i = 0; i < nranks; i++)
-		total += all[i].p.samples;
-	nb_run_json_tail(run, &j, nranks, total);
-}
-
-static void stream_json(struct nb_run *r, struct nb_json *j)
-{
 	(void)r;
-	json_options(j);
+	printf(" count=%llu iterations=%llu total_time_us=%.0f min_us=%.3f mean_us=%.3f "
+	       "max_us=%.3f correlation=%.6f noise_percent=%.4f",
+	       (unsigned long long)x->count, (unsigned long long)x->p.samples, x->total_us,
+	       x->min_us, x->mean_us, x->max_us, x->correlation, noise_percent(x));
+	nb_speed_print(&x->speed);
+	nb_tails_print(&x->tails);
 }
 
-/* --stream: the figures of every stream (quantum.c), with P-SNAP's options;
- * no histogram to print nor correlation with rank 0, which would need every
- * iteration of the run. */
-static const struct nb_quantum stream_figures = {
-	.value_unit = "ticks",
-	.json = stream_json,
+/* PRACE's summary: the calibrated and the mean run time, its sd across the
+ * ranks, and the noise in %. */
+struct summary {
+	double calib, mean, sd, noise, maxcorr;
 };
 
-/* Complete: every rank writes its files, rank 0's series goes to all for the
- * correlations, and the root gathers one result per rank and reports.
- * Interrupted: no collective is safe any more; each process writes what its
- * participants measured and the root reports on its own participants. */
-static void finish(struct nb_run *rr, int signo)
+static struct summary summarise_run(const struct nb_run *r, const void *all, int nranks)
 {
-	struct nb_ranks *r = &rr->ranks;
-	size_t *taken;
-	struct result *mine, *all;
-	struct histogram *hist, *hists;
-	int nranks, per_rank = signo || r->size <= HISTOGRAMS_PER_RANK_MAX;
+	struct summary s = { .maxcorr = NAN };
 
-	if (rr->stream.on) {
-		nb_quantum_finish(rr, &stream_figures, signo);
-		return;
-	}
-	taken = calloc(r->nlocal, sizeof(*taken));
-	mine = calloc(r->nlocal, sizeof(*mine));
-	hist = calloc(r->nlocal, sizeof(*hist));
-	if (!taken || !mine || !hist)
-		nb_fail(NB_EXIT_FAILURE, "out of memory for the results");
-	for (int i = 0; i < r->nlocal; i++) {
-		taken[i] = nb_run_taken(rr, i, signo);
-		write_times(i, taken[i]);
-	}
-	nb_run_commit_files(rr);
+	for (int i = 0; i < nranks; i++) {
+		const struct result *x = nb_run_record(r, all, i);
 
-	const uint64_t *rank0 = r->local[0].samples;
-	uint64_t *copy = NULL;
+		s.calib += (double)x->p.samples * x->ideal_us / 1e6 / nranks;
+		s.mean += x->total_us / 1e6 / nranks;
+		if (i > 0 && (isnan(s.maxcorr) || fabs(x->correlation) > s.maxcorr))
+			s.maxcorr = fabs(x->correlation);
+	}
+	for (int i = 0; i < nranks; i++) {
+		const struct result *x = nb_run_record(r, all, i);
 
-	if (!signo && !r->root) {
-		copy = malloc(run->samples * sizeof(*copy));
-		if (!copy)
-			nb_fail(NB_EXIT_FAILURE, "out of memory for rank 0's series");
-		rank0 = copy;
+		s.sd += pow(x->total_us / 1e6 - s.mean, 2);
 	}
-	if (!signo)
-		nb_ranks_bcast(r, (void *)rank0, run->samples * sizeof(*rank0));
-	for (int i = 0; i < r->nlocal; i++)
-		compute(i, taken[i], rank0, signo ? taken[0] : run->samples, &mine[i], &hist[i]);
-	/* every correlation taken: the series may now be sorted for the tails */
-	for (int i = 0; i < r->nlocal; i++) {
-		uint64_t *v = r->local[i].samples;
-		double tpn = rr->cal.ticks_per_ns;
+	s.sd = nranks > 1 ? sqrt(s.sd / (nranks - 1)) : 0;
+	s.noise = 100.0 * (s.mean - s.calib) / s.calib;
+	return s;
+}
 
-		nb_sort_u64(v, taken[i]);
-		nb_tails_sorted(v, taken[i], mine[i].ideal_us * 1e3 * tpn, 1 / tpn, 0,
-				mine[i].total_us / 1e6, &mine[i].tails);
-	}
-	all = nb_run_collect(rr, mine, sizeof(*mine), signo, &nranks);
-	if (per_rank) {
-		hists = nb_run_collect(rr, hist, sizeof(*hist), signo, &nranks);
-	} else {
-		for (int i = 1; i < r->nlocal; i++) {
-			hist[0].overflow += hist[i].overflow;
-			for (int b = 0; b < nbins; b++)
-				hist[0].bins[b] += hist[i].bins[b];
-		}
-		nb_ranks_sum_u64(r, &hist[0].overflow, 1 + MAX_BINS);
-		hists = NULL;
-	}
-	if (r->root)
-		report(all, nranks, per_rank ? hists : hist, per_rank, signo);
-	fflush(stdout);
-	free(copy);
-	free(all);
-	free(hists);
-	free(hist);
-	free(mine);
-	free(taken);
+static void print_run(const struct nb_run *r, const void *all, int nranks)
+{
+	struct summary s = summarise_run(r, all, nranks);
+
+	printf("psnap summary ranks=%d reps=%llu granularity_us=%llu calibration_time_s=%.3f "
+	       "mean_run_time_s=%.3f sd_run_time_s=%.6f os_noise_percent=%.4f max_correlation=%.6f\n",
+	       nranks, (unsigned long long)r->samples, (unsigned long long)opt.granularity_us,
+	       s.calib, s.mean, s.sd, s.noise, s.maxcorr);
+}
+
+static void json_run(const struct nb_run *r, struct nb_json *j, const void *all, int nranks)
+{
+	struct summary s = summarise_run(r, all, nranks);
+
+	nb_json_uint(j, "reps", r->samples);
+	nb_json_double(j, "histogram_bucket_us", bucket_us);
+	nb_json_string(j, "sample_unit", "ns per iteration");
+	nb_json_object(j, "summary");
+	nb_json_int(j, "ranks", nranks);
+	nb_json_double(j, "calibration_time_s", s.calib);
+	nb_json_double(j, "mean_run_time_s", s.mean);
+	nb_json_double(j, "sd_run_time_s", s.sd);
+	nb_json_double(j, "os_noise_percent", s.noise);
+	nb_json_double(j, "max_correlation", s.maxcorr);
+	nb_json_end(j, '}');
+}
+
+static void json_rank(const struct nb_run *r, struct nb_json *j, const void *record)
+{
+	const struct result *x = record;
+
+	(void)r;
+	nb_json_uint(j, "count", x->count);
+	nb_json_double(j, "calibrated_us", x->calibrated_us);
+	nb_json_double(j, "ideal_us", x->ideal_us);
+	nb_speed_json(j, &x->speed);
+	nb_tails_json(j, &x->tails);
+	nb_json_double(j, "total_time_us", x->total_us);
+	nb_json_double(j, "min_us", x->min_us);
+	nb_json_double(j, "mean_us", x->mean_us);
+	nb_json_double(j, "max_us", x->max_us);
+	nb_json_double(j, "std_us", x->std_us);
+	nb_json_double(j, "correlation", x->correlation);
+	nb_json_double(j, "noise_percent", noise_percent(x));
 }
 
 static const struct option longopts[] = {
@@ -509,6 +481,7 @@ static const struct nb_kernel psnap = {
 	.has_work = 1,
 	.has_stream = 1,
 	.stream_kind = NB_STREAM_FWQ,
+	.value_unit = NB_PSNAP_VALUE_UNIT,
 	.nfiles = NB_PSNAP_NFILES,
 	.suffixes = suffixes,
 	.sample_size = sizeof(uint64_t),
@@ -518,7 +491,19 @@ static const struct nb_kernel psnap = {
 	.configure = configure,
 	.prepare = prepare,
 	.measure = measure,
-	.finish = finish,
+	.json_options = json_options,
+	.results = {
+		.size = sizeof(struct result),
+		.write = write_times,
+		.exchange = exchange,
+		.detours = detours,
+		.summarise = summarise,
+		.print_head = print_head,
+		.print = print,
+		.print_run = print_run,
+		.json_run = json_run,
+		.json_rank = json_rank,
+	},
 };
 
 int main(int argc, char **argv)

@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "driver.h"
+#include "kernel.h"
 #include "kernel_files.h"
 #include "errors.h"
 #include "samples.h"
@@ -22,7 +22,6 @@
 
 struct options {
 	uint64_t detours, threshold_percent;
-	double seconds;
 	int detours_given;
 };
 
@@ -48,11 +47,11 @@ struct state {
 /* The detour store grows by this many detours (4 MiB) when it fills. */
 enum { GROWTH = 1 << 18 };
 
-static struct options opt = { .detours = 0, .seconds = 60, .threshold_percent = 900 };
+static struct options opt = { .detours = 0, .threshold_percent = 900 };
 static struct nb_run *run;
 static struct state *states;
 
-enum { OPT_DETOURS = NB_OPT_KERNEL, OPT_SECONDS, OPT_THRESHOLD };
+enum { OPT_DETOURS = NB_OPT_KERNEL, OPT_THRESHOLD };
 
 static void option(struct nb_run *r, int c, const char *arg)
 {
@@ -61,9 +60,6 @@ static void option(struct nb_run *r, int c, const char *arg)
 	case OPT_DETOURS:
 		opt.detours = nb_parse_u64("--detours", arg, 1, (uint64_t)1 << 32);
 		opt.detours_given = 1;
-		break;
-	case OPT_SECONDS:
-		opt.seconds = nb_parse_double("--seconds", arg, 0.001, 1e7);
 		break;
 	case OPT_THRESHOLD:
 		opt.threshold_percent = nb_parse_u64("--threshold", arg, 101, 1000000);
@@ -90,7 +86,7 @@ static void check(struct nb_run *r)
 static const char *configure(struct nb_run *r)
 {
 	run = r;
-	r->seconds = opt.seconds;
+	r->seconds = r->seconds_opt;
 	states = calloc(r->ranks.nlocal, sizeof(*states));
 	if (!states)
 		nb_fail(NB_EXIT_FAILURE, "out of memory");
@@ -117,7 +113,7 @@ static void measure(struct nb_thread *t)
 {
 	struct state *st = &states[t - run->ranks.local];
 	struct nb_detour *d = t->samples;
-	uint64_t end = run->team.start_tick + (uint64_t)(opt.seconds * 1e9 * run->cal.ticks_per_ns);
+	uint64_t end = nb_run_start_tick(run) + (uint64_t)(run->seconds_opt * 1e9 * run->cal.ticks_per_ns);
 	uint64_t last = 0;
 	size_t k = 0;
 
@@ -173,63 +169,68 @@ static void ordinary_speed(struct result *res, double span, const struct nb_deto
 		s->slow_ticks = span - in_detours - ideal;
 }
 
-/* --trace: each detour loses its length beyond the fastest iteration. */
-static void attribute(int local, size_t n, struct nb_cause_totals *tot)
+/* Interrupted: the detours stored so far, in the part faulted in. */
+static size_t taken(struct nb_run *r, int local, int signo)
 {
-	const struct nb_detour *d = run->ranks.local[local].samples;
-	struct nb_cause_detour *c;
-	uint64_t min = states[local].min_ticks;
+	if (!signo)
+		return states[local].detours;
+	return nb_samples_taken(r->ranks.local[local].samples,
+				__atomic_load_n(&states[local].faulted, __ATOMIC_ACQUIRE),
+				sizeof(struct nb_detour), offsetof(struct nb_detour, length));
+}
 
-	if (!run->trace_opt)
-		return;
-	c = malloc((n ? n : 1) * sizeof(*c));
+/* --trace: each detour loses its length beyond the fastest iteration. */
+static size_t detours(struct nb_run *r, int local, size_t n, struct nb_cause_detour **out)
+{
+	const struct nb_detour *d = r->ranks.local[local].samples;
+	uint64_t min = states[local].min_ticks;
+	struct nb_cause_detour *c = malloc((n ? n : 1) * sizeof(*c));
+
 	if (!c)
 		nb_fail(NB_EXIT_FAILURE, "out of memory");
 	for (size_t i = 0; i < n; i++)
 		c[i] = (struct nb_cause_detour){ d[i].start, d[i].start + d[i].length,
 						 (double)(d[i].length - min) };
-	nb_run_attribute(run, local, c, n, tot);
-	free(c);
+	*out = c;
+	return n;
 }
 
-static void compute(int local, size_t n, struct result *res)
+static void summarise(struct nb_run *r, int local, size_t n, void *record)
 {
-	struct nb_thread *t = &run->ranks.local[local];
 	struct state *st = &states[local];
-	const struct nb_detour *d = t->samples;
-	double tpn = run->cal.ticks_per_ns;
+	const struct nb_detour *d = r->ranks.local[local].samples;
+	struct result *res = record;
+	double tpn = r->cal.ticks_per_ns;
+	uint64_t start = nb_run_start_tick(r);
 	uint64_t stolen = 0, *lengths = malloc((n ? n : 1) * sizeof(*lengths));
 	struct nb_stats s;
 
 	if (!lengths)
 		nb_fail(NB_EXIT_FAILURE, "out of memory");
-	memset(res, 0, sizeof(*res));
 	res->min_ticks = st->min_ticks;
 	res->min_ns = (double)st->min_ticks / tpn;
 	res->ordinary_ns = st->ordinary_ticks / tpn;
 	res->detours = n;
-	nb_run_participant(run, local, n, &res->p);
-	attribute(local, n, &res->p.causes);
 	res->iterations_known = __atomic_load_n(&st->done, __ATOMIC_ACQUIRE);
 	res->iterations = res->iterations_known ? st->iterations : 0;
 	/* The run lasted until its last detour when the store filled, else until
 	 * the time limit, or until now when interrupted before it; less the time
 	 * the store's growth took, which was not measured. */
 	uint64_t now = nb_ticks();
-	uint64_t limit = run->team.start_tick + (uint64_t)(opt.seconds * 1e9 * tpn);
+	uint64_t limit = start + (uint64_t)(r->seconds_opt * 1e9 * tpn);
 	res->full = res->iterations_known && st->full;
 	uint64_t end = res->full && n ? d[n - 1].start + d[n - 1].length
 				      : (now < limit ? now : limit);
 	res->growths = st->growths;
 	res->unmeasured_ms = (double)st->unmeasured_ticks / tpn / 1e6;
-	end -= st->unmeasured_ticks < end - run->team.start_tick ? st->unmeasured_ticks : 0;
+	end -= st->unmeasured_ticks < end - start ? st->unmeasured_ticks : 0;
 	for (size_t i = 0; i < n; i++) {
 		stolen += d[i].length - st->min_ticks;
 		lengths[i] = d[i].length;
 	}
-	res->period_s = (double)(end - run->team.start_tick) / tpn / 1e9;
-	ordinary_speed(res, (double)(end - run->team.start_tick), d, n, st->ordinary_ticks);
-	res->overhead_percent = 100.0 * (double)stolen / (double)(end - run->team.start_tick);
+	res->period_s = (double)(end - start) / tpn / 1e9;
+	ordinary_speed(res, (double)(end - start), d, n, st->ordinary_ticks);
+	res->overhead_percent = 100.0 * (double)stolen / (double)(end - start);
 	res->detours_per_s = (double)n / res->period_s;
 	nb_stats_compute(lengths, n, &s); /* sorts them */
 	nb_tails_sorted(lengths, n, (double)st->min_ticks, 1 / tpn, 0, res->period_s, &res->tails);
@@ -237,141 +238,145 @@ static void compute(int local, size_t n, struct result *res)
 	free(lengths);
 }
 
-static void write_detours(int local, size_t n)
+static void write_detours(struct nb_run *r, int local, size_t n)
 {
-	const struct nb_detour *d = run->ranks.local[local].samples;
-	FILE *f = nb_run_file(run, local, 0);
-	double tpn = run->cal.ticks_per_ns;
+	const struct nb_detour *d = r->ranks.local[local].samples;
+	FILE *f = nb_run_file(r, local, 0);
+	double tpn = r->cal.ticks_per_ns;
+	uint64_t start = nb_run_start_tick(r);
 
 	for (size_t i = 0; i < n; i++)
-		fprintf(f, "%lld %lld\n", llround((double)(d[i].start - run->team.start_tick) / tpn),
+		fprintf(f, "%lld %lld\n", llround((double)(d[i].start - start) / tpn),
 			llround((double)d[i].length / tpn));
 }
 
-static void report(const struct result *all, int nranks, int signo)
+/* Netgauge's summary: over the ranks, the run's figures. */
+struct summary {
+	double min_ns, overhead, period, rate;
+	uint64_t iterations, detours;
+	int known;
+};
+
+static struct summary summarise_run(const struct nb_run *r, const void *all, int nranks)
 {
-	double min_ns = INFINITY, overhead = 0, period = 0, rate = 0;
-	uint64_t iterations = 0, detours = 0;
-	int known = 1;
-	struct nb_json j;
+	struct summary s = { .min_ns = INFINITY, .known = 1 };
 
-	printf("# min ticks per iteration per rank:");
-	for (int i = 0; i < nranks; i++)
-		printf(" %llu", (unsigned long long)all[i].min_ticks);
-	printf("\n");
 	for (int i = 0; i < nranks; i++) {
-		min_ns = fmin(min_ns, all[i].min_ns);
-		iterations += all[i].iterations;
-		detours += all[i].detours;
-		overhead += all[i].overhead_percent / nranks;
-		rate += all[i].detours_per_s / nranks;
-		period = fmax(period, all[i].period_s);
-		known &= all[i].iterations_known;
-	}
-	printf("# Minimal iteration length [ns]: %.1f\n", min_ns);
-	if (known)
-		printf("# Number of iterations (recorded+unrecorded): %llu\n",
-		       (unsigned long long)iterations);
-	printf("# Threshold: [%% minimal iteration length]: %llu\n",
-	       (unsigned long long)opt.threshold_percent);
-	printf("# CPU overhead due to noise: %.2f%%\n", overhead);
-	printf("# Measurement period: %.2f s\n", period);
-	for (int i = 0; i < nranks; i++) {
-		nb_run_rank_line(run, &all[i].p);
-		printf(" min_iteration_ticks=%llu min_iteration_ns=%.1f "
-		       "detours=%llu detours_per_s=%.1f median_detour_ns=%.0f "
-		       "cpu_overhead_percent=%.4f period_s=%.3f unmeasured_ms=%.3f stopped=%s "
-		       "injections=%llu",
-		       (unsigned long long)all[i].min_ticks,
-		       all[i].min_ns, (unsigned long long)all[i].detours, all[i].detours_per_s,
-		       all[i].median_detour_ns, all[i].overhead_percent, all[i].period_s,
-		       all[i].unmeasured_ms, all[i].full ? "detours_full" : "seconds",
-		       (unsigned long long)all[i].p.injections);
-		nb_speed_print(&all[i].speed);
-		nb_tails_print(&all[i].tails);
-		nb_causes_print(&all[i].p.causes);
-		putchar('\n');
-	}
-	for (int i = 0; i < nranks; i++)
-		if (all[i].full)
-			nb_warn("rank %d stored --detours %llu detours after %.3f s of the %.3f s asked: "
-				"it stopped there (raise --detours)", all[i].p.rank,
-				(unsigned long long)opt.detours, all[i].period_s, opt.seconds);
-	printf("selfish summary ranks=%d min_iteration_ns=%.1f threshold_percent=%llu detours=%llu "
-	       "detours_per_s=%.1f cpu_overhead_percent=%.4f period_s=%.3f\n",
-	       nranks, min_ns, (unsigned long long)opt.threshold_percent,
-	       (unsigned long long)detours, rate, overhead, period);
+		const struct result *x = nb_run_record(r, all, i);
 
-	nb_run_json_head(run, &j, signo);
-	nb_json_uint(&j, "threshold_percent", opt.threshold_percent);
-	nb_json_uint(&j, "max_detours", opt.detours);
-	nb_json_double(&j, "max_seconds", opt.seconds);
-	nb_json_string(&j, "sample_unit", "start_ns length_ns per detour, from the start");
-	nb_json_object(&j, "summary");
-	nb_json_int(&j, "ranks", nranks);
-	nb_json_double(&j, "min_iteration_ns", min_ns);
-	nb_json_uint(&j, "detours", detours);
-	nb_json_double(&j, "detours_per_s", rate);
-	nb_json_double(&j, "cpu_overhead_percent", overhead);
-	nb_json_double(&j, "period_s", period);
-	nb_json_end(&j, '}');
-	nb_json_array(&j, "ranks");
-	for (int i = 0; i < nranks; i++) {
-		nb_run_json_participant(run, &j, &all[i].p);
-		nb_json_uint(&j, "min_iteration_ticks", all[i].min_ticks);
-		nb_json_double(&j, "min_iteration_ns", all[i].min_ns);
-		nb_json_double(&j, "ordinary_iteration_ns", all[i].ordinary_ns);
-		if (all[i].iterations_known)
-			nb_json_uint(&j, "iterations", all[i].iterations);
-		else
-			nb_json_null(&j, "iterations");
-		nb_json_uint(&j, "detours", all[i].detours);
-		nb_json_double(&j, "detours_per_s", all[i].detours_per_s);
-		nb_json_double(&j, "median_detour_ns", all[i].median_detour_ns);
-		nb_json_double(&j, "cpu_overhead_percent", all[i].overhead_percent);
-		nb_json_double(&j, "period_s", all[i].period_s);
-		nb_json_string(&j, "stopped_by", all[i].full ? "detours" : signo ? "signal" : "seconds");
-		nb_json_uint(&j, "store_growths", all[i].growths);
-		nb_json_double(&j, "unmeasured_ms", all[i].unmeasured_ms);
-		nb_speed_json(&j, &all[i].speed);
-		nb_tails_json(&j, &all[i].tails);
-		nb_json_end(&j, '}');
+		s.min_ns = fmin(s.min_ns, x->min_ns);
+		s.iterations += x->iterations;
+		s.detours += x->detours;
+		s.overhead += x->overhead_percent / nranks;
+		s.rate += x->detours_per_s / nranks;
+		s.period = fmax(s.period, x->period_s);
+		s.known &= x->iterations_known;
 	}
-	nb_json_end(&j, ']');
-	nb_run_json_tail(run, &j, nranks, detours);
+	return s;
 }
 
-static void finish(struct nb_run *rr, int signo)
+/* Netgauge's lines first. */
+static void print_head(const struct nb_run *r, const void *all, int nranks)
 {
-	struct nb_ranks *r = &rr->ranks;
-	struct result *mine = calloc(r->nlocal, sizeof(*mine)), *all;
-	int nranks;
+	struct summary s = summarise_run(r, all, nranks);
 
-	if (!mine)
-		nb_fail(NB_EXIT_FAILURE, "out of memory for the results");
-	for (int i = 0; i < r->nlocal; i++) {
-		/* interrupted: the detours stored so far, in the part faulted in */
-		size_t n = signo ? nb_samples_taken(r->local[i].samples,
-						    __atomic_load_n(&states[i].faulted, __ATOMIC_ACQUIRE),
-						    sizeof(struct nb_detour),
-						    offsetof(struct nb_detour, length))
-				 : states[i].detours;
+	printf("# min ticks per iteration per rank:");
+	for (int i = 0; i < nranks; i++) {
+		const struct result *x = nb_run_record(r, all, i);
 
-		write_detours(i, n);
-		compute(i, n, &mine[i]);
+		printf(" %llu", (unsigned long long)x->min_ticks);
 	}
-	nb_run_commit_files(rr);
-	all = nb_run_collect(rr, mine, sizeof(*mine), signo, &nranks);
-	if (r->root)
-		report(all, nranks, signo);
-	fflush(stdout);
-	free(all);
-	free(mine);
+	printf("\n");
+	printf("# Minimal iteration length [ns]: %.1f\n", s.min_ns);
+	if (s.known)
+		printf("# Number of iterations (recorded+unrecorded): %llu\n",
+		       (unsigned long long)s.iterations);
+	printf("# Threshold: [%% minimal iteration length]: %llu\n",
+	       (unsigned long long)opt.threshold_percent);
+	printf("# CPU overhead due to noise: %.2f%%\n", s.overhead);
+	printf("# Measurement period: %.2f s\n", s.period);
+}
+
+static void print(const struct nb_run *r, const void *record)
+{
+	const struct result *x = record;
+
+	(void)r;
+	printf(" min_iteration_ticks=%llu min_iteration_ns=%.1f detours=%llu detours_per_s=%.1f "
+	       "median_detour_ns=%.0f cpu_overhead_percent=%.4f period_s=%.3f unmeasured_ms=%.3f "
+	       "stopped=%s",
+	       (unsigned long long)x->min_ticks, x->min_ns, (unsigned long long)x->detours,
+	       x->detours_per_s, x->median_detour_ns, x->overhead_percent, x->period_s,
+	       x->unmeasured_ms, x->full ? "detours_full" : "seconds");
+	nb_speed_print(&x->speed);
+	nb_tails_print(&x->tails);
+}
+
+static void print_run(const struct nb_run *r, const void *all, int nranks)
+{
+	struct summary s = summarise_run(r, all, nranks);
+
+	for (int i = 0; i < nranks; i++) {
+		const struct result *x = nb_run_record(r, all, i);
+
+		if (x->full)
+			nb_warn("rank %d stored --detours %llu detours after %.3f s of the %.3f s asked: "
+				"it stopped there (raise --detours)", x->p.rank,
+				(unsigned long long)opt.detours, x->period_s, r->seconds_opt);
+	}
+	printf("selfish summary ranks=%d min_iteration_ns=%.1f threshold_percent=%llu detours=%llu "
+	       "detours_per_s=%.1f cpu_overhead_percent=%.4f period_s=%.3f\n",
+	       nranks, s.min_ns, (unsigned long long)opt.threshold_percent,
+	       (unsigned long long)s.detours, s.rate, s.overhead, s.period);
+}
+
+static void json_options(const struct nb_run *r, struct nb_json *j)
+{
+	nb_json_uint(j, "threshold_percent", opt.threshold_percent);
+	nb_json_uint(j, "max_detours", opt.detours);
+	nb_json_double(j, "max_seconds", r->seconds_opt);
+	nb_json_string(j, "sample_unit", "start_ns length_ns per detour, from the start");
+}
+
+static void json_run(const struct nb_run *r, struct nb_json *j, const void *all, int nranks)
+{
+	struct summary s = summarise_run(r, all, nranks);
+
+	nb_json_object(j, "summary");
+	nb_json_int(j, "ranks", nranks);
+	nb_json_double(j, "min_iteration_ns", s.min_ns);
+	nb_json_uint(j, "detours", s.detours);
+	nb_json_double(j, "detours_per_s", s.rate);
+	nb_json_double(j, "cpu_overhead_percent", s.overhead);
+	nb_json_double(j, "period_s", s.period);
+	nb_json_end(j, '}');
+}
+
+static void json_rank(const struct nb_run *r, struct nb_json *j, const void *record)
+{
+	const struct result *x = record;
+
+	nb_json_uint(j, "min_iteration_ticks", x->min_ticks);
+	nb_json_double(j, "min_iteration_ns", x->min_ns);
+	nb_json_double(j, "ordinary_iteration_ns", x->ordinary_ns);
+	if (x->iterations_known)
+		nb_json_uint(j, "iterations", x->iterations);
+	else
+		nb_json_null(j, "iterations");
+	nb_json_uint(j, "detours", x->detours);
+	nb_json_double(j, "detours_per_s", x->detours_per_s);
+	nb_json_double(j, "median_detour_ns", x->median_detour_ns);
+	nb_json_double(j, "cpu_overhead_percent", x->overhead_percent);
+	nb_json_double(j, "period_s", x->period_s);
+	nb_json_string(j, "stopped_by", x->full ? "detours" : nb_run_signal(r) ? "signal" : "seconds");
+	nb_json_uint(j, "store_growths", x->growths);
+	nb_json_double(j, "unmeasured_ms", x->unmeasured_ms);
+	nb_speed_json(j, &x->speed);
+	nb_tails_json(j, &x->tails);
 }
 
 static const struct option longopts[] = {
 	{ "detours", required_argument, NULL, OPT_DETOURS },
-	{ "seconds", required_argument, NULL, OPT_SECONDS },
 	{ "threshold", required_argument, NULL, OPT_THRESHOLD },
 	{ NULL, 0, NULL, 0 },
 };
@@ -383,7 +388,6 @@ static const struct nb_kernel selfish = {
 	.usage = "Selfish detour: record every loop iteration longer than THRESHOLD% of the\n"
 		 "minimal one, on every CPU, for SECONDS (the store of detours grows as it fills).\n"
 		 "Writes PREFIX_<rank>_detours.dat (start_ns length_ns) and PREFIX.json.\n"
-		 "  --seconds S          run for S seconds (default 60)\n"
 		 "  --detours N          keep at most N detours a rank, 16 bytes each, and stop\n"
 		 "                       early, saying so, when they are full (default: half the\n"
 		 "                       memory available over one rank per CPU)\n"
@@ -395,12 +399,26 @@ static const struct nb_kernel selfish = {
 	.sample_size = sizeof(struct nb_detour),
 	.done_word = offsetof(struct nb_detour, length),
 	.grows = 1,
+	.default_seconds = 60,
+	.value_unit = NB_SELFISH_VALUE_UNIT,
 	.option = option,
 	.check = check,
 	.configure = configure,
 	.prepare = prepare,
 	.measure = measure,
-	.finish = finish,
+	.json_options = json_options,
+	.results = {
+		.size = sizeof(struct result),
+		.taken = taken,
+		.write = write_detours,
+		.detours = detours,
+		.summarise = summarise,
+		.print_head = print_head,
+		.print = print,
+		.print_run = print_run,
+		.json_run = json_run,
+		.json_rank = json_rank,
+	},
 };
 
 int main(int argc, char **argv)

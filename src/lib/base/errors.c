@@ -1,3 +1,4 @@
+#define _GNU_SOURCE /* sigabbrev_np */
 #include "errors.h"
 
 #include <ctype.h>
@@ -86,4 +87,12 @@ double nb_parse_double(const char *opt, const char *arg, double min, double max)
 	if (end == arg || *end != '\0' || errno == ERANGE || !(v >= min && v <= max))
 		nb_fail(NB_EXIT_USAGE, "%s %s: expected a number from %g to %g", opt, arg, min, max);
 	return v;
+}
+
+const char *nb_signal_name(int signo, char *buf, int size)
+{
+	const char *abbrev = sigabbrev_np(signo);
+
+	snprintf(buf, size, "SIG%s", abbrev ? abbrev : "?");
+	return buf;
 }

@@ -22,4 +22,7 @@ void nb_set_exit_hook(void (*hook)(int code), int quiet_usage);
 uint64_t nb_parse_u64(const char *opt, const char *arg, uint64_t min, uint64_t max);
 double nb_parse_double(const char *opt, const char *arg, double min, double max);
 
+/* "SIGTERM" for SIGTERM, into buf */
+const char *nb_signal_name(int signo, char *buf, int size);
+
 #endif

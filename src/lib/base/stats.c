@@ -151,3 +151,22 @@ void nb_stats_compute(uint64_t *v, size_t n, struct nb_stats *s)
 	s->ci95_low = s->mean - half;
 	s->ci95_high = s->mean + half;
 }
+
+void nb_stats_json(struct nb_json *j, const struct nb_stats *s, const char *unit, double scaled)
+{
+	nb_json_object(j, "stats");
+	nb_json_string(j, "unit", unit);
+	nb_json_double(j, "min", s->min);
+	nb_json_double(j, "max", s->max);
+	nb_json_double(j, "mean", s->mean);
+	nb_json_double(j, "median", s->median);
+	nb_json_double(j, "mode", s->mode);
+	nb_json_double(j, "variance", s->variance);
+	nb_json_double(j, "std", s->std);
+	nb_json_double(j, "ci95_low", s->ci95_low);
+	nb_json_double(j, "ci95_high", s->ci95_high);
+	nb_json_double(j, "kurtosis", s->kurtosis);
+	nb_json_double(j, "skewness", s->skewness);
+	nb_json_double(j, "scaled_noise_mean", scaled);
+	nb_json_end(j, '}');
+}

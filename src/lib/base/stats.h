@@ -5,6 +5,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "json.h"
+
 struct nb_stats {
 	size_t n;
 	double min, max, mean, median, mode;
@@ -23,5 +25,8 @@ void nb_sort_u64(uint64_t *v, size_t n);
 
 /* Two-sided 95% Student t quantile for df degrees of freedom. */
 double nb_t95(size_t df);
+
+/* "stats": {unit, min, ..., scaled_noise_mean} */
+void nb_stats_json(struct nb_json *j, const struct nb_stats *s, const char *unit, double scaled);
 
 #endif

@@ -1,16 +1,9 @@
-#define _GNU_SOURCE
 #include "runinfo.h"
 
 #include <stdio.h>
 #include <string.h>
 
-const char *nb_signal_name(int signo, char *buf, int size)
-{
-	const char *abbrev = sigabbrev_np(signo);
-
-	snprintf(buf, size, "SIG%s", abbrev ? abbrev : "?");
-	return buf;
-}
+#include "errors.h"
 
 void nb_json_run_head(struct nb_json *j, const struct nb_run_info *ri)
 {
@@ -86,21 +79,3 @@ void nb_json_run_tail(struct nb_json *j, const struct nb_run_info *ri)
 	nb_json_end(j, '}');
 }
 
-void nb_json_stats(struct nb_json *j, const struct nb_stats *s, const char *unit, double scaled)
-{
-	nb_json_object(j, "stats");
-	nb_json_string(j, "unit", unit);
-	nb_json_double(j, "min", s->min);
-	nb_json_double(j, "max", s->max);
-	nb_json_double(j, "mean", s->mean);
-	nb_json_double(j, "median", s->median);
-	nb_json_double(j, "mode", s->mode);
-	nb_json_double(j, "variance", s->variance);
-	nb_json_double(j, "std", s->std);
-	nb_json_double(j, "ci95_low", s->ci95_low);
-	nb_json_double(j, "ci95_high", s->ci95_high);
-	nb_json_double(j, "kurtosis", s->kurtosis);
-	nb_json_double(j, "skewness", s->skewness);
-	nb_json_double(j, "scaled_noise_mean", scaled);
-	nb_json_end(j, '}');
-}

@@ -8,7 +8,6 @@
 #include "inject.h"
 #include "json.h"
 #include "machine.h"
-#include "stats.h"
 #include "timer.h"
 
 struct nb_run_info {
@@ -30,9 +29,5 @@ void nb_json_run_head(struct nb_json *j, const struct nb_run_info *ri);
 /* Writes timer, calibration, injection, start and end, the machine, and
  * closes the object. */
 void nb_json_run_tail(struct nb_json *j, const struct nb_run_info *ri);
-/* "stats": {unit, min, ..., scaled_noise_mean} */
-void nb_json_stats(struct nb_json *j, const struct nb_stats *s, const char *unit, double scaled);
-/* "SIGTERM" for SIGTERM, into buf */
-const char *nb_signal_name(int signo, char *buf, int size);
 
 #endif

@@ -2,7 +2,7 @@
 #include "tracefs.h"
 
 #include "json.h"
-#include "runinfo.h"
+#include "errors.h"
 #include "samples.h"
 
 #include <ctype.h>

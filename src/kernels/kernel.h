@@ -1,0 +1,183 @@
+/* What a kernel is, and all it sees of the run. A kernel is one small C file
+ * (fwq.c, ftq.c, psnap.c, selfish.c, bsp.c): its measured loop and a
+ * struct nb_kernel of narrow hooks. The driver (driver.c) does the rest, the
+ * same way for every kernel: options, placement of the participants
+ * (threads of one process, OpenMP threads or MPI ranks: the launch layer
+ * linked in, ranks.h), the files, calibration, the start, signals, and one
+ * finish sequence: write the data files, commit them, summarise each
+ * participant, gather, print a result line a rank, write the JSON.
+ * docs/architecture.md says where else a new kernel appears (only its entry in
+ * kernels.json and its docs). */
+#ifndef NB_KERNEL_H
+#define NB_KERNEL_H
+
+#include <getopt.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "calibrate.h"
+#include "causes.h"
+#include "inject.h"
+#include "json.h"
+#include "kcounts.h"
+#include "ranks.h"
+#include "stream.h"
+#include "team.h"
+#include "timer.h"
+#include "work.h"
+
+/* getopt values of the driver's long options; a kernel's start at NB_OPT_KERNEL */
+enum {
+	NB_OPT_CPUS = 256, NB_OPT_WARMUP, NB_OPT_TPN, NB_OPT_INJECT, NB_OPT_NO_PIN,
+	NB_OPT_VERSION, NB_OPT_TRACE, NB_OPT_WORK, NB_OPT_DAXPY, NB_OPT_SECONDS,
+	NB_OPT_STREAM, NB_OPT_CHECKPOINT, NB_OPT_STREAM_TOP, NB_OPT_STREAM_CONTEXT,
+	NB_OPT_KERNEL
+};
+
+struct nb_run;
+
+/* What every participant reports beside its kernel's figures: the first
+ * member of every kernel's result record, filled by the driver. Fixed size:
+ * MPI gathers the records as bytes. */
+struct nb_participant {
+	int32_t rank, cpu;
+	char host[64];
+	double ticks_per_ns, timer_read_ticks; /* its own host's tick */
+	uint64_t samples;
+	uint64_t start_tick, end_tick; /* end 0: still measuring */
+	uint64_t inject_period_us, inject_duration_us; /* its --inject (0: none) */
+	int inject_poisson;
+	uint64_t injections, injections_missed, injections_logged;
+	double steal_ms; /* its CPU's steal time while it measured; NAN unknown */
+	struct nb_cause_totals causes; /* with --trace: from the detours hook */
+	struct nb_kcount_summary kcounts;
+};
+
+/* How a participant's samples become its result record, and the record
+ * becomes a line on stdout and an entry of the JSON. The driver calls the
+ * hooks in this order; each may be NULL unless it says otherwise. */
+struct nb_results {
+	/* bytes of the record: a struct beginning with struct nb_participant */
+	size_t size;
+	/* samples a local participant took: NULL for the driver's count, all of
+	 * them when complete, the ones stored before a signal otherwise */
+	size_t (*taken)(struct nb_run *r, int local, int signo);
+	/* writes them to its data files (nb_run_file) */
+	void (*write)(struct nb_run *r, int local, size_t n);
+	/* once every rank's files are committed, on every rank, before the
+	 * samples are summarised (and reordered): what needs several
+	 * participants' samples, n[i] of local participant i. Collectives only
+	 * when signo is 0 (after a signal none is safe: this process's
+	 * participants alone) */
+	void (*exchange)(struct nb_run *r, const size_t *n, int signo);
+	/* with --trace: the samples' detours in time order, to attribute */
+	size_t (*detours)(struct nb_run *r, int local, size_t n, struct nb_cause_detour **out);
+	/* required: the record of n samples (may reorder them) */
+	void (*summarise)(struct nb_run *r, int local, size_t n, void *record);
+	/* required, the root: a rank's key=value figures on its result line, each
+	 * with a leading space (the driver prints the prefix, the injections and
+	 * the causes) */
+	void (*print)(const struct nb_run *r, const void *record);
+	/* the root, before and after the rank lines: the lines about the whole
+	 * run (the original tool's, where it had some) */
+	void (*print_head)(const struct nb_run *r, const void *all, int n);
+	void (*print_run)(const struct nb_run *r, const void *all, int n);
+	/* the root: the run's keys of the JSON, and a rank's */
+	void (*json_run)(const struct nb_run *r, struct nb_json *j, const void *all, int n);
+	void (*json_rank)(const struct nb_run *r, struct nb_json *j, const void *record);
+};
+
+struct nb_kernel {
+	const char *name;
+	/* what it measures, the files it writes, and its own options' lines */
+	const char *usage;
+	const char *shortopts;          /* its own short options (getopt syntax) */
+	const struct option *longopts;  /* its own long options, NULL-terminated; or NULL */
+	uint64_t default_samples;       /* -n; 0: the kernel has no -n */
+	/* --seconds without -n: how long it runs unless told (0: -n's kernels) */
+	double default_seconds;
+	int has_work;                   /* takes --work and --daxpy-len */
+	int has_stdout;                 /* takes -s: samples to stdout, no data files */
+	int has_stream;                 /* takes --stream (stream.h) */
+	enum nb_stream_kind stream_kind;
+	const char *value_unit;         /* of its summarised value (kernels.json) */
+	/* each participant's data files: PREFIX_<rank>_<suffix> */
+	int nfiles;
+	const char *const *suffixes;
+	size_t sample_size;
+	size_t done_word; /* offset of the word the loop stores last (samples.h) */
+	/* its buffer is only reserved (samples.h): the kernel faults it in as it
+	 * fills, -n (r->samples) being the most it may hold */
+	int grows;
+
+	/* one of its own options */
+	void (*option)(struct nb_run *r, int c, const char *arg);
+	/* after the options, before placing: check them together and set
+	 * r->samples where -n is not the buffer's size */
+	void (*check)(struct nb_run *r);
+	/* required: after calibration, on every process: derive its parameters
+	 * and set r->seconds; returns why the run cannot go on, or NULL */
+	const char *(*configure)(struct nb_run *r);
+	/* on each participant, pinned, once its samples and work are allocated,
+	 * before the warm-up */
+	void (*prepare)(struct nb_thread *t);
+	/* required: the measured loop */
+	void (*measure)(struct nb_thread *t);
+	/* the JSON keys of its parameters, streamed or not */
+	void (*json_options)(const struct nb_run *r, struct nb_json *j);
+	/* required: its results (streamed runs have the driver's, stream_result.c) */
+	struct nb_results results;
+	/* what hooks shared between kernels read (quantum.h) */
+	const void *shared;
+};
+
+struct nb_driver; /* the driver's own state */
+
+/* The run, as the kernel's hooks see it. */
+struct nb_run {
+	const struct nb_kernel *k;
+	struct nb_ranks ranks; /* ranks.local[i]: local participant i */
+
+	/* options */
+	uint64_t samples;  /* per participant: the size of its buffer */
+	double seconds_opt; /* --seconds: the kernel's configure sets samples from it */
+	struct nb_stream_opts stream;
+	const char *prefix;
+	int to_stdout;
+	struct nb_inject inject;
+	int trace_opt;
+	const struct nb_work_kind *work;
+	uint64_t daxpy_len;
+
+	/* set by configure */
+	double seconds; /* about how long the measurement lasts */
+	double sample_ticks; /* about how long a sample lasts */
+	uint64_t work_loops; /* FWQ: work loops a sample */
+
+	struct nb_calibration cal;
+	struct nb_driver *d;
+};
+
+/* Runs kernel k with the command line; returns the exit code. */
+int nb_driver_main(const struct nb_kernel *k, int argc, char **argv);
+
+/* For configure: with --seconds, sets r->samples to the samples of
+ * sample_seconds each the duration holds (at least one). */
+void nb_run_samples_for(struct nb_run *r, double sample_seconds);
+/* The tick every participant started at, together. */
+uint64_t nb_run_start_tick(const struct nb_run *r);
+/* The f-th data file of local participant `local` (stdout with -s). */
+FILE *nb_run_file(struct nb_run *r, int local, int f);
+/* Record i of n gathered ones (each r->k->results.size bytes, or the
+ * stream's): for print_run and json_run. */
+const void *nb_run_record(const struct nb_run *r, const void *all, int i);
+/* For exchange: the root's copy of every participant's `each` bytes (mine
+ * holds the local ones), gathered when signo is 0, else this process's alone;
+ * NULL on other ranks. The count is in *n. Free the result. */
+void *nb_run_gather(struct nb_run *r, const void *mine, size_t each, int signo, int *n);
+/* In the finish: the signal that ended the run, 0 when it completed. */
+int nb_run_signal(const struct nb_run *r);
+/* What a work loop of the run's kind costs on this host, at least (ticks). */
+double nb_run_ticks_per_work_loop(const struct nb_run *r);
+
+#endif

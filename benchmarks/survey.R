@@ -67,8 +67,11 @@ write_survey <- function(source, out, hosts, per_host, samples, bad_nodes = 2, b
     }
     file <- sprintf("fwq_%d_times.dat", u$rank)
     data.table::fwrite(list(x), file.path(out, file), col.names = FALSE)
+    # the rank's loss as FWQ defines it (tails.h): beyond its fastest sample
+    loss <- list(base = min(x), us_per_unit = 1 / tpn / 1e3, falling = FALSE,
+      seconds = sum(x) / tpn / 1e9)
     ranks[[i]] <- c(list(rank = u$rank, host = u$host, cpu = u$cpu, samples = samples,
-      files = list(file)), entry[keep])
+      files = list(file), tails = list(loss = loss)), entry[keep])
   }
   machine <- meta$machines[[1]] %||% meta$machine
   meta$machines <- lapply(unique(units$host), function(h) {

@@ -27,7 +27,7 @@ side_losses <- function(runs) {
 
 run_losses <- function(run, blocks = compare_blocks) {
   lapply(seq_along(run$threads), function(i) {
-    m <- loss_model(run, i, ftq_best = "robust")
+    m <- loss_model(run, i, best = "robust")
     n <- length(m$x)
     # samples in each stretch: selfish's detours by their start, the others'
     # samples (which tile the run) by their number

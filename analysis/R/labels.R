@@ -4,7 +4,8 @@
 # `run` column keeps the run's path under the results directory, which
 # scripts use; runs.csv joins the two.
 
-kernel_titles <- c(fwq = "FWQ", ftq = "FTQ", psnap = "P-SNAP", selfish = "selfish")
+# a kernel's short name in labels (the catalogue's), or its own
+kernel_label <- function(kernel) noisebench_kernels$kernels[[kernel]]$label %||% kernel
 
 run_description <- function(name, run) {
   m <- run$meta
@@ -32,7 +33,7 @@ run_labels <- function(runs) {
   d <- rbindlist(lapply(names(runs), function(n) run_description(n, runs[[n]])), fill = TRUE)
   parts <- function(i) {
     r <- d[i]
-    what <- paste(c(kernel_titles[[r$kernel]], if (!is.na(r$work)) r$work,
+    what <- paste(c(kernel_label(r$kernel), if (!is.na(r$work)) r$work,
       if (!is.na(r$sampling_hz)) format_hz(r$sampling_hz),
       if (!is.na(r$granularity_us)) paste(format_phase(r$granularity_us), "spin")),
       collapse = " ")

@@ -92,7 +92,7 @@ stream_label <- function(name, s) {
   r1 <- s$ranks[[1]]$info
   hz <- if (s$kernel == "ftq") 1e9 / (r1$quantum_ticks / r1$ticks_per_ns)
   hosts <- unique(vapply(s$ranks, function(r) r$info$host %||% NA_character_, ""))
-  what <- paste(c(kernel_titles[[s$kernel]], r1$work, if (!is.null(hz)) format_hz(hz)),
+  what <- paste(c(kernel_label(s$kernel), r1$work, if (!is.null(hz)) format_hz(hz)),
     collapse = " ")
   data.table(run = name, kernel = s$kernel, work = r1$work %||% NA_character_,
     sampling_hz = hz %||% NA_real_,

@@ -1,9 +1,10 @@
 # The tails: how bad the worst case is. For each run and rank, the time each
-# sample lost to noise, in us: FWQ its excess over the fastest sample, P-SNAP
-# over the ideal iteration, FTQ the missing work of a quantum as time (the
-# share of the best quantum's count missing, times the quantum), selfish each
-# detour beyond the minimal iteration. Its percentiles and maximum, and how
-# often per hour of the run it passed 10 us, 100 us and 1 ms.
+# sample lost to noise, in us, as the kernel defined it (the JSON's
+# tails.loss, written by the C that measured: FWQ a sample's excess over the
+# fastest, P-SNAP over the ideal iteration, FTQ the missing work of a quantum
+# as time, selfish each detour beyond the minimal iteration). Its percentiles
+# and maximum, and how often per hour of the run it passed 10 us, 100 us and
+# 1 ms.
 
 tail_probs <- c(p50 = 0.5, p99 = 0.99, p99_9 = 0.999, p99_99 = 0.9999)
 tail_thresholds_us <- c(10, 100, 1000)
@@ -11,45 +12,36 @@ tail_thresholds_us <- c(10, 100, 1000)
 # How a rank's samples map to the time each lost (us): `f` of a sample's
 # value, the values (`x`), the reader's table of distinct values and their
 # counts where it made one (`table`: value, freq, and `us`, f of each), and
-# the rank's measured time in s. FTQ's best quantum is its largest count
-# (Sequoia's), or with ftq_best = "robust" the 99.9th percentile of the
-# counts: a few quanta run unusually fast when the timer read is most of a
-# count, and the largest then moves from run to run. Every f is monotonic,
-# so the table's losses are the samples' in a known order.
-loss_model <- function(run, i, ftq_best = c("max", "robust")) {
-  ftq_best <- match.arg(ftq_best)
+# the rank's measured time in s, from the kernel's definition (tails.loss:
+# base, us_per_unit, falling, seconds). With best = "robust", a kernel whose
+# loss grows as the value falls (FTQ) is measured against the 99.9th
+# percentile of its values instead of the largest: a few quanta run
+# unusually fast when the timer read is most of a count, and the largest
+# then moves from run to run. Every f is monotonic, so the table's losses are
+# the samples' in a known order.
+loss_model <- function(run, i, best = c("measured", "robust")) {
+  best <- match.arg(best)
   t <- run$threads[[i]]
-  r <- (run$meta$ranks)[[i]]
+  loss <- (run$meta$ranks)[[i]]$tails$loss
+  if (is.null(loss)) {
+    stop_input(run$path, "a rank's JSON entry has no tails.loss: ",
+      "written by a noisebench older than its analysis; run it again")
+  }
   x <- noise_values(run, t$data)
   tab <- t$table
-  total <- function() if (is.null(tab)) sum(x) else sum(tab$value * tab$freq)
-  m <- switch(run$kernel,
-    fwq = {
-      lo <- best_value(x, "fwq", tab)
-      us_per_tick <- 1 / t$ticks_per_ns / 1e3
-      list(f = function(v) (v - lo) * us_per_tick,
-        seconds = total() / t$ticks_per_ns / 1e9)
-    },
-    psnap = {
-      ideal <- (r$ideal_us %||% (best_value(x, "psnap", tab) / 1e3)) * 1e3
-      list(f = function(v) pmax(v - ideal, 0) / 1e3, seconds = total() / 1e9)
-    },
-    ftq = {
-      quantum_us <- run$meta$quantum_ns / 1e3
-      best <- if (ftq_best == "max") best_value(x, "ftq", tab) else
-        stats::quantile(x, 0.999, names = FALSE)
-      list(f = function(v) pmax(best - v, 0) / best * quantum_us,
-        seconds = length(x) * quantum_us / 1e6)
-    },
-    selfish = list(f = function(v) pmax(v - r$min_iteration_ns, 0) / 1e3, seconds = r$period_s)
-  )
-  if (!is.null(tab)) tab$us <- m$f(tab$value)
-  c(m, list(x = x, table = tab))
+  base <- loss$base
+  if (best == "robust" && isTRUE(loss$falling) && length(x)) {
+    base <- stats::quantile(x, 0.999, names = FALSE)
+  }
+  sign <- if (isTRUE(loss$falling)) -1 else 1
+  f <- function(v) pmax(sign * (v - base), 0) * loss$us_per_unit
+  if (!is.null(tab)) tab$us <- f(tab$value)
+  list(f = f, seconds = loss$seconds, x = x, table = tab)
 }
 
 # The samples' loss in us, in sample order, and the rank's measured time in s.
-sample_losses <- function(run, i, ftq_best = c("max", "robust")) {
-  m <- loss_model(run, i, ftq_best)
+sample_losses <- function(run, i, best = c("measured", "robust")) {
+  m <- loss_model(run, i, best)
   list(us = m$f(m$x), seconds = m$seconds)
 }
 

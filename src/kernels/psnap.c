@@ -293,6 +293,7 @@ static void summarise(struct nb_run *r, int local, size_t n, void *record)
 	nb_speed_split(v, n, res->ideal_us * 1000.0 * tpn, &res->speed);
 	nb_tails_sorted(v, n, res->ideal_us * 1e3 * tpn, 1 / tpn, 0, res->total_us / 1e6,
 			&res->tails);
+	nb_tails_rescale(&res->tails, 1 / tpn); /* its files hold ns */
 }
 
 static double noise_percent(const struct result *r)

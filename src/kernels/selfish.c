@@ -234,6 +234,7 @@ static void summarise(struct nb_run *r, int local, size_t n, void *record)
 	res->detours_per_s = (double)n / res->period_s;
 	nb_stats_compute(lengths, n, &s); /* sorts them */
 	nb_tails_sorted(lengths, n, (double)st->min_ticks, 1 / tpn, 0, res->period_s, &res->tails);
+	nb_tails_rescale(&res->tails, 1 / tpn); /* its files hold ns */
 	res->median_detour_ns = s.median / tpn;
 	free(lengths);
 }

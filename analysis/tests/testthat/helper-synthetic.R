@@ -17,6 +17,13 @@ common_meta <- function(kernel, tpn = 1) {
     machine = synthetic_machine, inject = NULL)
 }
 
+# A rank's loss as the kernels define it (the JSON's tails.loss, tails.h):
+# (v - base) us_per_unit, or (base - v) us_per_unit when falling.
+loss_entry <- function(base, us_per_unit, seconds, falling = FALSE) {
+  list(tails = list(loss = list(base = base, us_per_unit = us_per_unit, falling = falling,
+    seconds = seconds)))
+}
+
 write_column <- function(path, ...) fwrite(data.table(...), path, sep = " ", col.names = FALSE)
 
 # A rank's entry; hosts: one per rank, or NULL for the machine's; cpus: one
@@ -33,8 +40,9 @@ write_fwq <- function(dir, prefix, ticks, tpn = 1, hosts = NULL, cpus = NULL, fi
   ranks <- lapply(seq_along(ticks) - 1, function(t) {
     file <- sprintf("%s_%d_times.dat", prefix, t)
     write_column(file.path(dir, file), ticks[[t + 1]])
-    c(rank_entry(t, hosts, cpus, samples = length(ticks[[t + 1]]), files = list(file)),
-      fields[[t + 1]])
+    x <- ticks[[t + 1]]
+    c(rank_entry(t, hosts, cpus, samples = length(x), files = list(file)),
+      loss_entry(min(x), 1 / tpn / 1e3, sum(x) / tpn / 1e9), fields[[t + 1]])
   })
   write_json_run(dir, prefix, c(common_meta("fwq", tpn), list(work = "multiiter",
     ranks = ranks)))
@@ -50,7 +58,9 @@ write_ftq <- function(dir, prefix, counts, fs, tpn = 1, inject = NULL, bits = NU
     t_file <- sprintf("%s_%d_times.dat", prefix, t)
     write_column(file.path(dir, c_file), counts[[t + 1]])
     write_column(file.path(dir, t_file), 1e6 + seq_along(counts[[t + 1]]) * quantum)
-    rank_entry(t, hosts, cpus, samples = length(counts[[t + 1]]), files = list(c_file, t_file))
+    x <- counts[[t + 1]]
+    c(rank_entry(t, hosts, cpus, samples = length(x), files = list(c_file, t_file)),
+      loss_entry(max(x), 1e6 / fs / max(x), length(x) / fs, falling = TRUE))
   })
   meta <- c(common_meta("ftq", tpn), list(work = "multiiter", quantum_ns = 1e9 / fs,
     quantum_ticks = quantum, start_tick = 1e6, ranks = ranks))
@@ -69,9 +79,10 @@ write_psnap <- function(dir, prefix, ns, correlation = rep(0, length(ns)),
   ranks <- lapply(seq_along(ns) - 1, function(r) {
     file <- sprintf("%s_%d_times.dat", prefix, r)
     write_column(file.path(dir, file), ns[[r + 1]])
-    list(rank = r, host = "synth", cpu = r, files = list(file), samples = length(ns[[r + 1]]),
+    c(list(rank = r, host = "synth", cpu = r, files = list(file), samples = length(ns[[r + 1]]),
       calibrated_us = calibrated_us, ideal_us = ideal_us[r + 1],
-      mean_us = -1, correlation = correlation[r + 1])
+      mean_us = -1, correlation = correlation[r + 1]),
+      loss_entry(ideal_us[r + 1] * 1e3, 1e-3, sum(ns[[r + 1]]) / 1e9))
   })
   write_json_run(dir, prefix, c(common_meta("psnap"), list(work = "multiiter",
     granularity_us = 1000, summary = list(ranks = length(ns), calibration_time_s = -1,
@@ -86,8 +97,9 @@ write_selfish <- function(dir, prefix, detours, period_s, min_ns = 10) {
     file <- sprintf("%s_%d_detours.dat", prefix, r)
     d <- detours[[r + 1]]
     fwrite(d, file.path(dir, file), sep = " ", col.names = FALSE)
-    list(rank = r, host = "synth", cpu = r, files = list(file), detours = nrow(d),
-      min_iteration_ns = min_ns, period_s = period_s, cpu_overhead_percent = -1)
+    c(list(rank = r, host = "synth", cpu = r, files = list(file), detours = nrow(d),
+      min_iteration_ns = min_ns, period_s = period_s, cpu_overhead_percent = -1),
+      loss_entry(min_ns, 1e-3, period_s))
   })
   write_json_run(dir, prefix, c(common_meta("selfish"), list(ranks = ranks)))
 }

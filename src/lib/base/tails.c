@@ -26,7 +26,8 @@ void nb_tails_sorted(const uint64_t *v, size_t n, double base, double ns_per_uni
 		     double seconds, struct nb_tails *t)
 {
 	*t = (struct nb_tails){ .n = n, .p50_ns = NAN, .p99_ns = NAN, .p99_9_ns = NAN,
-				.p99_99_ns = NAN, .max_ns = NAN };
+				.p99_99_ns = NAN, .max_ns = NAN, .base = base,
+				.ns_per_unit = ns_per_unit, .seconds = seconds, .falling = falling };
 	if (!n)
 		return;
 	t->p50_ns = percentile(v, n, base, ns_per_unit, falling, 0.5);
@@ -45,6 +46,12 @@ void nb_tails_sorted(const uint64_t *v, size_t n, double base, double ns_per_uni
 	}
 }
 
+void nb_tails_rescale(struct nb_tails *t, double file_per_value)
+{
+	t->base *= file_per_value;
+	t->ns_per_unit /= file_per_value;
+}
+
 void nb_tails_json(struct nb_json *j, const struct nb_tails *t)
 {
 	char key[64];
@@ -59,6 +66,13 @@ void nb_tails_json(struct nb_json *j, const struct nb_tails *t)
 		snprintf(key, sizeof(key), "above_%s_per_hour", threshold_names[k]);
 		nb_json_double(j, key, t->above_per_hour[k]);
 	}
+	/* what a sample lost, from its value in the data files */
+	nb_json_object(j, "loss");
+	nb_json_double(j, "base", t->base);
+	nb_json_double(j, "us_per_unit", t->ns_per_unit / 1e3);
+	nb_json_bool(j, "falling", t->falling);
+	nb_json_double(j, "seconds", t->seconds);
+	nb_json_end(j, '}');
 	nb_json_end(j, '}');
 }
 

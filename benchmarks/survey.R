@@ -44,6 +44,18 @@ survey_layout <- function(hosts, per_host, bad_nodes, bad_cores) {
   units[]
 }
 
+# Where a CPU sits on a node of per_host CPUs laid out as Linux numbers a
+# two-socket node with SMT 2: the first half the cores' first hardware
+# threads, the second half their siblings, each half split between two
+# NUMA domains.
+node_place <- function(cpu, per_host) {
+  if (per_host < 4) return(list())
+  cores <- per_host %/% 2
+  core <- cpu %% cores
+  list(numa_node = as.integer(core >= cores %/% 2), package = as.integer(core >= cores %/% 2),
+    core = core, smt_thread = as.integer(cpu >= cores))
+}
+
 write_survey <- function(source, out, hosts, per_host, samples, bad_nodes = 2, bad_cores = 3,
                          seed = 1) {
   set.seed(seed)
@@ -56,7 +68,7 @@ write_survey <- function(source, out, hosts, per_host, samples, bad_nodes = 2, b
   dir.create(out, recursive = TRUE, showWarnings = FALSE)
   keep <- setdiff(names(entry), c("stats", "tails", "detour_percent", "slow_percent",
     "slow_time_percent", "slow_factor", "kernel_counts", "steal_ms", "files", "samples",
-    "rank", "host", "cpu"))
+    "rank", "host", "cpu", "numa_node", "package", "core", "smt_thread"))
   ranks <- vector("list", nrow(units))
   for (i in seq_len(nrow(units))) {
     u <- units[i]
@@ -71,7 +83,7 @@ write_survey <- function(source, out, hosts, per_host, samples, bad_nodes = 2, b
     loss <- list(base = min(x), us_per_unit = 1 / tpn / 1e3, falling = FALSE,
       seconds = sum(x) / tpn / 1e9)
     ranks[[i]] <- c(list(rank = u$rank, host = u$host, cpu = u$cpu, samples = samples,
-      files = list(file), tails = list(loss = loss)), entry[keep])
+      files = list(file), tails = list(loss = loss)), node_place(u$cpu, per_host), entry[keep])
   }
   machine <- meta$machines[[1]] %||% meta$machine
   meta$machines <- lapply(unique(units$host), function(h) {

@@ -98,8 +98,36 @@ plot_unit_ranking <- function(noise, title) {
 # node's mean noise (the noisiest on top), a column per CPU number, the
 # colour the share of time the core lost. A bad node is a dark row, a bad
 # core on every node (a housekeeping CPU, an interrupt's) a dark column.
+# Solid lines part the NUMA domains, dotted ones the CPUs that are a core's
+# second (third, ...) hardware thread from its first (the nodes' layout as
+# most of them have it).
 plot_core_map <- function(noise, title) {
   nodes <- noise[, .(lost = mean(noise_percent, na.rm = TRUE)), by = host][order(lost)]
-  plot_loss_tiles(noise[, .(x = cpu, row = factor(host, levels = nodes$host), noise_percent)],
-    "CPU", "nodes", title)
+  p <- plot_loss_tiles(noise[, .(x = cpu, row = factor(host, levels = nodes$host),
+    noise_percent)], "CPU", "nodes", title)
+  edges <- cpu_layout_edges(noise)
+  if (nrow(edges)) {
+    p <- p + ggplot2::geom_vline(data = edges, ggplot2::aes(xintercept = x, linetype = edge),
+      colour = "grey30", linewidth = 0.4) +
+      ggplot2::scale_linetype_manual(values = c(`NUMA domain` = "solid",
+        `SMT sibling` = "dotted"), name = NULL)
+  }
+  p
+}
+
+# Where, along the CPU numbers, the NUMA domain or the SMT thread changes:
+# x between two CPUs, and which edge it is.
+cpu_layout_edges <- function(noise) {
+  if (!all(c("numa_node", "smt_thread") %in% names(noise))) return(data.table())
+  layout <- noise[!is.na(cpu) & cpu >= 0, .(numa_node = mode_of(numa_node),
+    smt_thread = mode_of(smt_thread)), by = cpu][order(cpu)]
+  changed <- function(v) c(FALSE, !is.na(v[-1]) & !is.na(v[-length(v)]) & v[-1] != v[-length(v)])
+  rbind(layout[changed(numa_node), .(x = cpu - 0.5, edge = "NUMA domain")],
+    layout[changed(smt_thread), .(x = cpu - 0.5, edge = "SMT sibling")])
+}
+
+mode_of <- function(v) {
+  v <- v[!is.na(v)]
+  if (!length(v)) return(NA_real_)
+  as.numeric(names(which.max(table(v))))
 }

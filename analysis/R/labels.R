@@ -20,8 +20,15 @@ run_description <- function(name, run) {
   data.table(run = name, kernel = run$kernel,
     work = if (run$kernel %in% c("fwq", "ftq", "psnap")) m$work %||% NA_character_ else NA,
     sampling_hz = hz, granularity_us = if (run$kernel == "psnap") m$granularity_us else NA,
-    cpus = length(ranks), hosts = paste(hosts, collapse = " "),
+    cpus = length(ranks), hosts = format_hosts(hosts),
     inject = if (length(inject)) paste(inject, collapse = ", ") else "")
+}
+
+# A few hosts by name; many by their count, the first and the last: a label
+# stays one line at 10,000 nodes.
+format_hosts <- function(hosts, named_max = 3) {
+  if (length(hosts) <= named_max) return(paste(hosts, collapse = " "))
+  sprintf("%d nodes (%s ... %s)", length(hosts), hosts[[1]], hosts[[length(hosts)]])
 }
 
 format_hz <- function(hz) {

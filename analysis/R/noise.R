@@ -199,6 +199,8 @@ noise_summary <- function(run, run_name) {
   }))
   speed <- speed_figures(run)
   rows[, names(speed) := speed]
+  place <- cpu_places(run)
+  rows[, names(place) := place]
   rows[, `:=`(
     run = run_name, kernel = run$kernel,
     diminutive = if (run$kernel == "fwq") {
@@ -214,6 +216,15 @@ noise_summary <- function(run, run_name) {
   setcolorder(rows, c("run", "kernel", "host", "thread", "cpu", "samples", "scaled_noise_mean",
     "scaled_noise_sd", "kurtosis", "skewness", "noise_percent", "diminutive"))
   rows[]
+}
+
+# Where each rank's CPU sits (its JSON entry's numa_node and smt_thread; NA
+# where sysfs did not say or the run predates them).
+cpu_places <- function(run) {
+  get <- function(key) {
+    vapply(run$meta$ranks, function(u) as.numeric(u[[key]] %||% NA_real_), numeric(1))
+  }
+  list(numa_node = get("numa_node"), smt_thread = get("smt_thread"))
 }
 
 # Each rank's injection (format_inject's, or "none"): its own, as the

@@ -559,6 +559,7 @@ static void participant(struct nb_run *r, int local, uint64_t samples, struct nb
 		.steal_ms = nb_team_steal_ms(t),
 	};
 	snprintf(p->host, sizeof(p->host), "%.63s", r->ranks.host);
+	nb_cpu_place(t->cpu, &p->place);
 	nb_kcounts_after(&r->d->kcounts);
 	nb_team_switches(t, before, after);
 	nb_kcounts_summary(&r->d->kcounts, t->cpu, before, after, &p->kcounts);
@@ -684,6 +685,7 @@ static void json_participant(struct nb_run *r, struct nb_json *j, const struct n
 	nb_json_int(j, "rank", p->rank);
 	nb_json_string(j, "host", p->host);
 	nb_json_int(j, "cpu", p->cpu);
+	nb_cpu_place_json(j, &p->place);
 	nb_json_uint(j, "samples", p->samples);
 	nb_json_double(j, "ticks_per_ns", p->ticks_per_ns);
 	nb_json_double(j, "timer_read_ticks", p->timer_read_ticks);

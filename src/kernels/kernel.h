@@ -20,6 +20,7 @@
 #include "inject.h"
 #include "json.h"
 #include "kcounts.h"
+#include "machine.h"
 #include "ranks.h"
 #include "stream.h"
 #include "team.h"
@@ -42,6 +43,7 @@ struct nb_run;
 struct nb_participant {
 	int32_t rank, cpu;
 	char host[64];
+	struct nb_cpu_place place; /* its CPU's NUMA domain, core, SMT thread */
 	double ticks_per_ns, timer_read_ticks; /* its own host's tick */
 	uint64_t samples;
 	uint64_t start_tick, end_tick; /* end 0: still measuring */

@@ -80,3 +80,18 @@ test_that("a run of 64 CPUs gets every figure, a ranking, and panels for the few
   expect_match(html, paste("Shown: the rows of the 7 noisiest CPUs of each run and its quietest",
     "(32 of 256 rows); summary.csv has every one."), fixed = TRUE)
 })
+
+test_that("the core map parts the NUMA domains and the SMT siblings where the CPUs change", {
+  # 2 nodes x 8 CPUs: NUMA 0 holds CPUs 0-1 and 4-5, NUMA 1 CPUs 2-3 and 6-7;
+  # CPUs 4-7 are the second hardware threads of cores 0-3
+  noise <- data.table(host = rep(c("a", "b"), each = 8), cpu = rep(0:7, 2),
+    numa_node = rep(c(0, 0, 1, 1, 0, 0, 1, 1), 2), smt_thread = rep(rep(0:1, each = 4), 2),
+    noise_percent = stats::runif(16))
+  edges <- cpu_layout_edges(noise)
+  expect_equal(edges[edge == "NUMA domain"]$x, c(1.5, 3.5, 5.5))
+  expect_equal(edges[edge == "SMT sibling"]$x, 3.5)
+  # a run that does not say where its CPUs sit draws no line
+  noise[, `:=`(numa_node = NA_real_, smt_thread = NA_real_)]
+  expect_equal(nrow(cpu_layout_edges(noise)), 0)
+  expect_s3_class(plot_core_map(noise, "t"), "ggplot")
+})

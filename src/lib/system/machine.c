@@ -1,6 +1,8 @@
 #define _GNU_SOURCE
 #include "machine.h"
 
+#include "cpuset.h"
+
 #include <dirent.h>
 #include <stdlib.h>
 #include <string.h>
@@ -106,6 +108,64 @@ static void describe_topology(struct nb_machine *m)
 		closedir(d);
 	if (m->numa_nodes == 0)
 		m->numa_nodes = 1;
+}
+
+static int32_t read_int(const char *path)
+{
+	char buf[32];
+
+	nb_read_line(path, buf, sizeof(buf));
+	return buf[0] ? (int32_t)atol(buf) : -1;
+}
+
+void nb_cpu_place(int cpu, struct nb_cpu_place *p)
+{
+	char path[128], siblings[1024];
+	int list[NB_MAX_CPUS];
+	const char *bad;
+
+	*p = (struct nb_cpu_place){ -1, -1, -1, -1 };
+	if (cpu < 0)
+		return;
+	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/topology/core_id", cpu);
+	p->core = read_int(path);
+	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/topology/physical_package_id",
+		 cpu);
+	p->package = read_int(path);
+	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/topology/thread_siblings_list",
+		 cpu);
+	nb_read_line(path, siblings, sizeof(siblings));
+	int n = siblings[0] ? nb_cpu_list_parse(siblings, list, NB_MAX_CPUS, &bad) : 0;
+
+	for (int i = 0; i < n; i++)
+		if (list[i] == cpu)
+			p->smt_thread = i; /* the list is in ascending order */
+	/* the cpu's directory links to its NUMA node's: nodeN */
+	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d", cpu);
+	DIR *d = opendir(path);
+	struct dirent *e;
+
+	while (d && (e = readdir(d)))
+		if (strncmp(e->d_name, "node", 4) == 0 && e->d_name[4] >= '0' && e->d_name[4] <= '9')
+			p->numa_node = (int32_t)atol(e->d_name + 4);
+	if (d)
+		closedir(d);
+}
+
+static void json_place(struct nb_json *j, const char *key, int32_t v)
+{
+	if (v < 0)
+		nb_json_null(j, key);
+	else
+		nb_json_int(j, key, v);
+}
+
+void nb_cpu_place_json(struct nb_json *j, const struct nb_cpu_place *p)
+{
+	json_place(j, "numa_node", p->numa_node);
+	json_place(j, "package", p->package);
+	json_place(j, "core", p->core);
+	json_place(j, "smt_thread", p->smt_thread);
 }
 
 static void describe_tsc(struct nb_machine *m)

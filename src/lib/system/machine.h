@@ -2,6 +2,7 @@
 #ifndef NB_MACHINE_H
 #define NB_MACHINE_H
 
+#include <stdint.h>
 #include <stdio.h>
 
 #include "json.h"
@@ -26,7 +27,16 @@ struct nb_machine {
 	char governors[4096]; /* "cpu:governor" pairs, or "none" without cpufreq */
 };
 
+/* Where a CPU sits: its NUMA domain, package, core, and which of its core's
+ * hardware threads it is (0 the first SMT sibling); -1 where unknown. */
+struct nb_cpu_place {
+	int32_t numa_node, package, core, smt_thread;
+};
+
 void nb_machine_describe(struct nb_machine *m);
+void nb_cpu_place(int cpu, struct nb_cpu_place *p);
+/* "numa_node", "package", "core", "smt_thread" (null where unknown) */
+void nb_cpu_place_json(struct nb_json *j, const struct nb_cpu_place *p);
 /* First line of a small file, without its newline; "" when unreadable. */
 void nb_read_line(const char *path, char *buf, size_t size);
 void nb_machine_json(const struct nb_machine *m, struct nb_json *j, const char *key);

@@ -273,6 +273,7 @@ static void summarise(struct nb_run *r, int local, size_t n, void *record)
 	struct result *res = record;
 	struct nb_stats s;
 	double tpn = r->cal.ticks_per_ns;
+	uint64_t min = UINT64_MAX;
 
 	res->count = st->count;
 	res->calibrated_us = st->calibrated_us;
@@ -280,17 +281,20 @@ static void summarise(struct nb_run *r, int local, size_t n, void *record)
 	res->nsteps = st->nsteps;
 	memcpy(res->step_count, st->step_count, sizeof(res->step_count));
 	memcpy(res->step_us, st->step_us, sizeof(res->step_us));
-	nb_stats_compute(v, n, &s); /* sorts them */
-	res->total_us = n ? ticks_to_us(s.mean) * (double)n : 0;
-	res->min_us = n ? ticks_to_us(s.min) : NAN;
-	res->max_us = n ? ticks_to_us(s.max) : NAN;
-	res->mean_us = n ? ticks_to_us(s.mean) : NAN;
-	res->std_us = n > 1 ? ticks_to_us(s.std) : 0;
+	for (size_t i = 0; i < n; i++)
+		min = v[i] < min ? v[i] : min;
+	res->min_us = n ? ticks_to_us((double)min) : NAN;
 	/* The noise is measured against the fastest iteration seen, the run's
 	 * too: were the machine faster during the run than while calibrating,
 	 * the calibrated time alone would hide that much of the noise. */
 	res->ideal_us = fmin(st->calibrated_us, res->min_us);
+	/* in time order: running slow is a stretch of slow iterations */
 	nb_speed_split(v, n, res->ideal_us * 1000.0 * tpn, &res->speed);
+	nb_stats_compute(v, n, &s); /* sorts them */
+	res->total_us = n ? ticks_to_us(s.mean) * (double)n : 0;
+	res->max_us = n ? ticks_to_us(s.max) : NAN;
+	res->mean_us = n ? ticks_to_us(s.mean) : NAN;
+	res->std_us = n > 1 ? ticks_to_us(s.std) : 0;
 	nb_tails_sorted(v, n, res->ideal_us * 1e3 * tpn, 1 / tpn, 0, res->total_us / 1e6,
 			&res->tails);
 	nb_tails_rescale(&res->tails, 1 / tpn); /* its files hold ns */

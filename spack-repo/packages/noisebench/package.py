@@ -51,16 +51,20 @@ class Noisebench(CMakePackage):
     depends_on("cmake@3.19:", type="build")  # string(JSON)
     depends_on("mpi", when="+mpi")
 
-    # the kernels this build installs; the sanity check asks for each
-    kernels = ("fwq", "ftq", "psnap", "selfish")
+    def _catalogue(self):
+        """The kernels this build installed, as their catalogue describes them"""
+        with open(join_path(self.prefix.share.noisebench, "kernels.json")) as f:
+            return json.load(f)["kernels"]
 
+    # after the install: every kernel of the catalogue, in each of its builds
     @property
     def sanity_check_is_file(self):
-        names = list(self.kernels) + ["bsp", "noise-info", "t_fwq", "t_ftq"]
+        kernels = self._catalogue()
+        names = list(kernels) + ["bsp", "noise-info", "t_fwq", "t_ftq"]
         if self.spec.satisfies("+mpi"):
-            names += [f"{k}_mpi" for k in self.kernels] + ["bsp_mpi"]
+            names += [f"{k}_mpi" for k in kernels] + ["bsp_mpi"]
         if self.spec.satisfies("+openmp"):
-            names += ["fwq_omp", "ftq_omp"]
+            names += [f"{k}_omp" for k, entry in kernels.items() if entry.get("openmp")]
         return [join_path("bin", name) for name in names]
 
     def _work_kinds(self):
@@ -95,8 +99,7 @@ class Noisebench(CMakePackage):
 
     def _work_bits(self, work):
         """FWQ's work amount for a kind, from the kernels' description"""
-        with open(join_path(self.prefix.share.noisebench, "kernels.json")) as f:
-            bits = json.load(f)["kernels"]["fwq"]["work_bits"]
+        bits = self._catalogue()["fwq"]["work_bits"]
         return bits.get(work, bits["default"])
 
     @staticmethod

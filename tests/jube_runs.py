@@ -58,10 +58,34 @@ def run_to_end(jube_dir, kernel, env, *tags, timeout=600, poll_s=3):
     handle = jube_dir / "runs" / kernel
     deadline = time.monotonic() + timeout
     while unfinished(out):
-        assert time.monotonic() < deadline, out
+        assert time.monotonic() < deadline, out + scheduler_state(handle, env)
         time.sleep(poll_s)
         out = jube("continue", handle, "-i", "last", env=env)
     return handle
+
+
+def scheduler_state(handle, env):
+    """What a run that did not end was waiting for: Slurm's queue and nodes
+    (when the run went through Slurm) and the end of each workpackage's
+    job output."""
+    lines = []
+    if "SLURM_CONF" in env:
+        for cmd in (["squeue", "-a", "-o", "%i %j %T %r %M %N"],
+                    ["sinfo", "-N", "-o", "%N %T %E"],
+                    ["scontrol", "-o", "show", "job"]):
+            got = subprocess.run(cmd, capture_output=True, text=True, timeout=60,
+                                 env=dict(os.environ, **env))
+            lines += [f"$ {' '.join(cmd)}", got.stdout + got.stderr]
+        log = Path(env["SLURM_CONF"]).parent / "slurmctld.log"
+        if log.exists():
+            lines += [f"--- {log}", *log.read_text(errors="replace").splitlines()[-30:]]
+    for work in sorted(handle.glob("*/*/work")):
+        for name in ("job.out", "job.err", "job_status"):
+            path = work / name
+            if path.exists():
+                tail = path.read_text(errors="replace").splitlines()[-15:]
+                lines += [f"--- {path.relative_to(handle)}", *tail]
+    return "\n" + "\n".join(lines)
 
 
 def result_rows(handle, table, env=None):

@@ -219,3 +219,38 @@ def test_tails_are_the_data_files(kernel, run, tmp_path):
         # a 300 us busy wait falls in one FWQ sample (~20 us of work), and
         # takes two 100 us FTQ quanta whole
         assert got["max_us"] > (250 if kernel == "fwq" else 99), got
+        # the histogram on the run's fixed edges: every sample in it once,
+        # in the bucket of its loss, as tails.loss defines the loss
+        loss = got["loss"]
+        values = data["times" if kernel == "fwq" else "counts"].astype(float)
+        diff = loss["base"] - values if loss["falling"] else values - loss["base"]
+        loss_ns = np.maximum(diff, 0) * (loss["us_per_unit"] * 1e3)
+        want_samples, want_lost = histogram_of(loss_ns, meta["loss_histogram"]["edges_ns"])
+        hist = got["histogram"]
+        assert hist["samples"] == want_samples, (hist, want_samples)
+        assert hist["lost_ns"] == pytest.approx(want_lost, rel=1e-6, abs=2), (hist, want_lost)
+        # each injection is one detour of 300 us: in FWQ's buckets from 200 us
+        if kernel == "fwq":
+            assert sum(hist["samples"][11:]) >= entry["injections"] > 0, (hist, entry)
+    # the run's histogram is its participants' summed
+    run_hist = meta["loss_histogram"]
+    assert run_hist["participants"] == len(meta["ranks"])
+    ranks = [r["tails"]["histogram"] for r in meta["ranks"]]
+    for key in ("samples", "lost_ns"):
+        width = max(len(h[key]) for h in ranks)
+        # each participant's lost_ns rounded to the ns, the sum once
+        assert run_hist[key] == pytest.approx(
+            [sum((h[key] + [0] * width)[b] for h in ranks) for b in range(width)],
+            abs=len(ranks) if key == "lost_ns" else 0), key
+    assert run_hist["seconds"] == pytest.approx(sum(r["tails"]["loss"]["seconds"]
+                                                    for r in meta["ranks"]))
+
+
+def histogram_of(loss_ns, edges_ns):
+    """Samples and summed loss (ns) a bucket: [0, edge 0), [edge k-1, edge k),
+    [last edge, inf), the empty buckets beyond the last sample left out."""
+    bucket = np.searchsorted(np.asarray(edges_ns, dtype=float), loss_ns, side="right")
+    samples = np.bincount(bucket, minlength=len(edges_ns) + 1)
+    lost = np.bincount(bucket, weights=loss_ns, minlength=len(edges_ns) + 1)
+    used = int(np.nonzero(samples)[0][-1]) + 1
+    return samples[:used].tolist(), lost[:used].tolist()

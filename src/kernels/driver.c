@@ -641,6 +641,8 @@ static void rank_line(const struct nb_run *r, const void *record)
 
 	printf("rank kernel=%s rank=%d host=%s cpu=%d", r->k->name, p->rank, p->host, p->cpu);
 	r->d->results->print(r, record);
+	if (p->tails.measured)
+		nb_tails_print(&p->tails);
 	printf(" injections=%llu", (unsigned long long)p->injections);
 	if (p->inject_duration_us)
 		printf(" injections_missed=%llu", (unsigned long long)p->injections_missed);
@@ -760,6 +762,33 @@ double nb_run_ticks_per_work_loop(const struct nb_run *r)
 	return ticks;
 }
 
+/* Every participant's loss histogram summed: the whole run's distribution of
+ * the loss, from records of a fixed size whatever the samples. */
+static void json_loss_histogram(const struct nb_run *r, struct nb_json *j, const void *all, int n)
+{
+	struct nb_loss_histogram sum = { 0 };
+	double seconds = 0;
+	int measured = 0;
+
+	for (int i = 0; i < n; i++) {
+		const struct nb_participant *p = nb_run_record(r, all, i);
+
+		if (!p->tails.measured)
+			continue;
+		nb_loss_histogram_add(&sum, &p->tails.histogram);
+		seconds += p->tails.seconds;
+		measured++;
+	}
+	if (!measured)
+		return;
+	nb_json_object(j, "loss_histogram");
+	nb_json_int(j, "participants", measured);
+	nb_json_double(j, "seconds", seconds);
+	nb_loss_edges_json(j, "edges_ns");
+	nb_loss_histogram_json(j, &sum);
+	nb_json_end(j, '}');
+}
+
 static void report(struct nb_run *r, const void *all, int n, int signo)
 {
 	const struct nb_results *h = r->d->results;
@@ -781,6 +810,7 @@ static void report(struct nb_run *r, const void *all, int n, int signo)
 		r->k->json_options(r, &j);
 	if (h->json_run)
 		h->json_run(r, &j, all, n);
+	json_loss_histogram(r, &j, all, n);
 	nb_json_array(&j, "ranks");
 	for (int i = 0; i < n; i++) {
 		const void *x = nb_run_record(r, all, i);
@@ -788,6 +818,8 @@ static void report(struct nb_run *r, const void *all, int n, int signo)
 		json_participant(r, &j, x);
 		if (h->json_rank)
 			h->json_rank(r, &j, x);
+		if (((const struct nb_participant *)x)->tails.measured)
+			nb_tails_json(&j, &((const struct nb_participant *)x)->tails);
 		nb_json_end(&j, '}');
 	}
 	nb_json_end(&j, ']');

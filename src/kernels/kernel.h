@@ -23,6 +23,7 @@
 #include "machine.h"
 #include "ranks.h"
 #include "stream.h"
+#include "tails.h"
 #include "team.h"
 #include "timer.h"
 #include "work.h"
@@ -53,6 +54,10 @@ struct nb_participant {
 	double steal_ms; /* its CPU's steal time while it measured; NAN unknown */
 	struct nb_cause_totals causes; /* with --trace: from the detours hook */
 	struct nb_kcount_summary kcounts;
+	/* the loss sample by sample, set by the kernel's summarise (streamed
+	 * runs have none): the driver prints it, writes it and sums the
+	 * histograms of every participant */
+	struct nb_tails tails;
 };
 
 /* How a participant's samples become its result record, and the record

@@ -35,7 +35,6 @@ struct options {
 struct result {
 	struct nb_participant p;
 	struct nb_speed speed;
-	struct nb_tails tails; /* each iteration's time beyond the ideal */
 	uint64_t count;
 	double calibrated_us, ideal_us, total_us, min_us, mean_us, max_us, std_us, correlation;
 	uint32_t nsteps;
@@ -295,9 +294,10 @@ static void summarise(struct nb_run *r, int local, size_t n, void *record)
 	res->max_us = n ? ticks_to_us(s.max) : NAN;
 	res->mean_us = n ? ticks_to_us(s.mean) : NAN;
 	res->std_us = n > 1 ? ticks_to_us(s.std) : 0;
+	/* each iteration's time beyond the ideal */
 	nb_tails_sorted(v, n, res->ideal_us * 1e3 * tpn, 1 / tpn, 0, res->total_us / 1e6,
-			&res->tails);
-	nb_tails_rescale(&res->tails, 1 / tpn); /* its files hold ns */
+			&res->p.tails);
+	nb_tails_rescale(&res->p.tails, 1 / tpn); /* its files hold ns */
 }
 
 static double noise_percent(const struct result *r)
@@ -386,7 +386,6 @@ static void print(const struct nb_run *r, const void *record)
 	       (unsigned long long)x->count, (unsigned long long)x->p.samples, x->total_us,
 	       x->min_us, x->mean_us, x->max_us, x->correlation, noise_percent(x));
 	nb_speed_print(&x->speed);
-	nb_tails_print(&x->tails);
 }
 
 /* PRACE's summary: the calibrated and the mean run time, its sd across the
@@ -453,7 +452,6 @@ static void json_rank(const struct nb_run *r, struct nb_json *j, const void *rec
 	nb_json_double(j, "calibrated_us", x->calibrated_us);
 	nb_json_double(j, "ideal_us", x->ideal_us);
 	nb_speed_json(j, &x->speed);
-	nb_tails_json(j, &x->tails);
 	nb_json_double(j, "total_time_us", x->total_us);
 	nb_json_double(j, "min_us", x->min_us);
 	nb_json_double(j, "mean_us", x->mean_us);

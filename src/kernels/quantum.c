@@ -40,7 +40,7 @@ void nb_quantum_summarise(struct nb_run *r, int local, size_t n, void *record)
 	uint64_t *values = q->values(t, n);
 
 	nb_stats_compute(values, n, &x->stats); /* sorts them */
-	q->tails(&x->p, values, n, &x->tails);
+	q->tails(&x->p, values, n, &x->p.tails);
 	robust_best(values, n, x);
 }
 
@@ -64,7 +64,6 @@ void nb_quantum_print(const struct nb_run *r, const void *record)
 	if (q->best_is_max)
 		printf(" best_p99_9_%s=%.0f robust_noise_mean=%.6f samples_at_max=%llu", u,
 		       x->robust_best, robust_noise_mean(x), (unsigned long long)x->at_max);
-	nb_tails_print(&x->tails);
 	if (q->speed)
 		nb_speed_print(&x->speed);
 }
@@ -93,7 +92,6 @@ void nb_quantum_json_rank(const struct nb_run *r, struct nb_json *j, const void 
 		nb_json_double(j, "robust_noise_mean", robust_noise_mean(x));
 		nb_json_uint(j, "samples_at_max", x->at_max);
 	}
-	nb_tails_json(j, &x->tails);
 }
 
 /* --stream: the fixed-work loop a chunk of the ring at a time (stream.h);

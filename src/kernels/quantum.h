@@ -34,7 +34,6 @@ struct nb_quantum_record {
 	struct nb_participant p;
 	struct nb_stats stats;
 	struct nb_speed speed;
-	struct nb_tails tails;
 	double robust_best; /* best_is_max: the 99.9th percentile (type 1) */
 	uint64_t at_max;    /* samples equal to the largest */
 };

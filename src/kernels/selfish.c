@@ -28,7 +28,6 @@ struct options {
 struct result {
 	struct nb_participant p;
 	struct nb_speed speed;
-	struct nb_tails tails; /* each detour beyond the minimal iteration */
 	uint64_t min_ticks, iterations, detours, growths;
 	double min_ns, ordinary_ns, period_s, overhead_percent, detours_per_s, median_detour_ns;
 	double unmeasured_ms; /* the store's growth, between loops */
@@ -233,8 +232,10 @@ static void summarise(struct nb_run *r, int local, size_t n, void *record)
 	res->overhead_percent = 100.0 * (double)stolen / (double)(end - start);
 	res->detours_per_s = (double)n / res->period_s;
 	nb_stats_compute(lengths, n, &s); /* sorts them */
-	nb_tails_sorted(lengths, n, (double)st->min_ticks, 1 / tpn, 0, res->period_s, &res->tails);
-	nb_tails_rescale(&res->tails, 1 / tpn); /* its files hold ns */
+	/* each detour beyond the minimal iteration */
+	nb_tails_sorted(lengths, n, (double)st->min_ticks, 1 / tpn, 0, res->period_s,
+			&res->p.tails);
+	nb_tails_rescale(&res->p.tails, 1 / tpn); /* its files hold ns */
 	res->median_detour_ns = s.median / tpn;
 	free(lengths);
 }
@@ -310,7 +311,6 @@ static void print(const struct nb_run *r, const void *record)
 	       x->detours_per_s, x->median_detour_ns, x->overhead_percent, x->period_s,
 	       x->unmeasured_ms, x->full ? "detours_full" : "seconds");
 	nb_speed_print(&x->speed);
-	nb_tails_print(&x->tails);
 }
 
 static void print_run(const struct nb_run *r, const void *all, int nranks)
@@ -373,7 +373,6 @@ static void json_rank(const struct nb_run *r, struct nb_json *j, const void *rec
 	nb_json_uint(j, "store_growths", x->growths);
 	nb_json_double(j, "unmeasured_ms", x->unmeasured_ms);
 	nb_speed_json(j, &x->speed);
-	nb_tails_json(j, &x->tails);
 }
 
 static const struct option longopts[] = {

@@ -9,6 +9,7 @@
 #include "samples.h"
 #include "speed.h"
 #include "stats.h"
+#include "tails.h"
 #include "work.h"
 
 static int passed, failed;
@@ -192,6 +193,33 @@ static void test_speed_split(void)
 	NEAR(s.total_ticks, 3 * 1040, 0);
 }
 
+/* The loss histogram's edges: a bucket holds [edge k-1, edge k) */
+static void test_loss_histogram(void)
+{
+	/* losses of 0, 99, 100, 150, 200, 1e6 and 2e10 ns above a base of 1000 */
+	uint64_t v[] = { 1000, 1099, 1100, 1150, 1200, 1001000, 20000001000 };
+	struct nb_tails t, falling;
+	struct nb_loss_histogram sum = { 0 };
+
+	nb_tails_sorted(v, 7, 1000, 1, 0, 1, &t);
+	CHECK(t.measured);
+	CHECK(t.histogram.samples[0] == 2 && t.histogram.samples[1] == 2);
+	CHECK(t.histogram.samples[2] == 1 && t.histogram.samples[13] == 1);
+	CHECK(t.histogram.samples[NB_LOSS_BUCKETS - 1] == 1); /* 10 s and beyond */
+	NEAR(t.histogram.lost_ns[0], 99, 1e-9);
+	NEAR(t.histogram.lost_ns[1], 250, 1e-9);
+	NEAR(t.histogram.lost_ns[13], 1e6, 1e-9);
+	/* falling (FTQ's counts): the loss grows as the value falls below the base */
+	nb_tails_sorted(v, 7, 1200, 2, 1, 1, &falling);
+	CHECK(falling.histogram.samples[0] == 3); /* at or above the base: 0 lost */
+	CHECK(falling.histogram.samples[1] == 1); /* 1150: 50 units, 100 ns */
+	CHECK(falling.histogram.samples[2] == 3); /* 1100, 1099, 1000: 200, 202, 400 ns */
+	NEAR(falling.histogram.lost_ns[2], 802, 1e-9);
+	nb_loss_histogram_add(&sum, &t.histogram);
+	nb_loss_histogram_add(&sum, &t.histogram);
+	CHECK(sum.samples[1] == 4 && sum.lost_ns[1] == 500);
+}
+
 int main(void)
 {
 	test_stats_known_values();
@@ -202,6 +230,7 @@ int main(void)
 	test_cpu_lists();
 	test_samples_taken();
 	test_json_escaping();
+	test_loss_histogram();
 	printf("unit: %d passed, %d failed\n", passed, failed);
 	return failed != 0;
 }

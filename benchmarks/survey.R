@@ -64,6 +64,10 @@ write_survey <- function(source, out, hosts, per_host, samples, bad_nodes = 2, b
   entry <- meta$ranks[[1]]
   real <- data.table::fread(file.path(dirname(source), entry$files[[1]]), header = FALSE)[[1]]
   tpn <- entry$ticks_per_ns %||% meta$ticks_per_ns
+  edges_ns <- as.numeric(unlist(meta$loss_histogram$edges_ns))
+  if (!length(edges_ns)) stop(source, ": no loss_histogram (an older noisebench's run)", call. = FALSE)
+  total <- list(samples = numeric(length(edges_ns) + 1), lost_ns = numeric(length(edges_ns) + 1))
+  seconds <- 0
   units <- survey_layout(hosts, per_host, bad_nodes, bad_cores)
   dir.create(out, recursive = TRUE, showWarnings = FALSE)
   keep <- setdiff(names(entry), c("stats", "tails", "detour_percent", "slow_percent",
@@ -82,9 +86,15 @@ write_survey <- function(source, out, hosts, per_host, samples, bad_nodes = 2, b
     # the rank's loss as FWQ defines it (tails.h): beyond its fastest sample
     loss <- list(base = min(x), us_per_unit = 1 / tpn / 1e3, falling = FALSE,
       seconds = sum(x) / tpn / 1e9)
+    hist <- loss_histogram((x - min(x)) / tpn, edges_ns)
+    total <- Map(`+`, total, hist)
+    seconds <- seconds + loss$seconds
     ranks[[i]] <- c(list(rank = u$rank, host = u$host, cpu = u$cpu, samples = samples,
-      files = list(file), tails = list(loss = loss)), node_place(u$cpu, per_host), entry[keep])
+      files = list(file), tails = list(loss = loss, histogram = trim_histogram(hist))),
+      node_place(u$cpu, per_host), entry[keep])
   }
+  meta$loss_histogram <- c(list(participants = nrow(units), seconds = seconds,
+    edges_ns = edges_ns), trim_histogram(total))
   machine <- meta$machines[[1]] %||% meta$machine
   meta$machines <- lapply(unique(units$host), function(h) {
     m <- machine
@@ -102,6 +112,22 @@ write_survey <- function(source, out, hosts, per_host, samples, bad_nodes = 2, b
 }
 
 `%||%` <- function(a, b) if (is.null(a)) b else a
+
+# The samples and their summed loss (ns) on the kernels' buckets (tails.h):
+# [0, edge 1), [edge k, edge k+1), [last edge, Inf)
+loss_histogram <- function(loss_ns, edges_ns) {
+  bucket <- findInterval(loss_ns, edges_ns) + 1
+  n <- length(edges_ns) + 1
+  list(samples = tabulate(bucket, n),
+    lost_ns = vapply(split(loss_ns, factor(bucket, levels = seq_len(n))), sum, numeric(1),
+      USE.NAMES = FALSE))
+}
+
+# as the kernels write it: the empty buckets beyond the last sample left out
+trim_histogram <- function(h) {
+  used <- max(c(0, which(h$samples > 0)))
+  list(samples = h$samples[seq_len(used)], lost_ns = round(h$lost_ns[seq_len(used)]))
+}
 
 if (sys.nframe() == 0) {
   suppressPackageStartupMessages(library(data.table))

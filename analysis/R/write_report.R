@@ -48,7 +48,8 @@ write_report <- function(results_dir) {
     psnap_cores = psnap_by_cores(psnap_table),
     selfish = selfish_table(runs),
     causes = causes,
-    top_causes = top_causes(runs)
+    top_causes = top_causes(runs),
+    loss_by_length = loss_by_length(runs)
   )
 
   write_report_dir(results_dir, function(tmp) {
@@ -69,6 +70,17 @@ write_report <- function(results_dir) {
         "noise by cause"), tmp, "causes",
         height = 1.5 + 0.5 * nrow(unique(causes[, .(run, unit)]))), caption)),
         figures)
+    }
+    if (nrow(tables$loss_by_length)) {
+      lengths <- with_labels(tables$loss_by_length, labels)
+      caption <- paste("Where the time went, by how long each loss was: the share of the",
+        "CPU time (%) lost in samples whose loss fell in each bucket (selfish: its detours),",
+        "every CPU of each run summed by the kernels themselves, a bar per run. Many short",
+        "losses (interrupts, timer ticks) sit at the left, rare long ones (daemons, stalls)",
+        "at the right. loss_by_length.csv adds how many a core-hour.")
+      figures <- c(list(setNames(save_figure(plot_loss_by_length(lengths,
+        "time lost by the length of the loss"), tmp, "loss-by-length",
+        height = loss_by_length_height(lengths)), caption)), figures)
     }
     figures <- c(figures, lapply(names(streams), function(n) {
       stream_figures(tmp, n, streams[[n]], labels[run == n, label])

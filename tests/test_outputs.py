@@ -229,9 +229,6 @@ def test_tails_are_the_data_files(kernel, run, tmp_path):
         hist = got["histogram"]
         assert hist["samples"] == want_samples, (hist, want_samples)
         assert hist["lost_ns"] == pytest.approx(want_lost, rel=1e-6, abs=2), (hist, want_lost)
-        # each injection is one detour of 300 us: in FWQ's buckets from 200 us
-        if kernel == "fwq":
-            assert sum(hist["samples"][11:]) >= entry["injections"] > 0, (hist, entry)
     # the run's histogram is its participants' summed
     run_hist = meta["loss_histogram"]
     assert run_hist["participants"] == len(meta["ranks"])

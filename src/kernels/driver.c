@@ -812,6 +812,7 @@ static void report(struct nb_run *r, const void *all, int n, int signo)
 		h->json_run(r, &j, all, n);
 	json_loss_histogram(r, &j, all, n);
 	nb_json_array(&j, "ranks");
+	nb_json_lines(&j);
 	for (int i = 0; i < n; i++) {
 		const void *x = nb_run_record(r, all, i);
 

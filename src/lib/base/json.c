@@ -1,12 +1,26 @@
 #include "json.h"
 
 #include <math.h>
+#include <stdlib.h>
 
 void nb_json_open(struct nb_json *j, FILE *f)
 {
 	j->f = f;
 	j->depth = 0;
 	j->count[0] = 0;
+	j->line_depth = NB_JSON_MAX_DEPTH;
+}
+
+void nb_json_lines(struct nb_json *j)
+{
+	j->line_depth = j->depth;
+}
+
+static void newline(struct nb_json *j)
+{
+	fputc('\n', j->f);
+	for (int i = 0; i < j->depth; i++)
+		fputs("  ", j->f);
 }
 
 static void put_string(FILE *f, const char *s)
@@ -29,16 +43,15 @@ static void put_string(FILE *f, const char *s)
 
 static void member(struct nb_json *j, const char *key)
 {
+	int flat = j->depth > j->line_depth;
+
 	if (j->count[j->depth]++ > 0)
 		fputc(',', j->f);
-	if (j->depth > 0) {
-		fputc('\n', j->f);
-		for (int i = 0; i < j->depth; i++)
-			fputs("  ", j->f);
-	}
+	if (j->depth > 0 && !flat)
+		newline(j);
 	if (key) {
 		put_string(j->f, key);
-		fputs(": ", j->f);
+		fputs(flat ? ":" : ": ", j->f);
 	}
 }
 
@@ -62,14 +75,13 @@ void nb_json_array(struct nb_json *j, const char *key)
 
 void nb_json_end(struct nb_json *j, char close)
 {
-	int had_members = j->count[j->depth] > 0;
+	int had_members = j->count[j->depth] > 0, flat = j->depth > j->line_depth;
 
 	j->depth--;
-	if (had_members) {
-		fputc('\n', j->f);
-		for (int i = 0; i < j->depth; i++)
-			fputs("  ", j->f);
-	}
+	if (j->depth < j->line_depth)
+		j->line_depth = NB_JSON_MAX_DEPTH;
+	if (had_members && !flat)
+		newline(j);
 	fputc(close, j->f);
 	if (j->depth == 0)
 		fputc('\n', j->f);
@@ -98,11 +110,20 @@ void nb_json_uint(struct nb_json *j, const char *key, uint64_t value)
 
 void nb_json_double(struct nb_json *j, const char *key, double value)
 {
+	char text[32];
+
 	member(j, key);
-	if (isfinite(value))
-		fprintf(j->f, "%.17g", value);
-	else
+	if (!isfinite(value)) {
 		fputs("null", j->f);
+		return;
+	}
+	/* the shortest of 15, 16 or 17 digits that reads back the same */
+	for (int digits = 15; digits <= 17; digits++) {
+		snprintf(text, sizeof(text), "%.*g", digits, value);
+		if (strtod(text, NULL) == value)
+			break;
+	}
+	fputs(text, j->f);
 }
 
 void nb_json_bool(struct nb_json *j, const char *key, int value)

@@ -11,6 +11,7 @@ struct nb_json {
 	FILE *f;
 	int depth;
 	int count[NB_JSON_MAX_DEPTH]; /* members written so far at each level */
+	int line_depth; /* members deeper than this go on their parent's line */
 };
 
 /* key is NULL for array elements and for the top-level value. */
@@ -18,6 +19,10 @@ void nb_json_open(struct nb_json *j, FILE *f);
 void nb_json_object(struct nb_json *j, const char *key);
 void nb_json_array(struct nb_json *j, const char *key);
 void nb_json_end(struct nb_json *j, char close); /* '}' or ']' */
+/* Until the level just opened ends: each of its members on a line of its
+ * own, compact (a table of records, such as a run's ranks: half the bytes
+ * of the indented form, and a line a record to grep) */
+void nb_json_lines(struct nb_json *j);
 void nb_json_string(struct nb_json *j, const char *key, const char *value);
 void nb_json_int(struct nb_json *j, const char *key, int64_t value);
 void nb_json_uint(struct nb_json *j, const char *key, uint64_t value);

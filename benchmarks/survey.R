@@ -65,7 +65,9 @@ write_survey <- function(source, out, hosts, per_host, samples, bad_nodes = 2, b
   real <- data.table::fread(file.path(dirname(source), entry$files[[1]]), header = FALSE)[[1]]
   tpn <- entry$ticks_per_ns %||% meta$ticks_per_ns
   edges_ns <- as.numeric(unlist(meta$loss_histogram$edges_ns))
-  if (!length(edges_ns)) stop(source, ": no loss_histogram (an older noisebench's run)", call. = FALSE)
+  if (!length(edges_ns)) {
+    stop(source, ": no loss_histogram (an older noisebench's run)", call. = FALSE)
+  }
   total <- list(samples = numeric(length(edges_ns) + 1), lost_ns = numeric(length(edges_ns) + 1))
   seconds <- 0
   units <- survey_layout(hosts, per_host, bad_nodes, bad_cores)

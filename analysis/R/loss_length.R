@@ -24,7 +24,8 @@ loss_by_length <- function(runs) {
   }))
 }
 
-# "0.1-0.2 us", "1-2 ms", "10 s and beyond": a bucket as a reader says it
+# "below 100 ns", "100 ns to 200 ns", "1 ms to 2 ms", "10 s and beyond": a
+# bucket as a reader says it
 length_label <- function(from_us, to_us) {
   ifelse(is.infinite(to_us), paste(duration_label(from_us), "and beyond"),
     ifelse(from_us == 0, paste("below", duration_label(to_us)),

@@ -96,7 +96,7 @@ page_names <- function(spread) {
 }
 
 # The figures of the whole-system section, and the others.
-is_whole_system <- function(f) grepl("(-core-map|-ranking|^loss-by-length)\\.png$", f)
+is_whole_system <- function(f) grepl("-(core-map|ranking)\\.png$", f)
 
 report_html <- function(data, tables, verdict, figures, untraced = NULL) {
   hosts <- tables$machines

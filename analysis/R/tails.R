@@ -24,8 +24,8 @@ loss_model <- function(run, i, best = c("measured", "robust")) {
   t <- run$threads[[i]]
   loss <- (run$meta$ranks)[[i]]$tails$loss
   if (is.null(loss)) {
-    stop_input(run$path, "a rank's JSON entry has no tails.loss: ",
-      "written by a noisebench older than its analysis; run it again")
+    stop_input(run$path, paste("a rank's JSON entry has no tails.loss: written by a",
+      "noisebench older than its analysis; run it again"))
   }
   x <- noise_values(run, t$data)
   tab <- t$table
@@ -46,42 +46,44 @@ sample_losses <- function(run, i, best = c("measured", "robust")) {
 }
 
 # One row per run and rank: p50 ... p99.99 and max of the loss (us), and
-# above_<n>us_per_hour. Selfish's percentiles are those of its detours (it
-# records nothing else); the others' of every sample, from the table of
-# distinct values where the reader made one (no pass over the samples).
+# above_<n>us_per_hour, as each rank's kernel measured them on all its
+# samples (the JSON's tails, tails.h; selfish: on its detours, the only
+# samples it records). No sample is read: at thousands of ranks a pass over
+# each rank's samples cost the report a tenth of its time.
 tail_table <- function(runs) {
+  figures <- c(paste0(names(tail_probs), "_us"), "max_us",
+    paste0("above_", tail_thresholds_us, "us_per_hour"))
   rbindlist(lapply(names(runs), function(name) {
     run <- runs[[name]]
     rbindlist(lapply(seq_along(run$threads), function(i) {
       t <- run$threads[[i]]
-      m <- loss_model(run, i)
-      if (is.null(m$table)) {
-        us <- m$f(m$x)
-        n <- length(us)
-        q <- measured_quantiles(us, tail_probs)
-        top <- if (n) max(us) else NA_real_
-        above <- vapply(tail_thresholds_us, function(th) sum(us > th), numeric(1))
-      } else {
-        n <- sum(m$table$freq)
-        q <- table_quantiles(m$table$us, m$table$freq, tail_probs)
-        top <- max(m$table$us)
-        above <- vapply(tail_thresholds_us, function(th) sum(m$table$freq[m$table$us > th]),
-          numeric(1))
+      tails <- run$meta$ranks[[i]]$tails
+      if (is.null(tails$loss) || is.null(tails$histogram)) {
+        stop_input(run$path, paste("a rank's JSON entry has no tails.loss or",
+          "tails.histogram: written by a noisebench older than its analysis; run it again"))
       }
-      # a list a rank, bound once: a data.table a rank costs more than its
-      # samples' quantiles at thousands of ranks
+      # a list a rank, bound once: a data.table a rank costs more at
+      # thousands of ranks; null (no samples to take a percentile of) is NA
       c(list(run = name, kernel = run$kernel, host = t$host, thread = t$unit, cpu = t$cpu,
-        samples = n, seconds = m$seconds),
-        stats::setNames(as.list(q), paste0(names(tail_probs), "_us")), list(max_us = top),
-        stats::setNames(as.list(above / (m$seconds / 3600)),
-          paste0("above_", tail_thresholds_us, "us_per_hour")))
+        samples = sum(as.numeric(unlist(tails$histogram$samples))),
+        seconds = tails$loss$seconds),
+        stats::setNames(lapply(figures, function(f) as.numeric(tails[[f]] %||% NA_real_)),
+          figures))
     }))
   }))
 }
 
-# measured_quantiles of values given with their counts
-table_quantiles <- function(values, freq, probs) {
-  table_kth(values, freq, pmax(1, ceiling(probs * sum(freq))))
+# The tails of losses as tails.h defines them: type-1 percentiles (the
+# ceiling(n p)-th smallest), the largest, and how many passed each
+# threshold per hour of `seconds`; what a kernel writes into its JSON, for
+# runs written by R (the tests' and benchmarks' synthetic ones).
+loss_tails <- function(loss_us, seconds) {
+  n <- length(loss_us)
+  q <- measured_quantiles(loss_us, tail_probs)
+  c(stats::setNames(as.list(q), paste0(names(tail_probs), "_us")),
+    list(max_us = if (n) max(loss_us) else NA_real_),
+    stats::setNames(lapply(tail_thresholds_us, function(th) sum(loss_us > th) / (seconds / 3600)),
+      paste0("above_", tail_thresholds_us, "us_per_hour")))
 }
 
 # The k-th smallest of values given with their counts

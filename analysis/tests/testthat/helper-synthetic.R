@@ -2,7 +2,8 @@
 # whose noise is known.
 
 write_json_run <- function(dir, prefix, meta) {
-  text <- jsonlite::toJSON(meta, auto_unbox = TRUE, null = "null", digits = NA, pretty = TRUE)
+  text <- jsonlite::toJSON(meta, auto_unbox = TRUE, null = "null", na = "null", digits = NA,
+    pretty = TRUE)
   writeLines(text, file.path(dir, paste0(prefix, ".json")))
 }
 
@@ -17,11 +18,15 @@ common_meta <- function(kernel, tpn = 1) {
     machine = synthetic_machine, inject = NULL)
 }
 
-# A rank's loss as the kernels define it (the JSON's tails.loss, tails.h):
-# (v - base) us_per_unit, or (base - v) us_per_unit when falling.
-loss_entry <- function(base, us_per_unit, seconds, falling = FALSE) {
-  list(tails = list(loss = list(base = base, us_per_unit = us_per_unit, falling = falling,
-    seconds = seconds)))
+# A rank's tails as the kernels write them (the JSON's tails, tails.h): the
+# loss of each of its values x, (x - base) us_per_unit, or (base - x)
+# us_per_unit when falling; its percentiles and rates; how many samples
+# (the histogram in one bucket: these tests read its sum only).
+loss_entry <- function(x, base, us_per_unit, seconds, falling = FALSE) {
+  us <- pmax(if (falling) base - x else x - base, 0) * us_per_unit
+  list(tails = c(loss_tails(us, seconds),
+    list(loss = list(base = base, us_per_unit = us_per_unit, falling = falling,
+      seconds = seconds), histogram = list(samples = length(us), lost_ns = sum(us) * 1e3))))
 }
 
 write_column <- function(path, ...) fwrite(data.table(...), path, sep = " ", col.names = FALSE)
@@ -42,7 +47,7 @@ write_fwq <- function(dir, prefix, ticks, tpn = 1, hosts = NULL, cpus = NULL, fi
     write_column(file.path(dir, file), ticks[[t + 1]])
     x <- ticks[[t + 1]]
     c(rank_entry(t, hosts, cpus, samples = length(x), files = list(file)),
-      loss_entry(min(x), 1 / tpn / 1e3, sum(x) / tpn / 1e9), fields[[t + 1]])
+      loss_entry(x, min(x), 1 / tpn / 1e3, sum(x) / tpn / 1e9), fields[[t + 1]])
   })
   write_json_run(dir, prefix, c(common_meta("fwq", tpn), list(work = "multiiter",
     ranks = ranks)))
@@ -60,7 +65,7 @@ write_ftq <- function(dir, prefix, counts, fs, tpn = 1, inject = NULL, bits = NU
     write_column(file.path(dir, t_file), 1e6 + seq_along(counts[[t + 1]]) * quantum)
     x <- counts[[t + 1]]
     c(rank_entry(t, hosts, cpus, samples = length(x), files = list(c_file, t_file)),
-      loss_entry(max(x), 1e6 / fs / max(x), length(x) / fs, falling = TRUE))
+      loss_entry(x, max(x), 1e6 / fs / max(x), length(x) / fs, falling = TRUE))
   })
   meta <- c(common_meta("ftq", tpn), list(work = "multiiter", quantum_ns = 1e9 / fs,
     quantum_ticks = quantum, start_tick = 1e6, ranks = ranks))
@@ -82,7 +87,7 @@ write_psnap <- function(dir, prefix, ns, correlation = rep(0, length(ns)),
     c(list(rank = r, host = "synth", cpu = r, files = list(file), samples = length(ns[[r + 1]]),
       calibrated_us = calibrated_us, ideal_us = ideal_us[r + 1],
       mean_us = -1, correlation = correlation[r + 1]),
-      loss_entry(ideal_us[r + 1] * 1e3, 1e-3, sum(ns[[r + 1]]) / 1e9))
+      loss_entry(ns[[r + 1]], ideal_us[r + 1] * 1e3, 1e-3, sum(ns[[r + 1]]) / 1e9))
   })
   write_json_run(dir, prefix, c(common_meta("psnap"), list(work = "multiiter",
     granularity_us = 1000, summary = list(ranks = length(ns), calibration_time_s = -1,
@@ -99,7 +104,7 @@ write_selfish <- function(dir, prefix, detours, period_s, min_ns = 10) {
     fwrite(d, file.path(dir, file), sep = " ", col.names = FALSE)
     c(list(rank = r, host = "synth", cpu = r, files = list(file), detours = nrow(d),
       min_iteration_ns = min_ns, period_s = period_s, cpu_overhead_percent = -1),
-      loss_entry(min_ns, 1e-3, period_s))
+      loss_entry(d$length_ns, min_ns, 1e-3, period_s))
   })
   write_json_run(dir, prefix, c(common_meta("selfish"), list(ranks = ranks)))
 }

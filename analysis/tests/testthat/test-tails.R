@@ -1,5 +1,6 @@
 # The tails: percentiles, maximum and rates per hour of the time each sample
-# lost, on samples whose losses are known.
+# lost, on samples whose losses are known (loss_tails, as tails.h computes
+# them; the C's own are checked against the data files in tests/test_outputs.py).
 
 test_that("FWQ tails are the excess over the fastest sample, in us", {
   dir <- withr_tempdir()
@@ -32,17 +33,22 @@ test_that("FTQ loss is the quantum's missing work as time", {
   expect_equal(tails$above_100us_per_hour, 0)
 })
 
-test_that("tails from the reader's table of values are those of the samples", {
+test_that("the tails are the kernel's own, read from its JSON, not its samples", {
   dir <- withr_tempdir()
-  set.seed(3)
-  write_fwq(dir, "fwq", list(round(10000 + stats::rexp(50000, 1 / 3000))))
-  write_ftq(dir, "ftq", list(round(1000 - stats::rexp(50000, 1 / 30))), 10000)
-  runs <- read_results(dir)$runs
-  expect_false(is.null(runs$fwq$threads[[1]]$table))
-  expect_false(is.null(runs$ftq$threads[[1]]$table))
-  from_table <- tail_table(runs)
-  for (name in names(runs)) runs[[name]]$threads[[1]]$table <- NULL
-  expect_equal(from_table, tail_table(runs))
+  write_fwq(dir, "fwq", list(c(rep(1000, 999), 5000)))
+  path <- file.path(dir, "fwq.json")
+  meta <- jsonlite::fromJSON(path, simplifyVector = FALSE)
+  meta$ranks[[1]]$tails$max_us <- 123
+  meta$ranks[[1]]$tails$p50_us <- NULL # no samples to take it of: null
+  write_json_run(dir, "fwq", meta)
+  tails <- tail_table(read_results(dir)$runs)
+  expect_equal(tails$max_us, 123)
+  expect_true(is.na(tails$p50_us))
+  expect_equal(tails$samples, 1000)
+  meta$ranks[[1]]$tails$histogram <- NULL
+  write_json_run(dir, "fwq", meta)
+  expect_error(tail_table(read_results(dir)$runs), "fwq.json: .*tails.histogram",
+    class = "noisebench_input_error")
 })
 
 test_that("the report has the tails table", {

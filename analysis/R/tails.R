@@ -22,21 +22,34 @@ tail_thresholds_us <- c(10, 100, 1000)
 loss_model <- function(run, i, best = c("measured", "robust")) {
   best <- match.arg(best)
   t <- run$threads[[i]]
-  loss <- (run$meta$ranks)[[i]]$tails$loss
-  if (is.null(loss)) {
-    stop_input(run$path, paste("a rank's JSON entry has no tails.loss: written by a",
-      "noisebench older than its analysis; run it again"))
-  }
+  loss <- rank_tails(run, i)$loss
   x <- noise_values(run, t$data)
   tab <- t$table
   base <- loss$base
   if (best == "robust" && isTRUE(loss$falling) && length(x)) {
     base <- stats::quantile(x, 0.999, names = FALSE)
   }
-  sign <- if (isTRUE(loss$falling)) -1 else 1
-  f <- function(v) pmax(sign * (v - base), 0) * loss$us_per_unit
+  f <- function(v) loss_us(v, base, loss$us_per_unit, isTRUE(loss$falling))
   if (!is.null(tab)) tab$us <- f(tab$value)
   list(f = f, seconds = loss$seconds, x = x, table = tab)
+}
+
+# The time values lost (us), as tails.h defines it: (x - base) us_per_unit,
+# or (base - x) us_per_unit where the loss grows as the value falls (FTQ);
+# never below 0.
+loss_us <- function(x, base, us_per_unit, falling = FALSE) {
+  pmax(if (falling) base - x else x - base, 0) * us_per_unit
+}
+
+# Rank i's JSON tails (tails.h), with the loss and histogram every kernel
+# writes.
+rank_tails <- function(run, i) {
+  tails <- run$meta$ranks[[i]]$tails
+  if (is.null(tails$loss) || is.null(tails$histogram)) {
+    stop_input(run$path, paste("a rank's JSON entry has no tails.loss or tails.histogram:",
+      "written by a noisebench older than its analysis; run it again"))
+  }
+  tails
 }
 
 # The samples' loss in us, in sample order, and the rank's measured time in s.
@@ -48,8 +61,8 @@ sample_losses <- function(run, i, best = c("measured", "robust")) {
 # One row per run and rank: p50 ... p99.99 and max of the loss (us), and
 # above_<n>us_per_hour, as each rank's kernel measured them on all its
 # samples (the JSON's tails, tails.h; selfish: on its detours, the only
-# samples it records). No sample is read: at thousands of ranks a pass over
-# each rank's samples cost the report a tenth of its time.
+# samples it records). No sample is read: a pass over every rank's samples
+# would make the table's cost grow with the samples, not the ranks.
 tail_table <- function(runs) {
   figures <- c(paste0(names(tail_probs), "_us"), "max_us",
     paste0("above_", tail_thresholds_us, "us_per_hour"))
@@ -57,11 +70,7 @@ tail_table <- function(runs) {
     run <- runs[[name]]
     rbindlist(lapply(seq_along(run$threads), function(i) {
       t <- run$threads[[i]]
-      tails <- run$meta$ranks[[i]]$tails
-      if (is.null(tails$loss) || is.null(tails$histogram)) {
-        stop_input(run$path, paste("a rank's JSON entry has no tails.loss or",
-          "tails.histogram: written by a noisebench older than its analysis; run it again"))
-      }
+      tails <- rank_tails(run, i)
       # a list a rank, bound once: a data.table a rank costs more at
       # thousands of ranks; null (no samples to take a percentile of) is NA
       c(list(run = name, kernel = run$kernel, host = t$host, thread = t$unit, cpu = t$cpu,

@@ -19,11 +19,10 @@ common_meta <- function(kernel, tpn = 1) {
 }
 
 # A rank's tails as the kernels write them (the JSON's tails, tails.h): the
-# loss of each of its values x, (x - base) us_per_unit, or (base - x)
-# us_per_unit when falling; its percentiles and rates; how many samples
-# (the histogram in one bucket: these tests read its sum only).
+# loss of each of its values x (loss_us), its percentiles and rates, how
+# many samples (the histogram in one bucket: these tests read its sum only).
 loss_entry <- function(x, base, us_per_unit, seconds, falling = FALSE) {
-  us <- pmax(if (falling) base - x else x - base, 0) * us_per_unit
+  us <- loss_us(x, base, us_per_unit, falling)
   list(tails = c(loss_tails(us, seconds),
     list(loss = list(base = base, us_per_unit = us_per_unit, falling = falling,
       seconds = seconds), histogram = list(samples = length(us), lost_ns = sum(us) * 1e3))))

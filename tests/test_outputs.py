@@ -243,6 +243,60 @@ def test_tails_are_the_data_files(kernel, run, tmp_path):
                                                     for r in meta["ranks"]))
 
 
+STRETCH_ARGS = {
+    "fwq": ["-n", 5000, "-w", 10],
+    "ftq": ["-n", 5000, "--freq", 10000],
+    "psnap": ["-n", 1000, "-g", 100],
+    "selfish": ["--seconds", 0.5, "--threshold", 101],
+}
+
+
+@pytest.mark.parametrize("kernel", sorted(STRETCH_ARGS))
+def test_stretches_are_the_data_files(kernel, run, tmp_path):
+    """Each participant's stretches (stretches.h): one width for the whole
+    run that holds its longest participant's measurement, and each stretch
+    the samples of the data files that ended in it (selfish: detours that
+    began in it, with their time beyond an ordinary iteration)."""
+    res = run(kernel, "-t", 0, *STRETCH_ARGS[kernel], "--inject", "2000:300", "-o", kernel)
+    assert res.returncode == 0, res.stderr
+    meta, threads = load_run(tmp_path / kernel)
+    widths = {e["stretches"]["width_s"] for e in meta["ranks"]}
+    assert len(widths) == 1, widths
+    width = widths.pop()
+    longest = max((e["end_tick"] - e["start_tick"]) / e["ticks_per_ns"] / 1e9
+                  for e in meta["ranks"])
+    assert width * 100 == pytest.approx(longest, rel=1e-9)
+    for entry, data in zip(meta["ranks"], threads):
+        tpn = entry["ticks_per_ns"]
+        if kernel == "fwq":
+            value = data["times"].astype(float)
+            end_s = np.cumsum(data["times"]) / tpn / 1e9
+        elif kernel == "ftq":
+            value = data["counts"].astype(float)
+            end_s = (data["times"] - meta["start_tick"]) / tpn / 1e9
+        elif kernel == "psnap":
+            value = data["times"].astype(float)
+            end_s = np.cumsum(value) / 1e9
+        else:
+            d = data["detours"].reshape(-1, 2)
+            value = (d[:, 1] - entry["min_iteration_ns"]).astype(float)
+            end_s = d[:, 0] / 1e9
+        got = entry["stretches"]
+        k = np.clip(np.ceil(end_s / width) - 1, 0, 99).astype(int)
+        n = np.bincount(k, minlength=100)
+        total = np.bincount(k, weights=value, minlength=100)
+        used = len(got["n"])
+        assert sum(got["n"]) == len(value)
+        # the files round P-SNAP's and selfish's ticks to ns: a sample on a
+        # stretch's edge may fall either side
+        moved = np.abs(np.array(got["n"]) - n[:used]).sum()
+        assert moved <= (0 if kernel in ("fwq", "ftq") else 4), (got["n"], n.tolist())
+        if moved == 0:
+            assert got["sum"] == pytest.approx(total[:used].tolist(), rel=1e-6, abs=len(value)), \
+                (got["sum"], total.tolist())
+        assert n[used:].sum() == 0
+
+
 def histogram_of(loss_ns, edges_ns):
     """Samples and summed loss (ns) a bucket: [0, edge 0), [edge k-1, edge k),
     [last edge, inf), the empty buckets beyond the last sample left out."""

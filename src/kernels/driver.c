@@ -815,16 +815,37 @@ static void report(struct nb_run *r, const void *all, int n, int signo)
 	nb_json_lines(&j);
 	for (int i = 0; i < n; i++) {
 		const void *x = nb_run_record(r, all, i);
+		const struct nb_participant *p = x;
 
 		json_participant(r, &j, x);
 		if (h->json_rank)
 			h->json_rank(r, &j, x);
-		if (((const struct nb_participant *)x)->tails.measured)
-			nb_tails_json(&j, &((const struct nb_participant *)x)->tails);
+		if (p->tails.measured)
+			nb_tails_json(&j, &p->tails);
+		if (p->stretches.width_s > 0)
+			nb_stretches_json(&j, &p->stretches);
 		nb_json_end(&j, '}');
 	}
 	nb_json_end(&j, ']');
 	json_tail(r, &j, n, total);
+}
+
+/* How long the longest of the local participants measured; of every
+ * participant of the run when signo is 0. */
+static double longest_measurement_s(struct nb_run *r, const char *mine, int signo)
+{
+	const struct nb_results *h = r->d->results;
+	uint64_t now = nb_ticks();
+	double longest = 0;
+
+	for (int i = 0; i < r->ranks.nlocal; i++) {
+		const struct nb_participant *p = (const void *)(mine + i * h->size);
+		uint64_t end = p->end_tick ? p->end_tick : now;
+
+		if (end > p->start_tick && p->ticks_per_ns > 0)
+			longest = fmax(longest, (double)(end - p->start_tick) / p->ticks_per_ns / 1e9);
+	}
+	return signo ? longest : nb_ranks_max(&r->ranks, longest);
 }
 
 /* The one finish sequence. Complete: every rank writes its files, summarises
@@ -857,6 +878,7 @@ static void finish(struct nb_run *r, int signo)
 	commit_files(r);
 	if (h->exchange)
 		h->exchange(r, n, signo);
+	r->measured_s = longest_measurement_s(r, mine, signo);
 	/* The samples are on disk: summarise may now reorder them, once their
 	 * order has been read for the causes. */
 	for (int i = 0; i < rk->nlocal; i++) {

@@ -195,6 +195,18 @@ static void summary(const struct nb_participant *p, const struct nb_stats *s)
 	printf(" quantum_ns=%.1f", (double)interval_ticks / p->ticks_per_ns);
 }
 
+/* A quantum's count, at the tick it ended. */
+static void stretches(const struct nb_run *r, const struct nb_thread *t, size_t n,
+		      struct nb_stretches *s)
+{
+	const struct nb_ftq_sample *x = t->samples;
+	uint64_t start = nb_run_start_tick(r);
+
+	for (size_t i = 0; i < n; i++)
+		nb_stretches_add(s, (double)(x[i].tick - start) / r->cal.ticks_per_ns / 1e9,
+				 (double)x[i].count);
+}
+
 /* A quantum's loss: the share of the best quantum's work it lacks, as time. */
 static void tails(const struct nb_participant *p, const uint64_t *sorted, size_t n,
 		  struct nb_tails *t)
@@ -210,6 +222,7 @@ static const struct nb_quantum quantum = {
 	.values = values,
 	.scaled_noise_mean = scaled_noise_mean,
 	.best = best,
+	.stretches = stretches,
 	.summary = summary,
 	.tails = tails,
 	.best_is_max = 1,

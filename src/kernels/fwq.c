@@ -72,6 +72,19 @@ static void speed(struct nb_thread *t, size_t n, struct nb_speed *s)
 	nb_speed_split(x, n, (double)min, s);
 }
 
+/* Samples follow each other: each ends where the ticks so far add up to. */
+static void stretches(const struct nb_run *r, const struct nb_thread *t, size_t n,
+		      struct nb_stretches *s)
+{
+	const uint64_t *x = t->samples;
+	uint64_t ticks = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		ticks += x[i];
+		nb_stretches_add(s, (double)ticks / r->cal.ticks_per_ns / 1e9, (double)x[i]);
+	}
+}
+
 static size_t detours(struct nb_run *r, int local, size_t n, struct nb_cause_detour **out)
 {
 	const struct nb_thread *t = &r->ranks.local[local];
@@ -109,6 +122,7 @@ static const struct nb_quantum quantum = {
 	.scaled_noise_mean = scaled_noise_mean,
 	.best = best,
 	.speed = speed,
+	.stretches = stretches,
 	.summary = summary,
 	.tails = tails,
 };

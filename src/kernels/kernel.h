@@ -23,6 +23,7 @@
 #include "machine.h"
 #include "ranks.h"
 #include "stream.h"
+#include "stretches.h"
 #include "tails.h"
 #include "team.h"
 #include "timer.h"
@@ -58,6 +59,9 @@ struct nb_participant {
 	 * runs have none): the driver prints it, writes it and sums the
 	 * histograms of every participant */
 	struct nb_tails tails;
+	/* its samples over the run's time, set by the kernel's summarise
+	 * (nb_stretches_init with the run's measured_s): the driver writes them */
+	struct nb_stretches stretches;
 };
 
 /* How a participant's samples become its result record, and the record
@@ -162,6 +166,9 @@ struct nb_run {
 	uint64_t work_loops; /* FWQ: work loops a sample */
 
 	struct nb_calibration cal;
+	/* in the finish, for summarise: how long the participant that measured
+	 * longest did, over the whole run (this process's after a signal) */
+	double measured_s;
 	struct nb_driver *d;
 };
 

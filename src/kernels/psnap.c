@@ -289,6 +289,13 @@ static void summarise(struct nb_run *r, int local, size_t n, void *record)
 	res->ideal_us = fmin(st->calibrated_us, res->min_us);
 	/* in time order: running slow is a stretch of slow iterations */
 	nb_speed_split(v, n, res->ideal_us * 1000.0 * tpn, &res->speed);
+	/* iterations follow each other; its files hold ns */
+	nb_stretches_init(&res->p.stretches, r->measured_s);
+	uint64_t ticks = 0;
+	for (size_t i = 0; i < n; i++) {
+		ticks += v[i];
+		nb_stretches_add(&res->p.stretches, (double)ticks / tpn / 1e9, (double)v[i] / tpn);
+	}
 	nb_stats_compute(v, n, &s); /* sorts them */
 	res->total_us = n ? ticks_to_us(s.mean) * (double)n : 0;
 	res->max_us = n ? ticks_to_us(s.max) : NAN;

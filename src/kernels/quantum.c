@@ -37,6 +37,8 @@ void nb_quantum_summarise(struct nb_run *r, int local, size_t n, void *record)
 
 	if (q->speed)
 		q->speed(t, n, &x->speed);
+	nb_stretches_init(&x->p.stretches, r->measured_s);
+	q->stretches(r, t, n, &x->p.stretches);
 	uint64_t *values = q->values(t, n);
 
 	nb_stats_compute(values, n, &x->stats); /* sorts them */

@@ -19,6 +19,9 @@ struct nb_quantum {
 	/* splits n samples' noise into detours and running slow (speed.h);
 	 * NULL where the samples are not fixed work */
 	void (*speed)(struct nb_thread *t, size_t n, struct nb_speed *s);
+	/* adds the n samples, in time order, to the run's stretches */
+	void (*stretches)(const struct nb_run *r, const struct nb_thread *t, size_t n,
+			  struct nb_stretches *s);
 	/* the end of a result line */
 	void (*summary)(const struct nb_participant *p, const struct nb_stats *s);
 	/* whether the best value is the largest (FTQ); the summary then gives,

@@ -223,9 +223,14 @@ static void summarise(struct nb_run *r, int local, size_t n, void *record)
 	res->growths = st->growths;
 	res->unmeasured_ms = (double)st->unmeasured_ticks / tpn / 1e6;
 	end -= st->unmeasured_ticks < end - start ? st->unmeasured_ticks : 0;
+	/* a detour in the stretch it began in, with the time it took beyond
+	 * an ordinary iteration (ns) */
+	nb_stretches_init(&res->p.stretches, r->measured_s);
 	for (size_t i = 0; i < n; i++) {
 		stolen += d[i].length - st->min_ticks;
 		lengths[i] = d[i].length;
+		nb_stretches_add(&res->p.stretches, (double)(d[i].start - start) / tpn / 1e9,
+				 (double)(d[i].length - st->min_ticks) / tpn);
 	}
 	res->period_s = (double)(end - start) / tpn / 1e9;
 	ordinary_speed(res, (double)(end - start), d, n, st->ordinary_ticks);

@@ -9,6 +9,7 @@
 #include "samples.h"
 #include "speed.h"
 #include "stats.h"
+#include "stretches.h"
 #include "tails.h"
 #include "work.h"
 
@@ -220,6 +221,25 @@ static void test_loss_histogram(void)
 	CHECK(sum.samples[1] == 4 && sum.lost_ns[1] == 500);
 }
 
+static void test_stretches(void)
+{
+	struct nb_stretches s;
+
+	nb_stretches_init(&s, 1.0); /* 100 stretches of 10 ms */
+	NEAR(s.width_s, 0.01, 1e-15);
+	nb_stretches_add(&s, 0, 1);      /* the start belongs to the first */
+	nb_stretches_add(&s, 0.01, 2);   /* an end on an edge: the stretch it closes */
+	nb_stretches_add(&s, 0.0101, 4); /* just past it: the next */
+	nb_stretches_add(&s, 0.995, 8);
+	nb_stretches_add(&s, 7, 16);     /* later than the run: the last */
+	CHECK(s.n[0] == 2 && s.sum[0] == 3);
+	CHECK(s.n[1] == 1 && s.sum[1] == 4);
+	CHECK(s.n[99] == 2 && s.sum[99] == 24);
+	nb_stretches_init(&s, 0); /* no run measured: all in one, and no width */
+	nb_stretches_add(&s, 3, 1);
+	CHECK(s.width_s == 0 && s.n[0] == 1);
+}
+
 int main(void)
 {
 	test_stats_known_values();
@@ -231,6 +251,7 @@ int main(void)
 	test_samples_taken();
 	test_json_escaping();
 	test_loss_histogram();
+	test_stretches();
 	printf("unit: %d passed, %d failed\n", passed, failed);
 	return failed != 0;
 }

@@ -55,6 +55,10 @@ void nb_ranks_gather(struct nb_ranks *r, const void *mine, size_t each, void *al
  * (each process has summed its own participants'); the others' v is spent. */
 void nb_ranks_sum_u64(struct nb_ranks *r, uint64_t *v, size_t n);
 
+/* After the run: the largest of one double of every process, on every
+ * process (each process has taken its own participants' largest). */
+double nb_ranks_max(struct nb_ranks *r, double value);
+
 /* One `each`-byte item from every host (its first rank's `mine`) on the
  * root, by host; NULL elsewhere. The count is in *nhosts. Free the result. */
 void *nb_ranks_hosts(struct nb_ranks *r, const void *mine, size_t each, int *nhosts);

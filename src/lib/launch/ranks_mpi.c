@@ -187,6 +187,15 @@ void nb_ranks_sum_u64(struct nb_ranks *r, uint64_t *v, size_t n)
 			     MPI_COMM_WORLD));
 }
 
+double nb_ranks_max(struct nb_ranks *r, double value)
+{
+	double max;
+
+	(void)r;
+	MPI_CHECK(MPI_Allreduce(&value, &max, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD));
+	return max;
+}
+
 double nb_ranks_allreduce_sum(struct nb_ranks *r, double value)
 {
 	double sum;

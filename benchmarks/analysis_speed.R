@@ -69,15 +69,20 @@ if (length(args) == 4 && args[1] == "--time") {
 }
 
 samples <- if (length(args)) as.numeric(args[1]) else 1e7
-source(file.path(dirname(script), "..", "analysis", "tests", "testthat", "helper-synthetic.R"))
+# the tests' writers of synthetic runs, which use the package's internals
+helpers <- new.env(parent = asNamespace("noisebench"))
+sys.source(file.path(dirname(script), "..", "analysis", "tests", "testthat",
+  "helper-synthetic.R"), envir = helpers)
 # two threads of FWQ samples around 180k ticks with exponential noise, and
 # the same count of FTQ quanta
 write_runs <- function(samples) {
   dir <- tempfile("nb-bench-")
   dir.create(dir)
   half <- samples / 2
-  write_fwq(dir, "fwq", lapply(1:2, function(i) round(181324 + stats::rexp(half, 1 / 2000))))
-  write_ftq(dir, "ftq", lapply(1:2, function(i) impulse_counts(half, 20)), 10000, tpn = 2.6)
+  helpers$write_fwq(dir, "fwq",
+    lapply(1:2, function(i) round(181324 + stats::rexp(half, 1 / 2000))))
+  helpers$write_ftq(dir, "ftq", lapply(1:2, function(i) helpers$impulse_counts(half, 20)), 10000,
+    tpn = 2.6)
   dir
 }
 set.seed(1)

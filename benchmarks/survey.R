@@ -72,17 +72,23 @@ write_survey <- function(source, out, hosts, per_host, samples, bad_nodes = 2, b
   seconds <- 0
   units <- survey_layout(hosts, per_host, bad_nodes, bad_cores)
   dir.create(out, recursive = TRUE, showWarnings = FALSE)
-  keep <- setdiff(names(entry), c("stats", "tails", "detour_percent", "slow_percent",
-    "slow_time_percent", "slow_factor", "kernel_counts", "steal_ms", "files", "samples",
-    "rank", "host", "cpu", "numa_node", "package", "core", "smt_thread"))
+  keep <- setdiff(names(entry), c("stats", "tails", "stretches", "detour_percent",
+    "slow_percent", "slow_time_percent", "slow_factor", "kernel_counts", "steal_ms", "files",
+    "samples", "rank", "host", "cpu", "numa_node", "package", "core", "smt_thread"))
   ranks <- vector("list", nrow(units))
+  offsets <- sample.int(length(real), nrow(units), replace = TRUE)
+  phases <- stats::runif(nrow(units), 0, planted_period_ns * tpn)
+  samples_of <- function(i) {
+    x <- real[(offsets[i] + seq_len(samples) - 1) %% length(real) + 1]
+    if (is.na(units$planted[i])) return(x)
+    add_periodic(x, planted_period_ns * tpn, planted_loss_ns * tpn, phases[i])
+  }
+  # the stretches' width is the whole run's (stretches.h): the longest rank's
+  run_s <- max(vapply(seq_len(nrow(units)), function(i) sum(samples_of(i)), numeric(1))) /
+    tpn / 1e9
   for (i in seq_len(nrow(units))) {
     u <- units[i]
-    x <- real[(sample.int(length(real), 1) + seq_len(samples) - 1) %% length(real) + 1]
-    if (!is.na(u$planted)) {
-      x <- add_periodic(x, planted_period_ns * tpn, planted_loss_ns * tpn,
-        stats::runif(1, 0, planted_period_ns * tpn))
-    }
+    x <- samples_of(i)
     file <- sprintf("fwq_%d_times.dat", u$rank)
     data.table::fwrite(list(x), file.path(out, file), col.names = FALSE)
     # the rank's loss as FWQ defines it (tails.h): beyond its fastest sample
@@ -94,8 +100,9 @@ write_survey <- function(source, out, hosts, per_host, samples, bad_nodes = 2, b
     seconds <- seconds + loss$seconds
     tails <- c(noisebench:::loss_tails(loss_ns / 1e3, loss$seconds),
       list(loss = loss, histogram = trim_histogram(hist)))
+    stretches <- noisebench:::sample_stretches(cumsum(x) / tpn / 1e9, x, run_s)
     ranks[[i]] <- c(list(rank = u$rank, host = u$host, cpu = u$cpu, samples = samples,
-      files = list(file), tails = tails),
+      files = list(file), tails = tails, stretches = stretches),
       node_place(u$cpu, per_host), entry[keep])
   }
   meta$loss_histogram <- c(list(participants = nrow(units), seconds = seconds,

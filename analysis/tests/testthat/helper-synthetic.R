@@ -28,6 +28,12 @@ loss_entry <- function(x, base, us_per_unit, seconds, falling = FALSE) {
       seconds = seconds), histogram = list(samples = length(us), lost_ns = sum(us) * 1e3))))
 }
 
+# A rank's stretches as the kernels write them (stretches.h): its samples
+# that ended at end_s, their values, in a run whose longest rank took run_s.
+stretches_entry <- function(end_s, value, run_s) {
+  list(stretches = sample_stretches(end_s, value, run_s))
+}
+
 write_column <- function(path, ...) fwrite(data.table(...), path, sep = " ", col.names = FALSE)
 
 # A rank's entry; hosts: one per rank, or NULL for the machine's; cpus: one
@@ -41,12 +47,14 @@ rank_entry <- function(t, hosts, cpus, ...) {
 # ticks: one vector of sample times per rank; fields: NULL or a list per
 # rank of the further figures its entry holds (detour_percent, ...).
 write_fwq <- function(dir, prefix, ticks, tpn = 1, hosts = NULL, cpus = NULL, fields = NULL) {
+  run_s <- max(vapply(ticks, sum, numeric(1))) / tpn / 1e9
   ranks <- lapply(seq_along(ticks) - 1, function(t) {
     file <- sprintf("%s_%d_times.dat", prefix, t)
     write_column(file.path(dir, file), ticks[[t + 1]])
     x <- ticks[[t + 1]]
     c(rank_entry(t, hosts, cpus, samples = length(x), files = list(file)),
-      loss_entry(x, min(x), 1 / tpn / 1e3, sum(x) / tpn / 1e9), fields[[t + 1]])
+      loss_entry(x, min(x), 1 / tpn / 1e3, sum(x) / tpn / 1e9),
+      stretches_entry(cumsum(as.numeric(x)) / tpn / 1e9, x, run_s), fields[[t + 1]])
   })
   write_json_run(dir, prefix, c(common_meta("fwq", tpn), list(work = "multiiter",
     ranks = ranks)))
@@ -64,7 +72,8 @@ write_ftq <- function(dir, prefix, counts, fs, tpn = 1, inject = NULL, bits = NU
     write_column(file.path(dir, t_file), 1e6 + seq_along(counts[[t + 1]]) * quantum)
     x <- counts[[t + 1]]
     c(rank_entry(t, hosts, cpus, samples = length(x), files = list(c_file, t_file)),
-      loss_entry(x, max(x), 1e6 / fs / max(x), length(x) / fs, falling = TRUE))
+      loss_entry(x, max(x), 1e6 / fs / max(x), length(x) / fs, falling = TRUE),
+      stretches_entry(seq_along(x) / fs, x, max(lengths(counts)) / fs))
   })
   meta <- c(common_meta("ftq", tpn), list(work = "multiiter", quantum_ns = 1e9 / fs,
     quantum_ticks = quantum, start_tick = 1e6, ranks = ranks))
@@ -86,7 +95,9 @@ write_psnap <- function(dir, prefix, ns, correlation = rep(0, length(ns)),
     c(list(rank = r, host = "synth", cpu = r, files = list(file), samples = length(ns[[r + 1]]),
       calibrated_us = calibrated_us, ideal_us = ideal_us[r + 1],
       mean_us = -1, correlation = correlation[r + 1]),
-      loss_entry(ns[[r + 1]], ideal_us[r + 1] * 1e3, 1e-3, sum(ns[[r + 1]]) / 1e9))
+      loss_entry(ns[[r + 1]], ideal_us[r + 1] * 1e3, 1e-3, sum(ns[[r + 1]]) / 1e9),
+      stretches_entry(cumsum(as.numeric(ns[[r + 1]])) / 1e9, ns[[r + 1]],
+        max(vapply(ns, sum, numeric(1))) / 1e9))
   })
   write_json_run(dir, prefix, c(common_meta("psnap"), list(work = "multiiter",
     granularity_us = 1000, summary = list(ranks = length(ns), calibration_time_s = -1,
@@ -103,7 +114,8 @@ write_selfish <- function(dir, prefix, detours, period_s, min_ns = 10) {
     fwrite(d, file.path(dir, file), sep = " ", col.names = FALSE)
     c(list(rank = r, host = "synth", cpu = r, files = list(file), detours = nrow(d),
       min_iteration_ns = min_ns, period_s = period_s, cpu_overhead_percent = -1),
-      loss_entry(d$length_ns, min_ns, 1e-3, period_s))
+      loss_entry(d$length_ns, min_ns, 1e-3, period_s),
+      stretches_entry(d$start_ns / 1e9, d$length_ns - min_ns, period_s))
   })
   write_json_run(dir, prefix, c(common_meta("selfish"), list(ranks = ranks)))
 }

@@ -93,6 +93,31 @@ test_that("the heat map puts the noise in the time bin it happened in", {
   expect_equal(nrow(over), 10)
 })
 
+test_that("the stretches are the kernel's own, read from its JSON, not its samples", {
+  dir <- withr_tempdir()
+  write_fwq(dir, "fwq", list(rep(1000, 1000)))
+  path <- file.path(dir, "fwq.json")
+  meta <- jsonlite::fromJSON(path, simplifyVector = FALSE)
+  s <- meta$ranks[[1]]$stretches
+  expect_equal(unlist(s$n), rep(10, 100))
+  expect_equal(s$width_s, 1e-5)
+  # stretch 42 as though its 10 samples had taken twice as long
+  s$sum[[43]] <- 20000
+  meta$ranks[[1]]$stretches <- s
+  write_json_run(dir, "fwq", meta)
+  over <- noise_over_time(read_run(path))
+  expect_equal(over[noise_percent > 0]$bin, 42)
+  expect_equal(over[bin == 42]$noise_percent, 50)
+  expect_equal(over[bin == 42]$time_s, 42.5e-5)
+  # the samples' own figures are untouched: the summary reads the samples
+  expect_equal(noise_summary(read_run(path), "fwq")$noise_percent, 0)
+  expect_error(noise_over_time(read_run(path), bins = 7), "must divide 100")
+  meta$ranks[[1]]$stretches <- NULL
+  write_json_run(dir, "fwq", meta)
+  expect_error(noise_over_time(read_run(path)), "fwq.json: .*no stretches",
+    class = "noisebench_input_error")
+})
+
 test_that("stretches against another best are those noise_over_time gives with it", {
   dir <- withr_tempdir()
   write_fwq(dir, "fwq", list(fwq_ticks(4000, 0.05, 1), fwq_ticks(4000, 0.2, 2) + 300),

@@ -1,0 +1,95 @@
+# When the noise came: each rank's run in 100 stretches of one width for the
+# whole run, as the kernels reduce their samples (src/lib/base/stretches.h,
+# the JSON's `stretches`): how many samples ended in each and their values
+# summed. The heat map, the nodes' and the cores' yardsticks are drawn from
+# these alone, never from the samples.
+
+stretches_per_run <- 100
+
+# A rank's stretches, checked: width_s, n and sum of its JSON entry.
+rank_stretches <- function(run, i) {
+  s <- run$meta$ranks[[i]]$stretches
+  if (is.null(s$width_s) || length(s$n) != length(s$sum) ||
+      length(s$n) > stretches_per_run) {
+    stop_input(run$path, paste("a rank's JSON entry has no stretches {width_s, n, sum}:",
+      "written by a noisebench older than its analysis; run it again"))
+  }
+  s
+}
+
+# Noise per thread and stretch, for the heat map: lost_percent of each of
+# `bins` equal stretches of the run (each `stretches_per_run / bins` of the
+# kernel's, which bins must divide); selfish: the share of the stretch's
+# time its detours took beyond an ordinary iteration.
+# best: each thread's own best sample ("own", Sequoia's), or the run's best
+# over every thread and host ("run": a node slow in every sample is then
+# seen as slow). P-SNAP's best is always its calibrated ideal iteration.
+# Each row keeps its stretch's samples (n) and their sum (total), from which
+# stretches_against gives the same stretches against another best.
+noise_over_time <- function(run, bins = stretches_per_run, best = c("own", "run")) {
+  best <- match.arg(best)
+  if (stretches_per_run %% bins != 0) {
+    stop("bins must divide ", stretches_per_run, ", not ", bins, call. = FALSE)
+  }
+  per_bin <- stretches_per_run %/% bins
+  s <- lapply(seq_along(run$threads), function(i) rank_stretches(run, i))
+  width <- max(vapply(s, function(x) as.numeric(x$width_s), numeric(1))) * per_bin
+  rows <- rbindlist(lapply(seq_along(run$threads), function(i) {
+    t <- run$threads[[i]]
+    n <- as.numeric(unlist(s[[i]]$n))
+    bin <- (seq_along(n) - 1) %/% per_bin
+    list(bin = bin, n = n, total = as.numeric(unlist(s[[i]]$sum)), unit = rep(t$unit,
+      length(n)), cpu = rep(t$cpu, length(n)), host = rep(t$host, length(n)))
+  }))
+  rows <- rows[, .(n = sum(n), total = sum(total)), by = .(unit, cpu, host, bin)][n > 0]
+  rows[, time_s := (bin + 0.5) * width]
+  if (run$kernel == "selfish") {
+    rows[, noise_percent := 100 * total / 1e9 / width]
+  } else {
+    bests <- thread_bests(run, best)
+    units <- vapply(run$threads, function(t) as.numeric(t$unit), numeric(1))
+    rows[, noise_percent := lost_percent(run$kernel, total, n, bests[match(unit, units)])]
+  }
+  setcolorder(rows, c("bin", "noise_percent", "unit", "cpu", "host", "n", "total"))[]
+}
+
+# noise_over_time's stretches against another best: the heat map's (each
+# thread's own best) from the nodes' and cores' yardstick (the run's).
+# Selfish's do not depend on a best.
+stretches_against <- function(stretches, run, best = c("own", "run")) {
+  if (run$kernel == "selfish") return(stretches)
+  bests <- thread_bests(run, match.arg(best))
+  units <- vapply(run$threads, function(t) as.numeric(t$unit), numeric(1))
+  copy(stretches)[, noise_percent := lost_percent(run$kernel, total, n,
+    bests[match(unit, units)])][]
+}
+
+# Each thread's best value in its own unit (noise_over_time).
+thread_bests <- function(run, best) {
+  own <- vapply(run$threads, function(t) {
+    best_value(noise_values(run, t$data), run$kernel, t$table)
+  }, numeric(1))
+  if (run$kernel == "psnap") {
+    ideal <- vapply(run$meta$ranks, function(r) (r$ideal_us %||% NA_real_) * 1e3, numeric(1))
+    return(ifelse(is.na(ideal), own, ideal))
+  }
+  if (best == "own") return(own)
+  if (run$kernel == "ftq") return(rep(max(own), length(own)))
+  # FWQ samples are ticks of each host's own clock: the fastest in ns
+  tpn <- vapply(run$threads, function(t) t$ticks_per_ns, numeric(1))
+  min(own / tpn) * tpn
+}
+
+# The stretches of one rank's samples, as the kernels reduce them
+# (stretches.h), for runs written without a kernel (the tests' and the
+# survey benchmark's): the samples that ended at end_s (s from the start)
+# and their values, in stretches of run_s / stretches_per_run.
+sample_stretches <- function(end_s, value, run_s) {
+  width <- run_s / stretches_per_run
+  k <- pmin(pmax(ceiling(end_s / width) - 1, 0), stretches_per_run - 1) + 1
+  n <- tabulate(k, stretches_per_run)
+  total <- vapply(split(as.numeric(value), factor(k, levels = seq_len(stretches_per_run))),
+    sum, numeric(1), USE.NAMES = FALSE)
+  used <- seq_len(max(c(0, which(n > 0))))
+  list(width_s = width, n = n[used], sum = total[used])
+}

@@ -102,7 +102,8 @@ write_survey <- function(source, out, hosts, per_host, samples, bad_nodes = 2, b
       list(loss = loss, histogram = trim_histogram(hist)))
     stretches <- noisebench:::sample_stretches(cumsum(x) / tpn / 1e9, x, run_s)
     ranks[[i]] <- c(list(rank = u$rank, host = u$host, cpu = u$cpu, samples = samples,
-      files = list(file), tails = tails, stretches = stretches),
+      files = list(file), stats = noisebench:::sample_stats(x), tails = tails,
+      stretches = stretches),
       node_place(u$cpu, per_host), entry[keep])
   }
   meta$loss_histogram <- c(list(participants = nrow(units), seconds = seconds,

@@ -100,6 +100,38 @@ scaled_moments <- function(x, kernel, best = best_value(x, kernel, table),
   m
 }
 
+# A rank's moments as its kernel computed them over all its samples (the
+# JSON's stats, src/lib/base/stats.h; kernels.json's "moments": "stats"):
+# those of its scaled noise, as scaled_moments gives them, its best value and
+# its mean.
+rank_moments <- function(run, i) {
+  entry <- run$meta$ranks[[i]]
+  s <- entry$stats
+  if (is.null(s$mean) || is.null(s$std) || is.null(entry$samples)) {
+    stop_input(run$path, paste("a rank's JSON entry has no stats {min, max, mean, std,",
+      "kurtosis, skewness} or samples: written by a noisebench older than its analysis;",
+      "run it again"))
+  }
+  # JSON has no NaN: a constant sample's kurtosis and skewness are null
+  num <- function(v) if (is.null(v)) NaN else as.numeric(v)
+  best <- num(if (kernel_info(run$kernel)$best == "max") s$max else s$min)
+  mean <- num(s$mean)
+  n <- as.numeric(entry$samples)
+  list(best = best, mean = mean, moments = list(samples = n,
+    scaled_noise_mean = abs(mean - best) / best,
+    scaled_noise_sd = if (n > 1) num(s$std) / best else NA_real_,
+    kurtosis = num(s$kurtosis),
+    skewness = if (run$kernel == "ftq") -num(s$skewness) else num(s$skewness)))
+}
+
+# A rank's stats as its kernel writes them (stats.h), for runs written
+# without a kernel (the tests' and the survey benchmark's).
+sample_stats <- function(x) {
+  m <- noise_moments(x)
+  list(min = min(x), max = max(x), mean = m$scaled_noise_mean, std = m$scaled_noise_sd,
+    kurtosis = m$kurtosis, skewness = m$skewness)
+}
+
 is_diminutive <- function(mean, sd, kurtosis) {
   # a constant sample (kurtosis NaN) has no tail at all
   k <- ifelse(is.nan(kurtosis), 0, kurtosis)
@@ -182,6 +214,12 @@ noise_summary <- function(run, run_name) {
       return(list(unit = t$unit, host = t$host, cpu = t$cpu, samples = nrow(t$data),
         scaled_noise_mean = NA_real_, scaled_noise_sd = NA_real_, kurtosis = NA_real_,
         skewness = NA_real_, noise_percent = overhead))
+    }
+    if (identical(kernel_info(run$kernel)$moments, "stats")) {
+      m <- rank_moments(run, i)
+      return(c(list(unit = t$unit, host = t$host, cpu = t$cpu), m$moments,
+        list(noise_percent = lost_percent(run$kernel, m$mean * m$moments$samples,
+          m$moments$samples, m$best))))
     }
     x <- noise_values(run, t$data)
     best <- best_value(x, run$kernel, t$table)

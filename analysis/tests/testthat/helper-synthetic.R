@@ -52,7 +52,8 @@ write_fwq <- function(dir, prefix, ticks, tpn = 1, hosts = NULL, cpus = NULL, fi
     file <- sprintf("%s_%d_times.dat", prefix, t)
     write_column(file.path(dir, file), ticks[[t + 1]])
     x <- ticks[[t + 1]]
-    c(rank_entry(t, hosts, cpus, samples = length(x), files = list(file)),
+    c(rank_entry(t, hosts, cpus, samples = length(x), files = list(file),
+      stats = sample_stats(x)),
       loss_entry(x, min(x), 1 / tpn / 1e3, sum(x) / tpn / 1e9),
       stretches_entry(cumsum(as.numeric(x)) / tpn / 1e9, x, run_s), fields[[t + 1]])
   })
@@ -71,7 +72,8 @@ write_ftq <- function(dir, prefix, counts, fs, tpn = 1, inject = NULL, bits = NU
     write_column(file.path(dir, c_file), counts[[t + 1]])
     write_column(file.path(dir, t_file), 1e6 + seq_along(counts[[t + 1]]) * quantum)
     x <- counts[[t + 1]]
-    c(rank_entry(t, hosts, cpus, samples = length(x), files = list(c_file, t_file)),
+    c(rank_entry(t, hosts, cpus, samples = length(x), files = list(c_file, t_file),
+      stats = sample_stats(x)),
       loss_entry(x, max(x), 1e6 / fs / max(x), length(x) / fs, falling = TRUE),
       stretches_entry(seq_along(x) / fs, x, max(lengths(counts)) / fs))
   })

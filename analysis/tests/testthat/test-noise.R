@@ -109,12 +109,34 @@ test_that("the stretches are the kernel's own, read from its JSON, not its sampl
   expect_equal(over[noise_percent > 0]$bin, 42)
   expect_equal(over[bin == 42]$noise_percent, 50)
   expect_equal(over[bin == 42]$time_s, 42.5e-5)
-  # the samples' own figures are untouched: the summary reads the samples
+  # the rank's own figures are its stats: untouched
   expect_equal(noise_summary(read_run(path), "fwq")$noise_percent, 0)
   expect_error(noise_over_time(read_run(path), bins = 7), "must divide 100")
   meta$ranks[[1]]$stretches <- NULL
   write_json_run(dir, "fwq", meta)
   expect_error(noise_over_time(read_run(path)), "fwq.json: .*no stretches",
+    class = "noisebench_input_error")
+})
+
+test_that("the moments are the kernel's own stats, read from its JSON, not its samples", {
+  dir <- withr_tempdir()
+  write_fwq(dir, "fwq", list(rep(c(1000, 1100), 500)))
+  path <- file.path(dir, "fwq.json")
+  s <- noise_summary(read_run(path), "fwq")
+  expect_equal(s$scaled_noise_mean, 0.05)
+  expect_equal(s$noise_percent, 100 * 50 / 1050)
+  expect_equal(s$kurtosis, 1)
+  meta <- jsonlite::fromJSON(path, simplifyVector = FALSE)
+  meta$ranks[[1]]$stats$mean <- 1200
+  meta$ranks[[1]]$stats$kurtosis <- NULL # a constant sample's: null
+  write_json_run(dir, "fwq", meta)
+  s <- noise_summary(read_run(path), "fwq")
+  expect_equal(s$scaled_noise_mean, 0.2)
+  expect_equal(s$noise_percent, 100 * 200 / 1200)
+  expect_true(is.nan(s$kurtosis))
+  meta$ranks[[1]]$stats <- NULL
+  write_json_run(dir, "fwq", meta)
+  expect_error(noise_summary(read_run(path), "fwq"), "fwq.json: .*no stats",
     class = "noisebench_input_error")
 })
 

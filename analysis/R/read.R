@@ -44,20 +44,10 @@ read_json_file <- function(path) {
 # counts): half the memory, and a fresh process pays for each page it fills;
 # a value that is not one makes the column double.
 read_numbers <- function(path, columns, expected_rows, classes = "double") {
-  if (!file.exists(path)) {
-    stop_input(path, "missing (the run's JSON lists it)")
+  last <- check_file_end(path, expected_rows)
+  if (is.null(last)) {
+    return(as.data.table(setNames(rep(list(numeric()), length(columns)), columns)))
   }
-  size <- file.size(path)
-  if (size == 0) {
-    if (expected_rows == 0) {
-      return(as.data.table(setNames(rep(list(numeric()), length(columns)), columns)))
-    }
-    stop_input(path, sprintf("empty, the JSON says %d lines", expected_rows))
-  }
-  con <- file(path, "rb")
-  seek(con, size - 1)
-  last <- readBin(con, "raw", 1)
-  close(con)
   dt <- fread_numbers(path, classes)
   # a value past the largest integer makes an integer column integer64
   # (data.table 1.14, whatever integer64 = says), which bit64 would be needed
@@ -92,6 +82,24 @@ read_numbers <- function(path, columns, expected_rows, classes = "double") {
   dt
 }
 
+# What a data file's size says without reading it: that it is there, and
+# empty only if it should be. Returns its last byte (NULL when empty), which
+# is a newline unless the file was cut short.
+check_file_end <- function(path, expected_rows) {
+  if (!file.exists(path)) {
+    stop_input(path, "missing (the run's JSON lists it)")
+  }
+  size <- file.size(path)
+  if (size == 0) {
+    if (expected_rows == 0) return(NULL)
+    stop_input(path, sprintf("empty, the JSON says %d lines", expected_rows))
+  }
+  con <- file(path, "rb")
+  on.exit(close(con))
+  seek(con, size - 1)
+  readBin(con, "raw", 1)
+}
+
 # "bumped to" warnings are the fields read_numbers finds not to be numbers
 fread_numbers <- function(path, classes) {
   suppressWarnings(data.table::fread(
@@ -107,11 +115,19 @@ json_field <- function(x, name, path) {
 }
 
 # One run: its description, and for each rank (a thread, or an MPI process)
-# a list of its number (unit), CPU, host, tick rate, samples (a data.table of
-# numeric columns) and their value_table. Units stay apart: binding millions
-# of rows into one table would cost more than reading them.
-read_run <- function(json_path) {
-  meta <- read_json_file(json_path)
+# an environment of its number (unit), CPU, host, tick rate, samples (data,
+# a data.table of numeric columns) and their value_table (table). Units stay
+# apart: binding millions of rows into one table would cost more than
+# reading them.
+# samples = "read" reads and checks every rank's files now; "when_used"
+# reads a rank's when something first asks for its data or table (the
+# report: of a run of thousands of ranks it reads those it shows in detail
+# or models, the rest of the report coming from the ranks' own summaries in
+# the JSON), having checked now only that each file is there and whole to
+# its last line.
+read_run <- function(json_path, samples = c("read", "when_used"),
+                     meta = read_json_file(json_path)) {
+  samples <- match.arg(samples)
   kernel <- json_field(meta, "kernel", json_path)
   info <- kernel_info(kernel, json_path)
   dir <- dirname(json_path)
@@ -123,17 +139,26 @@ read_run <- function(json_path) {
     if (length(files) == 0) {
       stop_input(json_path, "samples went to stdout (-s): no data files to analyse")
     }
-    data <- read_kernel_files(files, u, info, json_path)
-    list(
+    t <- list2env(list(
       unit = as.integer(u$rank), cpu = as.integer(u$cpu),
-      host = u$host %||% host, data = data,
+      host = u$host %||% host,
       # each host's own tick (MPI runs span nodes) and, for FTQ, its start
       ticks_per_ns = u$ticks_per_ns %||% meta$ticks_per_ns,
-      start_tick = if (kernel == "ftq") u$start_tick %||% meta$start_tick,
-      # the distribution of the samples, read once for the statistics that
-      # need only that (NULL for detours, or samples that do not tabulate)
-      table = if (kernel != "selfish") value_table(noise_values(list(kernel = kernel), data))
-    )
+      start_tick = if (kernel == "ftq") u$start_tick %||% meta$start_tick
+    ))
+    delayedAssign("data", read_kernel_files(files, u, info, json_path), assign.env = t)
+    # the distribution of the samples, read once for the statistics that
+    # need only that (NULL for detours, or samples that do not tabulate)
+    delayedAssign("table", if (kernel != "selfish") {
+      value_table(noise_values(list(kernel = kernel), data))
+    }, eval.env = t, assign.env = t)
+    if (samples == "read") {
+      force(t$table)
+      force(t$data)
+    } else {
+      check_kernel_files(files, u, info, json_path)
+    }
+    t
   })
   list(
     path = json_path, name = sub("\\.json$", "", json_path), kernel = kernel, meta = meta,
@@ -170,9 +195,22 @@ read_kernel_files <- function(files, unit, info, json_path) {
   setDT(unlist(columns, recursive = FALSE))
 }
 
+# read_kernel_files' checks that need no reading (check_file_end).
+check_kernel_files <- function(files, unit, info, json_path) {
+  n <- json_field(unit, info$samples_per_rank, json_path)
+  for (file in files) {
+    last <- check_file_end(file, n)
+    if (!is.null(last) && last != as.raw(10)) {
+      stop_input(file, "cut short (no newline at the end: truncated?)")
+    }
+  }
+}
+
 # Every run under results_dir (streamed runs apart: stream.R), and
 # noise-info's machine description if there.
-read_results <- function(results_dir) {
+# samples: as read_run's.
+read_results <- function(results_dir, samples = c("read", "when_used")) {
+  samples <- match.arg(samples)
   paths <- find_runs(sub("/+$", "", results_dir))
   stream_paths <- paths[grepl(stream_json_pattern, paths)]
   paths <- paths[!grepl(stream_json_pattern, paths)]
@@ -182,7 +220,8 @@ read_results <- function(results_dir) {
     logical(1))
   machine_path <- paths[vapply(metas, function(m) is.null(m[["kernel"]]), TRUE) &
     basename(paths) == "machine.json"]
-  runs <- lapply(paths[is_run], read_run)
+  runs <- Map(function(path, meta) read_run(path, samples, meta), paths[is_run],
+    metas[is_run])
   streams <- read_streams(stream_paths, paths, metas)
   if (length(runs) == 0 && length(streams) == 0) {
     stop_input(results_dir, "no kernel runs (PREFIX.json files written by fwq, ftq, psnap, selfish)")

@@ -12,7 +12,7 @@ write_tables <- function(dir, tables) {
 }
 
 write_report <- function(results_dir) {
-  data <- read_results(results_dir)
+  data <- read_results(results_dir, samples = "when_used")
   runs <- data$runs
   if (length(runs) == 0) return(write_stream_report(data, results_dir))
   summary <- rbindlist(lapply(names(runs), function(n) noise_summary(runs[[n]], n)))

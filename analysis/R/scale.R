@@ -8,6 +8,8 @@
 # a random offset per process (uncoordinated noise) or one offset for all
 # (co-scheduled). docs/analysis.md states the assumptions.
 
+# The kernels whose samples make a noise trace (noise_trace).
+scale_kernels <- c("fwq", "psnap", "selfish")
 scale_phases_us <- c(10, 100, 1000, 10000, 100000)
 scale_processes <- c(1, 10, 100, 1000, 10000, 100000)
 # Offsets drawn per rank trace: the windows' empirical distribution.
@@ -274,9 +276,15 @@ scale_table <- function(runs) {
   # a run at a time on each CPU this process may use (a job's, not the
   # node's): most of the time goes to noise-simulate
   cpus <- length(parallel::mcaffinity() %||% 1)
+  # the traces' samples read here, before the fork: the workers share them,
+  # the report's figures reuse them, and a bad file stops here
+  for (run in runs) {
+    if (!run$kernel %in% scale_kernels) next
+    for (i in model_ranks(length(run$threads))) run$threads[[i]]$data
+  }
   tables <- parallel::mclapply(names(runs), mc.cores = cpus, function(name) {
     run <- runs[[name]]
-    if (!run$kernel %in% c("fwq", "psnap", "selfish")) return(NULL)
+    if (!run$kernel %in% scale_kernels) return(NULL)
     traces <- lapply(model_ranks(length(run$threads)), function(i) noise_trace(run, i))
     rows <- predict_slowdown(traces)
     if (nrow(rows) == 0) return(NULL)
@@ -337,7 +345,7 @@ plot_scale <- function(scale, title) {
 write_loggopsim_traces <- function(dir, runs) {
   unlist(lapply(names(runs), function(name) {
     run <- runs[[name]]
-    if (!run$kernel %in% c("fwq", "psnap", "selfish")) return(NULL)
+    if (!run$kernel %in% scale_kernels) return(NULL)
     vapply(model_ranks(length(run$threads)), function(i) {
       t <- run$threads[[i]]
       write_noise_trace(noise_trace(run, i),

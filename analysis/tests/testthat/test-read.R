@@ -54,6 +54,23 @@ test_that("a truncated file is named with its last line", {
   expect_input_error(read_run(file.path(dir, "fwq.json")), "fwq_0_times.dat:3: cut short")
 })
 
+test_that("samples read when used are checked as they are read, their files' ends at once", {
+  dir <- good_fwq()
+  path <- file.path(dir, "fwq.json")
+  run <- read_run(path, samples = "when_used")
+  # not read yet: what the file holds when first used is what is read
+  writeLines(c("300", "301", "302", "303"), file.path(dir, "fwq_1_times.dat"))
+  expect_equal(run$threads[[2]]$data$ticks, 300:303)
+  expect_equal(run$threads[[2]]$table$value, 300:303)
+  writeLines(c("100", "101"), file.path(dir, "fwq_0_times.dat"))
+  expect_input_error(run$threads[[1]]$data, "fwq_0_times.dat: 2 lines, the JSON says 4")
+  # a file cut short, or not there, is known without reading it
+  writeBin(charToRaw("100\n101\n15"), file.path(dir, "fwq_0_times.dat"))
+  expect_input_error(read_run(path, samples = "when_used"), "fwq_0_times.dat: cut short")
+  unlink(file.path(dir, "fwq_0_times.dat"))
+  expect_input_error(read_results(dir, samples = "when_used"), "fwq_0_times.dat: missing")
+})
+
 test_that("a file shorter than its JSON says is truncated", {
   dir <- good_fwq()
   writeLines(c("100", "101"), file.path(dir, "fwq_1_times.dat"))

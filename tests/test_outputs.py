@@ -243,6 +243,27 @@ def test_tails_are_the_data_files(kernel, run, tmp_path):
                                                     for r in meta["ranks"]))
 
 
+def test_psnap_stats_are_its_files(run, tmp_path):
+    """P-SNAP measures ticks and writes ns: its stats, scaled to ns, are
+    those of its files (each iteration rounded to the ns there)."""
+    res = run("psnap", "-t", 0, "-n", 1000, "-g", 100, "-o", "p")
+    assert res.returncode == 0, res.stderr
+    meta, threads = load_run(tmp_path / "p")
+    for entry, data in zip(meta["ranks"], threads):
+        ns = data["times"].astype(float)
+        s = entry["stats"]
+        assert s["unit"] == "ns"
+        assert s["min"] == pytest.approx(ns.min(), abs=0.5)
+        assert s["max"] == pytest.approx(ns.max(), abs=0.5)
+        assert s["mean"] == pytest.approx(ns.mean(), abs=0.5)
+        assert s["std"] == pytest.approx(ns.std(ddof=1), rel=1e-3, abs=0.5)
+        d = ns - ns.mean()
+        m2 = (d ** 2).mean()
+        assert s["kurtosis"] == pytest.approx((d ** 4).mean() / m2 ** 2, rel=1e-3)
+        assert s["scaled_noise_mean"] == pytest.approx((ns.mean() - ns.min()) / ns.min(),
+                                                       rel=1e-3, abs=1e-6)
+
+
 STRETCH_ARGS = {
     "fwq": ["-n", 5000, "-w", 10],
     "ftq": ["-n", 5000, "--freq", 10000],

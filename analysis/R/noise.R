@@ -87,22 +87,11 @@ median_of <- function(x, table = value_table(x)) {
     table$value[which.max(cumulative >= ceiling(half))]) / 2
 }
 
-# The moments of the scaled noise, from the raw values without building it:
-# (x - best) / best for fixed work (FWQ, P-SNAP; best = min), and
-# (best - x) / best for FTQ counts (best = max). Kurtosis does not change
-# under either map; skewness changes sign under the second.
-scaled_moments <- function(x, kernel, best = best_value(x, kernel, table),
-                           table = value_table(x)) {
-  m <- if (is.null(table)) noise_moments(x) else noise_moments(table$value, table$freq)
-  m$scaled_noise_mean <- abs(m$scaled_noise_mean - best) / best
-  m$scaled_noise_sd <- m$scaled_noise_sd / best
-  if (kernel == "ftq") m$skewness <- -m$skewness
-  m
-}
-
 # A rank's moments as its kernel computed them over all its samples (the
-# JSON's stats, src/lib/base/stats.h; kernels.json's "moments": "stats"):
-# those of its scaled noise, as scaled_moments gives them, its best value and
+# JSON's stats of its value, src/lib/base/stats.h): those of its scaled
+# noise, (x - best) / best for fixed work (FWQ, P-SNAP; best the minimum)
+# and (best - x) / best for FTQ counts (best the maximum), under which
+# kurtosis does not change and skewness changes sign; its best value and
 # its mean.
 rank_moments <- function(run, i) {
   entry <- run$meta$ranks[[i]]
@@ -208,32 +197,23 @@ noise_summary <- function(run, run_name) {
   # rank's sums at thousands of ranks
   rows <- rbindlist(lapply(seq_along(run$threads), function(i) {
     t <- run$threads[[i]]
+    r <- meta$ranks[[i]]
+    place <- list(unit = t$unit, host = t$host, cpu = t$cpu)
     if (run$kernel == "selfish") {
-      r <- meta$ranks[[i]]
-      overhead <- 100 * sum(t$data$length_ns - r$min_iteration_ns) / 1e9 / r$period_s
-      return(list(unit = t$unit, host = t$host, cpu = t$cpu, samples = nrow(t$data),
+      # its detours' time beyond an ordinary iteration: their stretches' sums
+      lost_ns <- sum(as.numeric(unlist(rank_stretches(run, i)$sum)))
+      return(c(place, list(samples = as.numeric(json_field(r, "detours", run$path)),
         scaled_noise_mean = NA_real_, scaled_noise_sd = NA_real_, kurtosis = NA_real_,
-        skewness = NA_real_, noise_percent = overhead))
+        skewness = NA_real_, noise_percent = 100 * lost_ns / 1e9 / r$period_s)))
     }
-    if (identical(kernel_info(run$kernel)$moments, "stats")) {
-      m <- rank_moments(run, i)
-      return(c(list(unit = t$unit, host = t$host, cpu = t$cpu), m$moments,
-        list(noise_percent = lost_percent(run$kernel, m$mean * m$moments$samples,
-          m$moments$samples, m$best))))
-    }
-    x <- noise_values(run, t$data)
-    best <- best_value(x, run$kernel, t$table)
-    # one pass over millions of samples for every sum they need
-    m <- scaled_moments(x, run$kernel, best, t$table)
+    m <- rank_moments(run, i)
     noise <- if (run$kernel == "psnap") {
-      r <- meta$ranks[[i]]
       calib <- r$ideal_us %||% r$calibrated_us %||% meta$granularity_us
-      100 * (mean(t$data$ns) / 1e3 - calib) / calib
+      100 * (m$mean / 1e3 - calib) / calib
     } else {
-      lost_percent(run$kernel, m$total, length(x), best)
+      lost_percent(run$kernel, m$mean * m$moments$samples, m$moments$samples, m$best)
     }
-    m$total <- NULL
-    c(list(unit = t$unit, host = t$host, cpu = t$cpu), m, list(noise_percent = noise))
+    c(place, m$moments, list(noise_percent = noise))
   }))
   speed <- speed_figures(run)
   rows[, names(speed) := speed]

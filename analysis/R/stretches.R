@@ -66,12 +66,7 @@ stretches_against <- function(stretches, run, best = c("own", "run")) {
 
 # Each thread's best value in its own unit (noise_over_time).
 thread_bests <- function(run, best) {
-  stats <- identical(kernel_info(run$kernel)$moments, "stats")
-  own <- vapply(seq_along(run$threads), function(i) {
-    if (stats) return(rank_moments(run, i)$best)
-    t <- run$threads[[i]]
-    best_value(noise_values(run, t$data), run$kernel, t$table)
-  }, numeric(1))
+  own <- vapply(seq_along(run$threads), function(i) rank_moments(run, i)$best, numeric(1))
   if (run$kernel == "psnap") {
     ideal <- vapply(run$meta$ranks, function(r) (r$ideal_us %||% NA_real_) * 1e3, numeric(1))
     return(ifelse(is.na(ideal), own, ideal))

@@ -35,6 +35,7 @@ struct options {
 struct result {
 	struct nb_participant p;
 	struct nb_speed speed;
+	struct nb_stats stats; /* of the iterations, in ns */
 	uint64_t count;
 	double calibrated_us, ideal_us, total_us, min_us, mean_us, max_us, std_us, correlation;
 	uint32_t nsteps;
@@ -297,6 +298,8 @@ static void summarise(struct nb_run *r, int local, size_t n, void *record)
 		nb_stretches_add(&res->p.stretches, (double)ticks / tpn / 1e9, (double)v[i] / tpn);
 	}
 	nb_stats_compute(v, n, &s); /* sorts them */
+	res->stats = s;
+	nb_stats_scale(&res->stats, 1 / tpn); /* its files hold ns */
 	res->total_us = n ? ticks_to_us(s.mean) * (double)n : 0;
 	res->max_us = n ? ticks_to_us(s.max) : NAN;
 	res->mean_us = n ? ticks_to_us(s.mean) : NAN;
@@ -466,6 +469,8 @@ static void json_rank(const struct nb_run *r, struct nb_json *j, const void *rec
 	nb_json_double(j, "std_us", x->std_us);
 	nb_json_double(j, "correlation", x->correlation);
 	nb_json_double(j, "noise_percent", noise_percent(x));
+	/* Sequoia's scaled noise against the fastest iteration, as FWQ's */
+	nb_stats_json(j, &x->stats, "ns", (x->stats.mean - x->stats.min) / x->stats.min);
 }
 
 static const struct option longopts[] = {

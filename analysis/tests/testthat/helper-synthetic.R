@@ -86,8 +86,9 @@ write_ftq <- function(dir, prefix, counts, fs, tpn = 1, inject = NULL, bits = NU
 
 # ns: one vector of iteration times per rank; the ideal iteration, as the
 # kernel takes it, is the faster of the calibrated one and the run's fastest.
-# The figures the kernel computes from the times are written as -1: the
-# analysis computes them from the data, and a test that read them would fail.
+# The run's summary figures are written as -1 (the analysis computes its own
+# from the ranks' stats, tails and stretches, written as the kernel writes
+# them); a test that read them would fail.
 write_psnap <- function(dir, prefix, ns, correlation = rep(0, length(ns)),
                         calibrated_us = 1000) {
   ideal_us <- pmin(calibrated_us, vapply(ns, min, numeric(1)) / 1e3)
@@ -96,7 +97,7 @@ write_psnap <- function(dir, prefix, ns, correlation = rep(0, length(ns)),
     write_column(file.path(dir, file), ns[[r + 1]])
     c(list(rank = r, host = "synth", cpu = r, files = list(file), samples = length(ns[[r + 1]]),
       calibrated_us = calibrated_us, ideal_us = ideal_us[r + 1],
-      mean_us = -1, correlation = correlation[r + 1]),
+      mean_us = -1, correlation = correlation[r + 1], stats = sample_stats(ns[[r + 1]])),
       loss_entry(ns[[r + 1]], ideal_us[r + 1] * 1e3, 1e-3, sum(ns[[r + 1]]) / 1e9),
       stretches_entry(cumsum(as.numeric(ns[[r + 1]])) / 1e9, ns[[r + 1]],
         max(vapply(ns, sum, numeric(1))) / 1e9))
@@ -108,7 +109,8 @@ write_psnap <- function(dir, prefix, ns, correlation = rep(0, length(ns)),
 }
 
 # detours: one data.table(start_ns, length_ns) per rank; the CPU overhead the
-# kernel computes from them is written as -1, for the analysis to compute.
+# kernel computes from them is written as -1: the analysis sums the
+# stretches.
 write_selfish <- function(dir, prefix, detours, period_s, min_ns = 10) {
   ranks <- lapply(seq_along(detours) - 1, function(r) {
     file <- sprintf("%s_%d_detours.dat", prefix, r)

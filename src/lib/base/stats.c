@@ -152,6 +152,19 @@ void nb_stats_compute(uint64_t *v, size_t n, struct nb_stats *s)
 	s->ci95_high = s->mean + half;
 }
 
+void nb_stats_scale(struct nb_stats *s, double f)
+{
+	s->min *= f;
+	s->max *= f;
+	s->mean *= f;
+	s->median *= f;
+	s->mode *= f;
+	s->variance *= f * f;
+	s->std *= f;
+	s->ci95_low *= f;
+	s->ci95_high *= f;
+}
+
 void nb_stats_json(struct nb_json *j, const struct nb_stats *s, const char *unit, double scaled)
 {
 	nb_json_object(j, "stats");

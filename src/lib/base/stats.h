@@ -20,6 +20,10 @@ struct nb_stats {
 /* Sorts v in place (the samples are written out before this is called). */
 void nb_stats_compute(uint64_t *v, size_t n, struct nb_stats *s);
 
+/* The statistics of every value times f > 0 (P-SNAP measures ticks and
+ * writes ns): kurtosis and skewness do not change. */
+void nb_stats_scale(struct nb_stats *s, double f);
+
 /* Sorts ascending in place, allocating nothing. */
 void nb_sort_u64(uint64_t *v, size_t n);
 

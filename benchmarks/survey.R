@@ -62,7 +62,9 @@ write_survey <- function(source, out, hosts, per_host, samples, bad_nodes = 2, b
   meta <- jsonlite::fromJSON(source, simplifyVector = FALSE)
   if (!identical(meta$kernel, "fwq")) stop(source, ": not an FWQ run", call. = FALSE)
   entry <- meta$ranks[[1]]
-  real <- data.table::fread(file.path(dirname(source), entry$files[[1]]), header = FALSE)[[1]]
+  # doubles: the running sums of 10^5 samples of ticks pass the largest integer
+  real <- as.numeric(data.table::fread(file.path(dirname(source), entry$files[[1]]),
+    header = FALSE)[[1]])
   tpn <- entry$ticks_per_ns %||% meta$ticks_per_ns
   edges_ns <- as.numeric(unlist(meta$loss_histogram$edges_ns))
   if (!length(edges_ns)) {

@@ -200,11 +200,9 @@ noise_summary <- function(run, run_name) {
     r <- meta$ranks[[i]]
     place <- list(unit = t$unit, host = t$host, cpu = t$cpu)
     if (run$kernel == "selfish") {
-      # its detours' time beyond an ordinary iteration: their stretches' sums
-      lost_ns <- sum(as.numeric(unlist(rank_stretches(run, i)$sum)))
       return(c(place, list(samples = as.numeric(json_field(r, "detours", run$path)),
         scaled_noise_mean = NA_real_, scaled_noise_sd = NA_real_, kurtosis = NA_real_,
-        skewness = NA_real_, noise_percent = 100 * lost_ns / 1e9 / r$period_s)))
+        skewness = NA_real_, noise_percent = 100 * selfish_lost_ns(run, i) / 1e9 / r$period_s)))
     }
     m <- rank_moments(run, i)
     noise <- if (run$kernel == "psnap") {

@@ -11,11 +11,13 @@ psnap_runs <- function(runs) {
   rbindlist(lapply(names(psnap), function(name) {
     run <- psnap[[name]]
     ranks <- run$meta$ranks
-    # from the iteration times, as the kernel computes its summary: each
-    # rank's run time, and the calibration time of its ideal iteration
-    totals <- vapply(run$threads, function(t) sum(t$data$ns) / 1e9, numeric(1))
+    # from the ranks' stats of their iteration times, as the kernel computes
+    # its summary: each rank's run time, and the calibration time of its
+    # ideal iteration
+    moments <- lapply(seq_along(ranks), function(i) rank_moments(run, i))
+    totals <- vapply(moments, function(m) m$mean * m$moments$samples / 1e9, numeric(1))
     ideal_s <- vapply(seq_along(ranks), function(i) {
-      ranks[[i]]$ideal_us * nrow(run$threads[[i]]$data) / 1e6
+      ranks[[i]]$ideal_us * moments[[i]]$moments$samples / 1e6
     }, numeric(1))
     calibration <- mean(ideal_s)
     data.table(

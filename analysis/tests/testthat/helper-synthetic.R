@@ -117,7 +117,8 @@ write_selfish <- function(dir, prefix, detours, period_s, min_ns = 10) {
     d <- detours[[r + 1]]
     fwrite(d, file.path(dir, file), sep = " ", col.names = FALSE)
     c(list(rank = r, host = "synth", cpu = r, files = list(file), detours = nrow(d),
-      min_iteration_ns = min_ns, period_s = period_s, cpu_overhead_percent = -1),
+      min_iteration_ns = min_ns, period_s = period_s, cpu_overhead_percent = -1,
+      median_detour_ns = if (nrow(d)) stats::median(d$length_ns)),
       loss_entry(d$length_ns, min_ns, 1e-3, period_s),
       stretches_entry(d$start_ns / 1e9, d$length_ns - min_ns, period_s))
   })

@@ -8,6 +8,8 @@ test_that("overhead, rate and lengths of the detours", {
   expect_equal(t[rank == 0]$cpu_overhead_percent, 0.05)
   expect_equal(t[rank == 0]$detours_per_s, 50)
   expect_equal(t[rank == 0]$median_detour_us, 10.01)
+  expect_equal(t[rank == 0]$max_detour_us, 10.01)
+  expect_true(is.na(t[rank == 1]$max_detour_us))
   expect_equal(t[rank == 1]$detours, 0)
   expect_equal(noise_summary(runs$selfish, "selfish")$noise_percent, c(0.05, 0))
   over <- noise_over_time(runs$selfish, bins = 4)

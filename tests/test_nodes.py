@@ -35,8 +35,11 @@ def srun(env, tmp_path, *args, nodes=sorted(HOSTS), timeout=300):
                                *map(str, args)], cwd=tmp_path, capture_output=True, text=True,
                               timeout=timeout, env=mpi_env(env))
     except subprocess.TimeoutExpired as e:
+        # bytes even with text=True: what was read before the timeout
+        err = e.stderr or b""
+        err = err.decode(errors="replace") if isinstance(err, bytes) else err
         pytest.fail(f"srun {' '.join(map(str, args))}: still running after {timeout} s; its "
-                    f"stderr:\n{(e.stderr or b'').decode(errors='replace')}")
+                    f"stderr:\n{err}")
 
 
 @pytest.fixture

@@ -1,4 +1,4 @@
-"""Reading what an FWQ or FTQ run wrote: its JSON and its data files."""
+"""Reading what a kernel run wrote: its JSON and its data files."""
 import json
 from pathlib import Path
 
@@ -17,3 +17,11 @@ def load_run(prefix):
             data[kind] = np.loadtxt(prefix.parent / name, dtype=np.int64, ndmin=1)
         threads.append(data)
     return meta, threads
+
+
+def json_histogram(meta):
+    """The JSON's iteration_histogram as stdout's lines give it: {bucket start
+    (us): iterations} of the buckets used, and the overflow."""
+    h = meta["iteration_histogram"]
+    bins = {round(h["first_us"] + k * h["bucket_us"], 6): n for k, n in enumerate(h["counts"]) if n}
+    return bins, h["overflow"]

@@ -10,6 +10,7 @@ import subprocess
 
 import pytest
 from conftest import ROOT, mpi_env
+from kernel_files import json_histogram
 
 RANKS = 128
 # small runs: a rank's measurement is short beside its share of two CPUs
@@ -51,6 +52,10 @@ def test_every_rank_reports_and_writes_its_files(kernel, bin_dir, tmp_path):
         block = done.stdout.split(f"# all ranks={RANKS}\n")[1].split("rank kernel=psnap ")[0]
         assert sum(int(line.split()[1]) for line in block.splitlines()) == \
             sum(r["samples"] for r in meta["ranks"])
+        # and the JSON's, which the report draws, is the same one
+        lines = dict(line.split() for line in block.splitlines())
+        overflow = int(lines.pop("overflow", 0))
+        assert json_histogram(meta) == ({float(t): int(n) for t, n in lines.items() if int(n)}, overflow)
 
 
 def test_report_of_128_ranks_keeps_its_figures_to_a_page(bin_dir, tmp_path):

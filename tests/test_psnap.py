@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 from conftest import LAUNCHERS
 from ground_truth import check_injected_run
+from kernel_files import json_histogram
 
 NCPUS = len(os.sched_getaffinity(0))
 
@@ -34,6 +35,36 @@ def parse(stdout):
         elif line.startswith("psnap summary "):
             summary = dict(f.split("=", 1) for f in line.split()[2:])
     return hists, rows, summary
+
+
+def test_the_json_histogram_sums_every_ranks(bin_dir, tmp_path):
+    """The all-rank histogram the report draws is what the ranks counted:
+    the sum of stdout's per-rank histograms, every iteration once, each in
+    the bucket of its time in the rank's file."""
+    cmd = [bin_dir / "psnap", "-t", "0", "-n", "400", "-g", "100", "--warmup-ms", "0", "-o", "p"]
+    done = subprocess.run(cmd, cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    hists, _, _ = parse(done.stdout)
+    meta = json.loads((tmp_path / "p.json").read_text())
+    bins, overflow = json_histogram(meta)
+    summed = {}
+    for h in hists.values():
+        for t, n in h["bins"].items():
+            summed[t] = summed.get(t, 0) + n
+    assert bins == {t: n for t, n in summed.items() if n}
+    assert overflow == sum(h["overflow"] for h in hists.values())
+    assert sum(bins.values()) + overflow == 400 * NCPUS
+    # the files' ns, binned here: the same counts but for iterations within a
+    # ns of a bucket's edge, which the kernel binned from ticks
+    h = meta["iteration_histogram"]
+    us = np.concatenate([np.loadtxt(tmp_path / f"p_{r}_times.dat") for r in hists]) / 1e3
+    inside = us[us < h["overflow_from_us"]]
+    mine = np.bincount(((inside - h["first_us"]) // h["bucket_us"]).astype(int))
+    theirs = np.array(h["counts"])
+    n = max(len(mine), len(theirs))
+    diff = np.abs(np.pad(mine, (0, n - len(mine))) - np.pad(theirs, (0, n - len(theirs)))).sum()
+    near_edge = np.sum(np.abs(us / h["bucket_us"] - np.round(us / h["bucket_us"])) * h["bucket_us"] < 1e-3)
+    assert diff <= 2 * near_edge and abs(len(us) - len(inside) - overflow) <= near_edge
 
 
 @pytest.mark.timing

@@ -17,10 +17,14 @@ detail_positions <- function(noise_percent, k = detail_units_max) {
   sort(c(worst, best))
 }
 
-# The run with only its units shown in detail (its threads and their
-# entries in the description, which are in the same order).
+# The run with only its units shown in detail.
 detail_run <- function(run, noise_percent, k = detail_units_max) {
-  keep <- detail_positions(noise_percent, k)
+  subset_run(run, detail_positions(noise_percent, k))
+}
+
+# The run with only its units at positions keep (its threads and their
+# entries in the description, which are in the same order).
+subset_run <- function(run, keep) {
   if (length(keep) == length(run$threads)) return(run)
   run$threads <- run$threads[keep]
   for (key in c("ranks", "threads")) {

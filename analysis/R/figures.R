@@ -143,17 +143,22 @@ plot_loss_tiles <- function(d, x_label, rows_are, title) {
 
 heatmap_height <- function(rows) 1.5 + 0.4 * min(rows, heatmap_rows_named)
 
-# Bins of P-SNAP's own bucket (1 us) up to the 99.9th percentile; the few
-# longer iterations are counted in the caption, not stretched across the axis.
-plot_psnap_histogram <- function(iterations, title) {
-  top <- stats::quantile(iterations$us, 0.999, names = FALSE)
-  over <- sum(iterations$us > top)
-  d <- iterations[us <= top]
-  breaks <- seq(floor(min(d$us)), ceiling(top) + 1)
-  plot_bins(bin_counts(d$us, "all ranks", breaks)) +
-    ggplot2::labs(title = title, x = "iteration time (us), 1 us bins", y = "iterations",
-      caption = sprintf("%d iterations (0.1%%) longer than %.0f us are not shown, the longest %.0f us",
-        over, top, max(iterations$us))) +
+# The kernel's buckets (1 us unless widened) up to the 99.9th percentile;
+# the few longer iterations are counted in the caption, not stretched across
+# the axis.
+plot_psnap_histogram <- function(histogram, title) {
+  bins <- histogram$bins[n > 0]
+  total <- sum(bins$n) + histogram$overflow
+  shown <- bins[cumsum(n) <= ceiling(0.999 * total) | seq_len(.N) == 1]
+  over <- total - sum(shown$n)
+  plot_bins(shown[, label := "all ranks"]) +
+    ggplot2::labs(title = title, x = sprintf("iteration time (us), %g us buckets",
+      histogram$bucket_us), y = "iterations",
+      caption = sprintf("%.0f iterations (%.2g%%) longer than %.0f us are not shown%s", over,
+        100 * over / total, max(shown$hi), if (histogram$overflow > 0) {
+          sprintf(", %.0f of them %.0f us or more", histogram$overflow,
+            histogram$overflow_from_us)
+        } else "")) +
     theme_noise()
 }
 

@@ -60,10 +60,38 @@ psnap_by_cores <- function(run_table) {
   ), by = .(cores = tasks)][order(cores)]
 }
 
-# Iteration times over all ranks of all P-SNAP runs, in us.
+# Iteration times over all ranks of all P-SNAP runs, in us (their files).
 psnap_iterations <- function(runs) {
   psnap <- Filter(function(r) r$kernel == "psnap", runs)
   rbindlist(lapply(names(psnap), function(name) {
     run_long(psnap[[name]], function(d, t) d[, .(run = name, us = ns / 1e3)])
   }))
+}
+
+# Every iteration of the run by its time, as the kernel counted them where
+# the ranks ran (the JSON's iteration_histogram): buckets from lo to hi us
+# holding n iterations, and the iterations of overflow_from_us or more.
+psnap_histogram <- function(run) {
+  h <- run$meta$iteration_histogram
+  if (is.null(h$bucket_us) || is.null(h$first_us) || is.null(h$counts)) {
+    stop_input(run$path, paste("the P-SNAP run's JSON has no iteration_histogram:",
+      "written by a noisebench older than its analysis; run it again"))
+  }
+  lo <- h$first_us + (seq_along(h$counts) - 1) * h$bucket_us
+  list(bins = data.table(lo = lo, hi = lo + h$bucket_us, n = as.numeric(unlist(h$counts))),
+    bucket_us = h$bucket_us, overflow = h$overflow, overflow_from_us = h$overflow_from_us)
+}
+
+# The hosts of a run by the tail of their ranks' iterations: the largest of
+# their ranks' 99th percentiles of the time an iteration lost (the JSON's
+# tails), without reading a sample.
+psnap_host_tails <- function(run) {
+  rbindlist(lapply(seq_along(run$threads), function(i) {
+    list(host = run$threads[[i]]$host, p99_us = rank_tails(run, i)$p99_us)
+  }))[, .(p99_us = max(p99_us)), by = host]
+}
+
+# The run with only the ranks on the given hosts.
+hosts_run <- function(run, hosts) {
+  subset_run(run, which(vapply(run$threads, function(t) t$host %in% hosts, logical(1))))
 }

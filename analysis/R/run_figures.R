@@ -62,19 +62,21 @@ run_figures <- function(dir, name, run, peaks, label, noise, scale = NULL,
       height = 1.5 + 2 * n_units)
   }
   if (run$kernel == "psnap") {
-    iterations <- psnap_iterations(setNames(list(whole_run), name))
-    add(plot_psnap_histogram(iterations, paste(label, ": iteration times, all ranks")),
+    add(plot_psnap_histogram(psnap_histogram(whole_run), paste(label,
+      ": iteration times, all ranks")),
       paste0(name, "-psnap-histogram"), paste0(label, ": how many iterations (y) of the ",
-        "calibrated spin took each time (us, 1 us bins), over all ranks. A quiet system is one ",
-        "narrow peak at the granularity; iterations to its right lost that much to noise."))
-    tails <- iterations[, .(us = stats::quantile(us, 0.99, names = FALSE)), by = host]
+        "calibrated spin took each time (us), over all ranks, as the ranks counted them. A ",
+        "quiet system is one narrow peak at the granularity; iterations to its right lost ",
+        "that much to noise."))
+    tails <- psnap_host_tails(whole_run)
     if (nrow(tails) > 1) {
-      hosts <- tails$host[detail_positions(tails$us)]
-      add(plot_psnap_nodes(iterations[host %in% hosts], paste(label, ": iteration times per node")),
+      hosts <- tails$host[detail_positions(tails$p99_us)]
+      iterations <- psnap_iterations(setNames(list(hosts_run(whole_run, hosts)), name))
+      add(plot_psnap_nodes(iterations, paste(label, ": iteration times per node")),
         paste0(name, "-psnap-nodes"), paste0(label, ": P-SNAP iteration times (us) per ",
           "node: a node whose peak sits right of the others', or whose tail is longer, is ",
           "the noisy one (nodes.csv names it).", detail_note(length(hosts), nrow(tails),
-            "nodes (by their 99th percentile)", "nodes.csv")),
+            "nodes (by the largest 99th percentile of their ranks' loss)", "nodes.csv")),
         height = 1.5 + 1.5 * length(hosts))
     }
   }

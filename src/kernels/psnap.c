@@ -65,8 +65,9 @@ static struct state *states;
 static double bucket_us; /* the histogram's, after widening to fit MAX_BINS */
 static int nbins;
 /* exchange's: this process's participants' histograms, and the root's to
- * print: each rank's (per_rank) or, in hist[0], all of them summed */
-static struct histogram *hist, *hists;
+ * print: each rank's (per_rank) or, in hist[0], all of them summed; and
+ * the root's sum of every one, the JSON's iteration_histogram */
+static struct histogram *hist, *hists, total;
 static int per_rank;
 
 enum { OPT_BUCKET = NB_OPT_KERNEL };
@@ -215,6 +216,13 @@ static double correlation(const uint64_t *a, const uint64_t *b, size_t n)
 	return saa > 0 && sbb > 0 ? sab / sqrt(saa * sbb) : NAN;
 }
 
+static void add_histogram(struct histogram *sum, const struct histogram *h)
+{
+	sum->overflow += h->overflow;
+	for (int b = 0; b < nbins; b++)
+		sum->bins[b] += h->bins[b];
+}
+
 /* Complete runs: rank 0's series goes to every rank for the correlations,
  * and the histograms reach the root, a rank's each or all summed. After a
  * signal: this process's participants against its first. */
@@ -254,15 +262,15 @@ static void exchange(struct nb_run *r, const size_t *n, int signo)
 	free(copy);
 	if (per_rank) {
 		hists = nb_run_gather(r, hist, sizeof(*hist), signo, &nranks);
+		for (int i = 0; i < nranks && hists; i++)
+			add_histogram(&total, &hists[i]);
 		return;
 	}
-	for (int i = 1; i < rk->nlocal; i++) {
-		hist[0].overflow += hist[i].overflow;
-		for (int b = 0; b < nbins; b++)
-			hist[0].bins[b] += hist[i].bins[b];
-	}
+	for (int i = 1; i < rk->nlocal; i++)
+		add_histogram(&hist[0], &hist[i]);
 	nb_ranks_sum_u64(rk, &hist[0].overflow, 1 + MAX_BINS);
 	hists = hist;
+	total = hist[0];
 }
 
 static void summarise(struct nb_run *r, int local, size_t n, void *record)
@@ -436,12 +444,36 @@ static void print_run(const struct nb_run *r, const void *all, int nranks)
 	       s.calib, s.mean, s.sd, s.noise, s.maxcorr);
 }
 
+/* Every iteration of the run (of the root process's participants after a
+ * signal) by time, as the P-SNAP histogram lines count them: counts[k] those
+ * of first_us + k to first_us + k + 1 buckets, from the first bucket used to
+ * the last, and the overflow. */
+static void iteration_histogram_json(struct nb_json *j)
+{
+	int first = 0, used = nbins;
+
+	while (used > 0 && total.bins[used - 1] == 0)
+		used--;
+	while (first < used && total.bins[first] == 0)
+		first++;
+	nb_json_object(j, "iteration_histogram");
+	nb_json_double(j, "bucket_us", bucket_us);
+	nb_json_double(j, "first_us", first * bucket_us);
+	nb_json_array(j, "counts");
+	for (int b = first; b < used; b++)
+		nb_json_uint(j, NULL, total.bins[b]);
+	nb_json_end(j, ']');
+	nb_json_uint(j, "overflow", total.overflow);
+	nb_json_double(j, "overflow_from_us", nbins * bucket_us);
+	nb_json_end(j, '}');
+}
+
 static void json_run(const struct nb_run *r, struct nb_json *j, const void *all, int nranks)
 {
 	struct summary s = summarise_run(r, all, nranks);
 
 	nb_json_uint(j, "reps", r->samples);
-	nb_json_double(j, "histogram_bucket_us", bucket_us);
+	iteration_histogram_json(j);
 	nb_json_string(j, "sample_unit", "ns per iteration");
 	nb_json_object(j, "summary");
 	nb_json_int(j, "ranks", nranks);

@@ -103,9 +103,20 @@ write_psnap <- function(dir, prefix, ns, correlation = rep(0, length(ns)),
         max(vapply(ns, sum, numeric(1))) / 1e9))
   })
   write_json_run(dir, prefix, c(common_meta("psnap"), list(work = "multiiter",
-    granularity_us = 1000, summary = list(ranks = length(ns), calibration_time_s = -1,
-      mean_run_time_s = -1, sd_run_time_s = -1, os_noise_percent = -1,
-      max_correlation = max(correlation[-1], 0)), ranks = ranks)))
+    granularity_us = 1000, iteration_histogram = iteration_histogram(unlist(ns)),
+    summary = list(ranks = length(ns), calibration_time_s = -1, mean_run_time_s = -1,
+      sd_run_time_s = -1, os_noise_percent = -1, max_correlation = max(correlation[-1], 0)),
+    ranks = ranks)))
+}
+
+# The kernel's iteration_histogram of iteration times ns, in buckets of 1 us
+# below 4 granularities of 1000 us.
+iteration_histogram <- function(ns) {
+  bucket <- floor(ns / 1e3)
+  inside <- bucket[bucket < 4000]
+  first <- if (length(inside)) min(inside) else 0
+  list(bucket_us = 1, first_us = first, counts = tabulate(inside - first + 1),
+    overflow = sum(bucket >= 4000), overflow_from_us = 4000)
 }
 
 # detours: one data.table(start_ns, length_ns) per rank; the CPU overhead the

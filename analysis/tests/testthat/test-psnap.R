@@ -33,3 +33,42 @@ test_that("P-SNAP noise is measured against the run's fastest iteration when the
   s <- noise_summary(read_run(file.path(dir, "p.json")), "p")
   expect_equal(s$noise_percent, 1)
 })
+
+test_that("the all-rank histogram is the one the ranks counted, read from the JSON", {
+  dir <- withr_tempdir()
+  write_psnap(dir, "p", list(rep(1e6, 50), c(rep(1.0004e6, 40), rep(5e6, 10))))
+  path <- file.path(dir, "p.json")
+  h <- psnap_histogram(read_run(path, samples = "when_used"))
+  expect_equal(h$bins[n > 0]$lo, 1000)
+  expect_equal(h$bins[n > 0]$n, 90)
+  expect_equal(h$overflow, 10)
+  # an edit of the JSON's counts is what the figure shows: no sample is read
+  meta <- jsonlite::fromJSON(path, simplifyVector = FALSE)
+  meta$iteration_histogram$counts <- list(7, 0, 3)
+  write_json_run(dir, "p", meta)
+  h <- psnap_histogram(read_run(path, samples = "when_used"))
+  expect_equal(h$bins$n, c(7, 0, 3))
+  expect_equal(h$bins$lo, 1000 + 0:2)
+  meta$iteration_histogram <- NULL
+  write_json_run(dir, "p", meta)
+  expect_error(psnap_histogram(read_run(path)), "p.json: the P-SNAP run's JSON has no iteration_histogram")
+})
+
+test_that("the per-node figure reads the ranks of the nodes it shows only", {
+  dir <- withr_tempdir()
+  # ten hosts of one rank each; host h's rank loses h us in 2 of its 100 iterations
+  write_psnap(dir, "p", lapply(0:9, function(h) c(rep(1e6, 98), rep(1e6 + h * 1e3, 2))))
+  path <- file.path(dir, "p.json")
+  meta <- jsonlite::fromJSON(path, simplifyVector = FALSE)
+  for (i in seq_along(meta$ranks)) meta$ranks[[i]]$host <- paste0("n", i - 1)
+  write_json_run(dir, "p", meta)
+  run <- read_run(path, samples = "when_used")
+  tails <- psnap_host_tails(run)[order(host)]
+  expect_equal(tails$p99_us, 0:9, tolerance = 0.01)
+  shown <- tails$host[detail_positions(tails$p99_us)]
+  expect_setequal(shown, paste0("n", c(0, 3:9)))
+  # the files of the hosts not shown are never read
+  unlink(file.path(dir, c("p_1_times.dat", "p_2_times.dat")))
+  iterations <- psnap_iterations(list(p = hosts_run(run, shown)))
+  expect_equal(nrow(iterations), 8 * 100)
+})

@@ -167,14 +167,16 @@ frequencies_independent <- function(fs_a, fs_b) {
   abs(ratio - round(ratio)) > 1e-6
 }
 
-# Spectra and classified peaks of every FTQ run and thread. A run's partners
+# Spectra and classified peaks of every FTQ run and thread, or of those at
+# the positions keep[[run]] (spectrum_threads) only. A run's partners
 # for the two-frequency test are the other FTQ runs of the same work and
 # injection whose sampling frequency is independent of its own, the nearest
 # in time first (the machine's noise changes over the hours); a thread's
 # are their threads on its host (partner_threads), and its peaks' origin
 # their vote (vote_on_origin). partner_run names the nearest.
-ftq_peak_table <- function(runs) {
+ftq_peak_table <- function(runs, keep = NULL) {
   ftq <- Filter(function(r) r$kernel == "ftq", runs)
+  for (a in intersect(names(keep), names(ftq))) ftq[[a]] <- subset_run(ftq[[a]], keep[[a]])
   if (length(ftq) == 0) return(list(peaks = data.table(), spectra = data.table()))
   key <- function(r) paste(r$meta$work, format_inject(r$meta$inject))
   # each thread's spectrum on a core of its own
@@ -230,6 +232,34 @@ ftq_peak_table <- function(runs) {
   peaks <- rbindlist(peaks)
   setcolorder(peaks, c("frequency_hz", "power", "origin"))
   list(peaks = peaks[order(run, thread, -power)], spectra = spectra)
+}
+
+# The threads whose spectra a report computes, by position in each FTQ run:
+# those the run shows in detail (summary: noise_summary's rows, in the
+# threads' order), and the partner each other FTQ run's detailed threads
+# would ask it for (the same host and CPU, else that host's first), so the
+# two-frequency test is the one every thread would have had. An FFT per CPU
+# of a 10,000-node machine would be the report's cost; this is at most
+# detail_units_max a run per FTQ run.
+spectrum_threads <- function(runs, summary) {
+  ftq <- Filter(function(r) r$kernel == "ftq", runs)
+  units <- lapply(ftq, function(r) {
+    data.table(host = vapply(r$threads, function(t) t$host, ""),
+      cpu = vapply(r$threads, function(t) as.numeric(t$cpu), 0))
+  })
+  shown <- lapply(names(ftq), function(a) detail_positions(summary[run == a]$noise_percent))
+  names(shown) <- names(ftq)
+  lapply(setNames(names(ftq), names(ftq)), function(a) {
+    asked <- unique(rbindlist(lapply(setdiff(names(ftq), a), function(b) {
+      units[[b]][shown[[b]]]
+    }), use.names = TRUE, fill = TRUE))
+    partners <- vapply(seq_len(nrow(asked)), function(i) {
+      same <- which(units[[a]]$host == asked$host[i])
+      cpu <- same[units[[a]]$cpu[same] == asked$cpu[i]]
+      c(cpu, same, NA_integer_)[1]
+    }, integer(1))
+    sort(unique(c(shown[[a]], stats::na.omit(partners))))
+  })
 }
 
 # The partners of thread u (its "host:cpu") among the partner runs: each

@@ -17,7 +17,7 @@ write_report <- function(results_dir) {
   if (length(runs) == 0) return(write_stream_report(data, results_dir))
   summary <- rbindlist(lapply(names(runs), function(n) noise_summary(runs[[n]], n)))
   verdicts <- host_verdicts(summary)
-  peaks <- ftq_peak_table(runs)
+  peaks <- ftq_peak_table(runs, spectrum_threads(runs, summary))
   psnap_table <- psnap_runs(runs)
   streams <- data$streams
   labels <- rbind(run_labels(runs),

@@ -187,3 +187,27 @@ test_that("a line's share stays a number when noise took most quanta whole", {
   expect_equal(line$frequency_hz, 1000, tolerance = 1e-6)
   expect_true(is.finite(line$share_percent) && line$share_percent > 0)
 })
+
+test_that("of many CPUs, the spectra are those shown and their partners', read alone", {
+  dir <- withr_tempdir()
+  set.seed(6)
+  # 12 CPUs, the 500 Hz detour deeper on each higher one; at 7 kHz CPU 1 is
+  # the quietest, at 10 kHz CPU 0
+  depth10 <- 50 * (0:11)
+  depth7 <- c(50, 0, 50 + 50 * (1:10))
+  write_ftq(dir, "f10", lapply(depth10, function(d) impulse_counts(20000, 20, d, sd = 0.5)), 10000)
+  write_ftq(dir, "f7", lapply(depth7, function(d) impulse_counts(14000, 14, d, sd = 0.5)), 7000)
+  runs <- read_results(dir, samples = "when_used")$runs
+  summary <- rbindlist(lapply(names(runs), function(n) noise_summary(runs[[n]], n)))
+  keep <- spectrum_threads(runs, summary)
+  # each run's own 7 noisiest and quietest, and the other's quietest as partner
+  expect_equal(keep$f10, c(1, 2, 6:12))
+  expect_equal(keep$f7, c(1, 2, 6:12))
+  every <- ftq_peak_table(read_results(dir, samples = "when_used")$runs)$peaks
+  # the CPUs neither run shows are never read
+  unlink(file.path(dir, sprintf("f%s_%d_counts.dat", rep(c(10, 7), each = 3), 2:4)))
+  some <- ftq_peak_table(runs, keep)$peaks
+  expect_setequal(unique(some$cpu), c(0, 1, 5:11))
+  expect_equal(some, every[cpu %in% c(0, 1, 5:11)])
+  expect_true(all(some[cpu >= 5 & abs(frequency_hz - 500) < 0.5]$origin == "external"))
+})

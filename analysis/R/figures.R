@@ -151,14 +151,20 @@ plot_psnap_histogram <- function(histogram, title) {
   total <- sum(bins$n) + histogram$overflow
   shown <- bins[cumsum(n) <= ceiling(0.999 * total) | seq_len(.N) == 1]
   over <- total - sum(shown$n)
+  beyond <- sprintf("%.0f us or more, beyond the kernel's buckets", histogram$overflow_from_us)
+  caption <- if (over == 0) {
+    NULL
+  } else if (over == histogram$overflow) {
+    sprintf("%.0f iterations (%.2g%%) of %s, are not shown", over, 100 * over / total, beyond)
+  } else {
+    sprintf("%.0f iterations (%.2g%%) longer than %.0f us are not shown%s", over,
+      100 * over / total, max(shown$hi), if (histogram$overflow > 0) {
+        sprintf(", %.0f of them %s", histogram$overflow, beyond)
+      } else "")
+  }
   plot_bins(shown[, label := "all ranks"]) +
     ggplot2::labs(title = title, x = sprintf("iteration time (us), %g us buckets",
-      histogram$bucket_us), y = "iterations",
-      caption = sprintf("%.0f iterations (%.2g%%) longer than %.0f us are not shown%s", over,
-        100 * over / total, max(shown$hi), if (histogram$overflow > 0) {
-          sprintf(", %.0f of them %.0f us or more", histogram$overflow,
-            histogram$overflow_from_us)
-        } else "")) +
+      histogram$bucket_us), y = "iterations", caption = caption) +
     theme_noise()
 }
 

@@ -72,3 +72,17 @@ test_that("the per-node figure reads the ranks of the nodes it shows only", {
   iterations <- psnap_iterations(list(p = hosts_run(run, shown)))
   expect_equal(nrow(iterations), 8 * 100)
 })
+
+test_that("the all-rank histogram's caption counts what it leaves out", {
+  caption <- function(n, overflow) {
+    h <- list(bins = data.table(lo = 1000 + seq_along(n) - 1, hi = 1000 + seq_along(n), n = n),
+      bucket_us = 1, overflow = overflow, overflow_from_us = 4000)
+    plot_psnap_histogram(h, "t")$labels$caption
+  }
+  expect_null(caption(1000, 0))
+  expect_equal(caption(c(9995, 5), 0), "5 iterations (0.05%) longer than 1001 us are not shown")
+  expect_equal(caption(c(700, 300), 300),
+    "300 iterations (23%) of 4000 us or more, beyond the kernel's buckets, are not shown")
+  expect_equal(caption(c(9990, 5), 5), paste("10 iterations (0.1%) longer than 1001 us are",
+    "not shown, 5 of them 4000 us or more, beyond the kernel's buckets"))
+})

@@ -151,16 +151,17 @@ plot_psnap_histogram <- function(histogram, title) {
   total <- sum(bins$n) + histogram$overflow
   shown <- bins[cumsum(n) <= ceiling(0.999 * total) | seq_len(.N) == 1]
   over <- total - sum(shown$n)
+  # 2 significant digits, never as an exponent (all of them: 100, not 1e+02)
+  hidden <- sprintf("%.0f iterations (%s%%)", over,
+    trimws(formatC(signif(100 * over / total, 2), format = "fg", digits = 2)))
   beyond <- sprintf("%.0f us or more, beyond the kernel's buckets", histogram$overflow_from_us)
   caption <- if (over == 0) {
     NULL
   } else if (over == histogram$overflow) {
-    sprintf("%.0f iterations (%.2g%%) of %s, are not shown", over, 100 * over / total, beyond)
+    sprintf("%s of %s, are not shown", hidden, beyond)
   } else {
-    sprintf("%.0f iterations (%.2g%%) longer than %.0f us are not shown%s", over,
-      100 * over / total, max(shown$hi), if (histogram$overflow > 0) {
-        sprintf(", %.0f of them %s", histogram$overflow, beyond)
-      } else "")
+    sprintf("%s longer than %.0f us are not shown%s", hidden, max(shown$hi),
+      if (histogram$overflow > 0) sprintf(", %.0f of them %s", histogram$overflow, beyond) else "")
   }
   plot_bins(shown[, label := "all ranks"]) +
     ggplot2::labs(title = title, x = sprintf("iteration time (us), %g us buckets",

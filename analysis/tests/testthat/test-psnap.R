@@ -85,4 +85,6 @@ test_that("the all-rank histogram's caption counts what it leaves out", {
     "300 iterations (23%) of 4000 us or more, beyond the kernel's buckets, are not shown")
   expect_equal(caption(c(9990, 5), 5), paste("10 iterations (0.1%) longer than 1001 us are",
     "not shown, 5 of them 4000 us or more, beyond the kernel's buckets"))
+  # every iteration beyond the buckets (ranks far oversubscribed): 100%, an empty plot
+  expect_match(caption(numeric(), 50), "^50 iterations \\(100%\\) of 4000 us or more")
 })

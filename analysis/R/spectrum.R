@@ -196,6 +196,7 @@ ftq_peak_table <- function(runs, keep = NULL) {
     setNames(mine, vapply(mine, function(s) paste0(s$host[1], ":", s$cpu[1]), character(1)))
   })
   names(spectra) <- names(ftq)
+  places <- lapply(ftq, thread_places)
   peaks <- list()
   for (a in names(ftq)) {
     fs_a <- ftq_sampling_hz(ftq[[a]]$meta)
@@ -207,7 +208,7 @@ ftq_peak_table <- function(runs, keep = NULL) {
     for (u in names(spectra[[a]])) {
       spec <- spectra[[a]][[u]]
       found <- find_peaks(spec[, .(frequency_hz, power)])
-      pairs <- partner_threads(spectra, partners, u, spec$host[1])
+      pairs <- partner_threads(spectra, places, partners, u, spec$host[1], spec$cpu[1])
       found <- vote_on_origin(found, lapply(pairs, function(b) {
         partner <- spectra[[b$run]][[b$thread]]
         classify_peaks(found, fs_a, partner, ftq_sampling_hz(ftq[[b$run]]$meta),
@@ -243,34 +244,43 @@ ftq_peak_table <- function(runs, keep = NULL) {
 # detail_units_max a run per FTQ run.
 spectrum_threads <- function(runs, summary) {
   ftq <- Filter(function(r) r$kernel == "ftq", runs)
-  units <- lapply(ftq, function(r) {
-    data.table(host = vapply(r$threads, function(t) t$host, ""),
-      cpu = vapply(r$threads, function(t) as.numeric(t$cpu), 0))
-  })
+  places <- lapply(ftq, thread_places)
   shown <- lapply(names(ftq), function(a) detail_positions(summary[run == a]$noise_percent))
   names(shown) <- names(ftq)
   lapply(setNames(names(ftq), names(ftq)), function(a) {
     asked <- unique(rbindlist(lapply(setdiff(names(ftq), a), function(b) {
-      units[[b]][shown[[b]]]
-    }), use.names = TRUE, fill = TRUE))
+      places[[b]][shown[[b]]]
+    })))
     partners <- vapply(seq_len(nrow(asked)), function(i) {
-      same <- which(units[[a]]$host == asked$host[i])
-      cpu <- same[units[[a]]$cpu[same] == asked$cpu[i]]
-      c(cpu, same, NA_integer_)[1]
+      partner_position(places[[a]], asked$host[i], asked$cpu[i])
     }, integer(1))
     sort(unique(c(shown[[a]], stats::na.omit(partners))))
   })
 }
 
-# The partners of thread u (its "host:cpu") among the partner runs: each
-# run's thread on the same host and CPU, else its first on the same host
-# (another node's lines are another node's noise); at most `most`, the same
-# CPU's first, none when no partner run measured that host.
-partner_threads <- function(spectra, partners, u, host, most = 5) {
+# Where each thread of a run ran: its host and CPU, in the threads' order.
+thread_places <- function(run) {
+  data.table(host = vapply(run$threads, function(t) t$host, ""),
+    cpu = vapply(run$threads, function(t) as.numeric(t$cpu), 0))
+}
+
+# The position, in a partner run's places (thread_places), of the thread
+# that one on host and cpu is compared with: the same host and CPU, else
+# that host's first (another node's lines are another node's noise); NA
+# when the partner run measured nothing on that host.
+partner_position <- function(places, host, cpu) {
+  same <- which(places$host == host)
+  c(same[places$cpu[same] == cpu], same, NA_integer_)[1]
+}
+
+# The partners of thread u (its "host:cpu", on host and cpu) among the
+# partner runs, one a run (partner_position; places: each run's
+# thread_places, in the order of its spectra); at most `most`, the same
+# CPU's first, none of a run that measured nothing on that host.
+partner_threads <- function(spectra, places, partners, u, host, cpu, most = 5) {
   pairs <- lapply(partners, function(b) {
-    if (!is.null(spectra[[b]][[u]])) return(list(run = b, thread = u))
-    same <- Filter(function(v) spectra[[b]][[v]]$host[1] == host, names(spectra[[b]]))
-    if (length(same)) list(run = b, thread = same[1])
+    i <- partner_position(places[[b]], host, cpu)
+    if (!is.na(i)) list(run = b, thread = names(spectra[[b]])[i])
   })
   # the same CPU's first, each group in the partners' order
   pairs <- Filter(Negate(is.null), pairs)

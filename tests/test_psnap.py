@@ -37,7 +37,7 @@ def parse(stdout):
     return hists, rows, summary
 
 
-def test_the_json_histogram_sums_every_ranks(bin_dir, tmp_path):
+def test_the_json_histogram_is_the_sum_of_the_ranks(bin_dir, tmp_path):
     """The all-rank histogram the report draws is what the ranks counted:
     the sum of stdout's per-rank histograms, every iteration once, each in
     the bucket of its time in the rank's file."""

@@ -308,10 +308,15 @@ def test_stretches_are_the_data_files(kernel, run, tmp_path):
         total = np.bincount(k, weights=value, minlength=100)
         used = len(got["n"])
         assert sum(got["n"]) == len(value)
-        # the files round P-SNAP's and selfish's ticks to ns: a sample on a
-        # stretch's edge may fall either side
+        # the files round P-SNAP's and selfish's ticks to ns: a sample within
+        # that rounding of a stretch's edge may fall either side, and moves
+        # one count from a stretch to its neighbour (P-SNAP's times are a
+        # running sum of rounded iterations: half a ns each)
         moved = np.abs(np.array(got["n"]) - n[:used]).sum()
-        assert moved <= (0 if kernel in ("fwq", "ftq") else 4), (got["n"], n.tolist())
+        rounding_s = 1e-9 * (1 + 0.5 * np.arange(1, len(value) + 1) if kernel == "psnap" else 1)
+        near_edge = np.abs(end_s - np.round(end_s / width) * width) <= rounding_s
+        assert moved <= (0 if kernel in ("fwq", "ftq") else 2 * near_edge.sum()), \
+            (moved, near_edge.sum(), got["n"], n.tolist())
         if moved == 0:
             assert got["sum"] == pytest.approx(total[:used].tolist(), rel=1e-6, abs=len(value)), \
                 (got["sum"], total.tolist())

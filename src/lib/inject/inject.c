@@ -164,7 +164,7 @@ void nb_inject_log_alloc(const struct nb_inject *in, double seconds,
 {
 	if (!in->duration_us)
 		return;
-	double want = 2.0 * seconds * 1e6 / (double)in->period_us + 16;
+	double want = 4.0 * seconds * 1e6 / (double)in->period_us + 16;
 
 	count->capacity = want < LOG_MAX ? (uint64_t)want : LOG_MAX;
 	count->events = nb_samples_alloc(count->capacity, sizeof(struct nb_injection));

@@ -1,6 +1,7 @@
 """Every MPI kernel at 128 ranks, oversubscribed on this machine: a functional
-test of what grows with the ranks (the launch, the gathers at rank 0, the
-JSON, a file set per rank, the report's figures), not of noise. The ranks
+test of what grows with the ranks (the launch, the reductions and the
+records rank 0 receives node by node, the JSON, a file set per rank, the
+report's figures), not of noise. The ranks
 share two CPUs, so every figure they measure is mostly time-sharing; only
 counts and structure are checked. Tier-0 nodes run 48-288 ranks each."""
 import csv
@@ -45,6 +46,13 @@ def test_every_rank_reports_and_writes_its_files(kernel, bin_dir, tmp_path):
             assert (tmp_path / name).exists(), name
     lines = [line for line in done.stdout.splitlines() if re.match(RANK_LINE.replace("{kernel}", kernel), line)]
     assert sorted(int(re.search(r"rank=(\d+)", line)[1]) for line in lines) == list(range(RANKS))
+    # the run's loss by length, summed where the ranks are, is their sum
+    tails = [r["tails"]["histogram"]["samples"] for r in meta["ranks"] if "tails" in r]
+    if tails:
+        loss = meta["loss_histogram"]
+        assert loss["participants"] == len(tails)
+        assert loss["samples"] == [sum(h[b] for h in tails if b < len(h))
+                                   for b in range(max(map(len, tails)))]
     if kernel == "psnap":
         # beyond 64 ranks, one histogram of every rank's iterations, summed
         # where the ranks ran: every iteration in it once, and no block a rank

@@ -24,13 +24,17 @@ SMALL_ARGS = {"fwq": ["-n", "500"], "ftq": ["-n", "2000"], "psnap": ["-n", "200"
               "selfish": ["--seconds", "0.3"]}
 
 
-def srun(env, tmp_path, *args, nodes=sorted(HOSTS), timeout=300):
-    """One rank on each of `nodes`."""
+def srun(env, tmp_path, *args, nodes=sorted(HOSTS), per_node=1, timeout=300):
+    """per_node ranks on each of `nodes` (more than one: dealt round robin,
+    rank r on the (r mod nodes)-th, and sharing the node's CPU)."""
     n = str(len(nodes))
+    spread = ["-n", str(len(nodes) * per_node)]
+    if per_node > 1:
+        spread += ["--overcommit", "--distribution=cyclic"]
     # --kill-on-bad-exit: a rank that dies ends the job, rather than leaving
     # the others waiting in a collective until the timeout
     try:
-        return subprocess.run(["srun", "-N", n, "-n", n, "-w", ",".join(nodes), "--mpi=pmix",
+        return subprocess.run(["srun", "-N", n, *spread, "-w", ",".join(nodes), "--mpi=pmix",
                                "--kill-on-bad-exit=1", "--chdir", str(tmp_path),
                                *map(str, args)], cwd=tmp_path, capture_output=True, text=True,
                               timeout=timeout, env=mpi_env(env))
@@ -67,6 +71,45 @@ def test_every_kernel_writes_its_files_on_every_node(kernel, slurm_nodes, mpi_bi
     hosts = {line.split(" host=")[1].split()[0] for line in done.stdout.splitlines()
              if " host=" in line}
     assert hosts == HOSTS
+
+
+def test_the_root_takes_the_ranks_node_by_node(slurm_nodes, mpi_bin, tmp_path):
+    """Two ranks on each of four nodes, dealt round robin, so that no node's
+    ranks follow each other: rank 0 receives the records one node's at a
+    time, and the run's figures are reductions over the ranks
+    (nb_ranks_each, the kernels' reduce). Each rank is in the JSON once,
+    the nodes' ranks together, each with its own host as its result line
+    says; the figures of the whole run are those of the ranks' entries."""
+    done = srun(slurm_nodes, tmp_path, mpi_bin / "psnap_mpi", "--no-pin", "--warmup-ms", "0",
+                "-n", "200", "-o", "psnap", per_node=2)
+    assert done.returncode == 0, done.stderr
+    meta = json.loads((tmp_path / "psnap.json").read_text())
+    ranks = meta["ranks"]
+    assert sorted(r["rank"] for r in ranks) == list(range(8))
+    hosts = [r["host"] for r in ranks]
+    runs = [h for i, h in enumerate(hosts) if i == 0 or h != hosts[i - 1]]
+    assert sorted(runs) == sorted(HOSTS) and all(hosts.count(h) == 2 for h in HOSTS), hosts
+    assert [r["rank"] % 4 for r in ranks[::2]] == [r["rank"] % 4 for r in ranks[1::2]], hosts
+    lines = [dict(kv.split("=", 1) for kv in line.split()[1:5])
+             for line in done.stdout.splitlines() if line.startswith("rank kernel=psnap")]
+    assert [(int(x["rank"]), x["host"]) for x in lines] == [(r["rank"], r["host"]) for r in ranks]
+
+    seconds = [r["total_time_us"] / 1e6 for r in ranks]
+    summary = meta["summary"]
+    assert summary["ranks"] == 8
+    assert summary["mean_run_time_s"] == pytest.approx(sum(seconds) / 8, rel=1e-12)
+    mean = sum(seconds) / 8
+    sd = (sum((x - mean) ** 2 for x in seconds) / 7) ** 0.5
+    # the sd from shifted sums of squares: exact but for rounding, which
+    # the run's nominal time (200 ms) bounds
+    assert summary["sd_run_time_s"] == pytest.approx(sd, rel=1e-6, abs=1e-12)
+    assert summary["max_correlation"] == max(abs(r["correlation"]) for r in ranks
+                                             if r["rank"] != 0)
+    loss = meta["loss_histogram"]
+    assert loss["participants"] == 8
+    each = [r["tails"]["histogram"]["samples"] for r in ranks]
+    summed = [sum(h[b] for h in each if b < len(h)) for b in range(max(map(len, each)))]
+    assert loss["samples"] == summed and sum(summed) == 8 * 200
 
 
 def read_csv(path):

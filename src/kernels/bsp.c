@@ -190,26 +190,29 @@ static void print(const struct nb_run *r, const void *record)
 	       x->mean_work_us, x->mean_phase_us, x->max_phase_us, slowdown(x));
 }
 
-/* The mean over the ranks of each one's calibrated compute and slowdown. */
-static void means(const struct nb_run *r, const void *all, int n, double *calibrated, double *s)
-{
-	*calibrated = *s = 0;
-	for (int i = 0; i < n; i++) {
-		const struct result *x = nb_run_record(r, all, i);
+/* The mean over the ranks of each one's calibrated compute and slowdown,
+ * summed where the ranks are: the root's. */
+static double mean_calibrated_us, mean_slowdown;
 
-		*calibrated += x->calibrated_us / n;
-		*s += slowdown(x) / n;
+static void reduce(struct nb_run *r, const void *mine, int nlocal, int signo)
+{
+	const struct result *x = mine;
+	double sums[2] = { 0 }, n = signo ? nlocal : r->ranks.size;
+
+	for (int i = 0; i < nlocal; i++) {
+		sums[0] += x[i].calibrated_us;
+		sums[1] += slowdown(&x[i]);
 	}
+	nb_run_sum(r, sums, 2, signo);
+	mean_calibrated_us = sums[0] / n;
+	mean_slowdown = sums[1] / n;
 }
 
-static void print_run(const struct nb_run *r, const void *all, int n)
+static void print_run(const struct nb_run *r, int n)
 {
-	double calibrated, s;
-
-	means(r, all, n, &calibrated, &s);
 	printf("bsp summary ranks=%d phases=%llu phase_us=%llu collective=%s slowdown=%.4f\n", n,
 	       (unsigned long long)r->samples, (unsigned long long)phase_us,
-	       allreduce ? "allreduce" : "barrier", s);
+	       allreduce ? "allreduce" : "barrier", mean_slowdown);
 }
 
 static void json_options(const struct nb_run *r, struct nb_json *j)
@@ -219,13 +222,12 @@ static void json_options(const struct nb_run *r, struct nb_json *j)
 	nb_json_string(j, "collective", allreduce ? "allreduce" : "barrier");
 }
 
-static void json_run(const struct nb_run *r, struct nb_json *j, const void *all, int n)
+static void json_run(const struct nb_run *r, struct nb_json *j, int n)
 {
-	double calibrated, s;
-
-	means(r, all, n, &calibrated, &s);
-	nb_json_double(j, "calibrated_us", calibrated);
-	nb_json_double(j, "slowdown", s);
+	(void)r;
+	(void)n;
+	nb_json_double(j, "calibrated_us", mean_calibrated_us);
+	nb_json_double(j, "slowdown", mean_slowdown);
 }
 
 static void json_rank(const struct nb_run *r, struct nb_json *j, const void *record)
@@ -277,6 +279,7 @@ static const struct nb_kernel bsp = {
 		.write = write_phases,
 		.summarise = summarise,
 		.print = print,
+		.reduce = reduce,
 		.print_run = print_run,
 		.json_run = json_run,
 		.json_rank = json_rank,

@@ -674,9 +674,6 @@ static void json_head(struct nb_run *r, struct nb_json *j, int signo)
 	for (int h = 0; h < r->d->nhosts; h++)
 		nb_machine_json(&r->d->machines[h], j, NULL);
 	nb_json_end(j, ']');
-	if (signo && r->ranks.nlocal < r->ranks.size)
-		printf("interrupted: this report covers the %d rank(s) of the root process only; every "
-		       "rank wrote its own data files\n", r->ranks.nlocal);
 }
 
 static void json_participant(struct nb_run *r, struct nb_json *j, const struct nb_participant *p)
@@ -744,9 +741,16 @@ int nb_run_signal(const struct nb_run *r)
 	return r->d->info.signo;
 }
 
-const void *nb_run_record(const struct nb_run *r, const void *all, int i)
+void nb_run_sum(struct nb_run *r, double *v, size_t n, int signo)
 {
-	return (const char *)all + (size_t)i * r->d->results->size;
+	if (!signo)
+		nb_ranks_sum_doubles(&r->ranks, v, n);
+}
+
+void nb_run_max(struct nb_run *r, double *v, size_t n, int signo)
+{
+	if (!signo)
+		nb_ranks_max_doubles(&r->ranks, v, n);
 }
 
 double nb_run_ticks_per_work_loop(const struct nb_run *r)
@@ -762,72 +766,107 @@ double nb_run_ticks_per_work_loop(const struct nb_run *r)
 	return ticks;
 }
 
-/* Every participant's loss histogram summed: the whole run's distribution of
- * the loss, from records of a fixed size whatever the samples. */
-static void json_loss_histogram(const struct nb_run *r, struct nb_json *j, const void *all, int n)
-{
-	struct nb_loss_histogram sum = { 0 };
-	double seconds = 0;
-	int measured = 0;
+/* Every participant's loss histogram summed where the participants are: the
+ * whole run's distribution of the loss, in fixed memory whatever the ranks. */
+struct run_loss {
+	struct nb_loss_histogram sum;
+	double seconds, measured;
+};
 
-	for (int i = 0; i < n; i++) {
-		const struct nb_participant *p = nb_run_record(r, all, i);
+static void reduce_loss(struct nb_run *r, const char *mine, int signo, struct run_loss *l)
+{
+	const struct nb_results *h = r->d->results;
+	double figures[2];
+
+	memset(l, 0, sizeof(*l));
+	for (int i = 0; i < r->ranks.nlocal; i++) {
+		const struct nb_participant *p = (const void *)(mine + (size_t)i * h->size);
 
 		if (!p->tails.measured)
 			continue;
-		nb_loss_histogram_add(&sum, &p->tails.histogram);
-		seconds += p->tails.seconds;
-		measured++;
+		nb_loss_histogram_add(&l->sum, &p->tails.histogram);
+		l->seconds += p->tails.seconds;
+		l->measured++;
 	}
-	if (!measured)
+	if (signo)
+		return;
+	nb_ranks_sum_u64(&r->ranks, l->sum.samples, NB_LOSS_BUCKETS);
+	nb_ranks_sum_doubles(&r->ranks, l->sum.lost_ns, NB_LOSS_BUCKETS);
+	figures[0] = l->seconds;
+	figures[1] = l->measured;
+	nb_ranks_sum_doubles(&r->ranks, figures, 2);
+	l->seconds = figures[0];
+	l->measured = figures[1];
+}
+
+static void json_loss_histogram(struct nb_json *j, const struct run_loss *l)
+{
+	if (!l->measured)
 		return;
 	nb_json_object(j, "loss_histogram");
-	nb_json_int(j, "participants", measured);
-	nb_json_double(j, "seconds", seconds);
+	nb_json_int(j, "participants", (int)l->measured);
+	nb_json_double(j, "seconds", l->seconds);
 	nb_loss_edges_json(j, "edges_ns");
-	nb_loss_histogram_json(j, &sum);
+	nb_loss_histogram_json(j, &l->sum);
 	nb_json_end(j, '}');
 }
 
-static void report(struct nb_run *r, const void *all, int n, int signo)
+/* The root's report, written as the records arrive (nb_ranks_each). */
+struct report {
+	struct nb_run *r;
+	struct nb_json j;
+	uint64_t samples;
+};
+
+static void report_rank(const void *x, void *arg)
+{
+	struct report *rep = arg;
+	struct nb_run *r = rep->r;
+	const struct nb_results *h = r->d->results;
+	const struct nb_participant *p = x;
+
+	rank_line(r, p);
+	rep->samples += p->samples;
+	json_participant(r, &rep->j, p);
+	if (h->json_rank)
+		h->json_rank(r, &rep->j, x);
+	if (p->tails.measured)
+		nb_tails_json(&rep->j, &p->tails);
+	if (p->stretches.width_s > 0)
+		nb_stretches_json(&rep->j, &p->stretches);
+	nb_json_end(&rep->j, '}');
+}
+
+static void report_head(struct nb_run *r, struct report *rep, const struct run_loss *l, int n,
+			int signo)
 {
 	const struct nb_results *h = r->d->results;
-	struct nb_json j;
-	uint64_t total = 0;
 
+	rep->r = r;
+	rep->samples = 0;
 	if (h->print_head)
-		h->print_head(r, all, n);
-	for (int i = 0; i < n; i++) {
-		const struct nb_participant *p = nb_run_record(r, all, i);
-
-		rank_line(r, p);
-		total += p->samples;
-	}
-	if (h->print_run)
-		h->print_run(r, all, n);
-	json_head(r, &j, signo);
+		h->print_head(r, n);
+	json_head(r, &rep->j, signo);
 	if (r->k->json_options)
-		r->k->json_options(r, &j);
+		r->k->json_options(r, &rep->j);
 	if (h->json_run)
-		h->json_run(r, &j, all, n);
-	json_loss_histogram(r, &j, all, n);
-	nb_json_array(&j, "ranks");
-	nb_json_lines(&j);
-	for (int i = 0; i < n; i++) {
-		const void *x = nb_run_record(r, all, i);
-		const struct nb_participant *p = x;
+		h->json_run(r, &rep->j, n);
+	json_loss_histogram(&rep->j, l);
+	nb_json_array(&rep->j, "ranks");
+	nb_json_lines(&rep->j);
+}
 
-		json_participant(r, &j, x);
-		if (h->json_rank)
-			h->json_rank(r, &j, x);
-		if (p->tails.measured)
-			nb_tails_json(&j, &p->tails);
-		if (p->stretches.width_s > 0)
-			nb_stretches_json(&j, &p->stretches);
-		nb_json_end(&j, '}');
-	}
-	nb_json_end(&j, ']');
-	json_tail(r, &j, n, total);
+static void report_tail(struct nb_run *r, struct report *rep, int n)
+{
+	const struct nb_results *h = r->d->results;
+
+	nb_json_end(&rep->j, ']');
+	if (h->print_run)
+		h->print_run(r, n);
+	if (r->d->info.signo && r->ranks.nlocal < r->ranks.size)
+		printf("interrupted: this report covers the %d rank(s) of the root process only; every "
+		       "rank wrote its own data files\n", r->ranks.nlocal);
+	json_tail(r, &rep->j, n, rep->samples);
 }
 
 /* How long the longest of the local participants measured; of every
@@ -849,17 +888,19 @@ static double longest_measurement_s(struct nb_run *r, const char *mine, int sign
 }
 
 /* The one finish sequence. Complete: every rank writes its files, summarises
- * its participants, takes part in the kernel's collectives, and the root
- * gathers one record per rank and reports. Interrupted: no collective is safe
- * any more; each process writes what its participants measured and the root
- * reports on its own. */
+ * its participants, takes part in the kernel's collectives and reductions,
+ * and the root reports, receiving the records node by node. Interrupted: no
+ * collective is safe any more; each process writes what its participants
+ * measured and the root reports on its own. */
 static void finish(struct nb_run *r, int signo)
 {
 	const struct nb_results *h = r->d->results;
 	struct nb_ranks *rk = &r->ranks;
-	char *mine = calloc(rk->nlocal, h->size), *all;
+	char *mine = calloc(rk->nlocal, h->size);
 	size_t *n = calloc(rk->nlocal, sizeof(*n));
-	int nall;
+	int nall = signo ? rk->nlocal : rk->size;
+	struct run_loss loss;
+	struct report rep = { 0 };
 
 	if (!mine || !n)
 		nb_fail(NB_EXIT_FAILURE, "out of memory for the results");
@@ -888,11 +929,19 @@ static void finish(struct nb_run *r, int signo)
 			attribute(r, i, n[i], &p->causes);
 		h->summarise(r, i, n[i], p);
 	}
-	all = nb_run_gather(r, mine, h->size, signo, &nall);
+	if (h->reduce)
+		h->reduce(r, mine, rk->nlocal, signo);
+	reduce_loss(r, mine, signo, &loss);
 	if (rk->root)
-		report(r, all, nall, signo);
+		report_head(r, &rep, &loss, nall, signo);
+	if (!signo)
+		nb_ranks_each(rk, mine, h->size, report_rank, &rep);
+	else if (rk->root)
+		for (int i = 0; i < rk->nlocal; i++)
+			report_rank(mine + i * h->size, &rep);
+	if (rk->root)
+		report_tail(r, &rep, nall);
 	fflush(stdout);
-	free(all);
 	free(n);
 	free(mine);
 }

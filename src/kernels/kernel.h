@@ -85,16 +85,23 @@ struct nb_results {
 	size_t (*detours)(struct nb_run *r, int local, size_t n, struct nb_cause_detour **out);
 	/* required: the record of n samples (may reorder them) */
 	void (*summarise)(struct nb_run *r, int local, size_t n, void *record);
+	/* once every participant is summarised, on every process: the run's
+	 * figures over every participant (this process's after a signal), from
+	 * mine, the nlocal local records, by reductions (nb_ranks_sum_doubles
+	 * and the like), the root's for print_head, print_run and json_run.
+	 * Collectives only when signo is 0 */
+	void (*reduce)(struct nb_run *r, const void *mine, int nlocal, int signo);
 	/* required, the root: a rank's key=value figures on its result line, each
 	 * with a leading space (the driver prints the prefix, the injections and
 	 * the causes) */
 	void (*print)(const struct nb_run *r, const void *record);
-	/* the root, before and after the rank lines: the lines about the whole
-	 * run (the original tool's, where it had some) */
-	void (*print_head)(const struct nb_run *r, const void *all, int n);
-	void (*print_run)(const struct nb_run *r, const void *all, int n);
-	/* the root: the run's keys of the JSON, and a rank's */
-	void (*json_run)(const struct nb_run *r, struct nb_json *j, const void *all, int n);
+	/* the root, before and after the rank lines of n participants: the
+	 * lines about the whole run (the original tool's, where it had some) */
+	void (*print_head)(const struct nb_run *r, int n);
+	void (*print_run)(const struct nb_run *r, int n);
+	/* the root: the run's keys of the JSON, and a rank's (the root sees the
+	 * records one node's at a time, never all of them: nb_ranks_each) */
+	void (*json_run)(const struct nb_run *r, struct nb_json *j, int n);
 	void (*json_rank)(const struct nb_run *r, struct nb_json *j, const void *record);
 };
 
@@ -182,12 +189,14 @@ void nb_run_samples_for(struct nb_run *r, double sample_seconds);
 uint64_t nb_run_start_tick(const struct nb_run *r);
 /* The f-th data file of local participant `local` (stdout with -s). */
 FILE *nb_run_file(struct nb_run *r, int local, int f);
-/* Record i of n gathered ones (each r->k->results.size bytes, or the
- * stream's): for print_run and json_run. */
-const void *nb_run_record(const struct nb_run *r, const void *all, int i);
-/* For exchange: the root's copy of every participant's `each` bytes (mine
- * holds the local ones), gathered when signo is 0, else this process's alone;
- * NULL on other ranks. The count is in *n. Free the result. */
+/* For reduce: v (n figures) summed, or the largest of each taken, over every
+ * process (this one's alone after a signal) into the root's v. */
+void nb_run_sum(struct nb_run *r, double *v, size_t n, int signo);
+void nb_run_max(struct nb_run *r, double *v, size_t n, int signo);
+/* For exchange and reduce: the root's copy of every participant's `each`
+ * bytes (mine holds the local ones), gathered when signo is 0, else this
+ * process's alone; NULL on other ranks. The count is in *n. Free the result.
+ * Only for a few bytes a rank, or a bounded number of ranks. */
 void *nb_run_gather(struct nb_run *r, const void *mine, size_t each, int signo, int *n);
 /* In the finish: the signal that ended the run, 0 when it completed. */
 int nb_run_signal(const struct nb_run *r);

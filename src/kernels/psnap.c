@@ -59,6 +59,21 @@ struct state {
 	double correlation; /* with rank 0's series (exchange) */
 };
 
+/* PRACE's summary: the calibrated and the mean run time, its sd across the
+ * ranks, and the noise in %. */
+struct summary {
+	double calib, mean, sd, noise, maxcorr;
+};
+
+/* With per_rank: what the head says of each rank, gathered (at most
+ * HISTOGRAMS_PER_RANK_MAX ranks). */
+struct rank_head {
+	int32_t rank, cpu;
+	char host[64];
+	uint64_t count;
+	double calibrated_us, ideal_us, correlation, total_us;
+};
+
 static struct options opt = { .granularity_us = 1000, .bucket_us = 1 };
 static struct nb_run *run;
 static struct state *states;
@@ -69,6 +84,8 @@ static int nbins;
  * the root's sum of every one, the JSON's iteration_histogram */
 static struct histogram *hist, *hists, total;
 static int per_rank;
+static struct rank_head *heads;
+static struct summary run_summary; /* the root's: reduce */
 
 enum { OPT_BUCKET = NB_OPT_KERNEL };
 
@@ -358,16 +375,15 @@ static void print_bins(const struct histogram *h)
 		printf("overflow %llu\n", (unsigned long long)h->overflow);
 }
 
-/* P-SNAP's own lines first: the calibration, then each rank's histogram
- * (per_rank), else one of all ranks summed. */
-static void print_head(const struct nb_run *r, const void *all, int nranks)
+/* P-SNAP's own lines first: the calibration (rank 0's, the root's first
+ * participant), then each rank's histogram (per_rank), else one of all ranks
+ * summed. */
+static void print_head(const struct nb_run *r, int nranks)
 {
-	const struct result *r0 = all;
-
 	(void)r;
-	for (uint32_t s = 0; s < r0->nsteps; s++)
-		printf("count = %llu, time = %.0f\n", (unsigned long long)r0->step_count[s],
-		       r0->step_us[s]);
+	for (uint32_t s = 0; s < states[0].nsteps; s++)
+		printf("count = %llu, time = %.0f\n", (unsigned long long)states[0].step_count[s],
+		       states[0].step_us[s]);
 	if (!per_rank) {
 		printf("#columns: '# all ranks=N', then per line 'iteration_time_us iterations' "
 		       "over every rank (buckets of %g us; 'overflow' counts %g us or more)\n",
@@ -377,19 +393,19 @@ static void print_head(const struct nb_run *r, const void *all, int nranks)
 		return;
 	}
 	for (int i = 0; i < nranks; i++) {
-		const struct result *x = nb_run_record(r, all, i);
+		const struct rank_head *x = &heads[i];
 
 		printf("#rank %d host %s cpu %d count %llu calibrated_us %.3f ideal_us %.3f\n",
-		       x->p.rank, x->p.host, x->p.cpu, (unsigned long long)x->count,
-		       x->calibrated_us, x->ideal_us);
+		       x->rank, x->host, x->cpu, (unsigned long long)x->count, x->calibrated_us,
+		       x->ideal_us);
 	}
 	printf("#columns: '# rank correlation_with_rank_0 total_time_us host', then per line "
 	       "'iteration_time_us iterations' (buckets of %g us; 'overflow' counts %g us or more)\n",
 	       bucket_us, nbins * bucket_us);
 	for (int i = 0; i < nranks; i++) {
-		const struct result *x = nb_run_record(r, all, i);
+		const struct rank_head *x = &heads[i];
 
-		printf("# %d %.6f %.0f %s\n", x->p.rank, x->correlation, x->total_us, x->p.host);
+		printf("# %d %.6f %.0f %s\n", x->rank, x->correlation, x->total_us, x->host);
 		print_bins(&hists[i]);
 	}
 }
@@ -406,42 +422,63 @@ static void print(const struct nb_run *r, const void *record)
 	nb_speed_print(&x->speed);
 }
 
-/* PRACE's summary: the calibrated and the mean run time, its sd across the
- * ranks, and the noise in %. */
-struct summary {
-	double calib, mean, sd, noise, maxcorr;
-};
-
-static struct summary summarise_run(const struct nb_run *r, const void *all, int nranks)
+/* The run's figures over every rank, summed where the ranks are: PRACE's
+ * mean run time and its sd across the ranks come from the sums of each
+ * rank's time and of its square, shifted by the run's nominal time so that
+ * the squares keep the sd's digits. */
+static void reduce(struct nb_run *r, const void *mine, int nlocal, int signo)
 {
-	struct summary s = { .maxcorr = NAN };
+	const struct result *x = mine;
+	double nominal_s = (double)r->samples * (double)opt.granularity_us / 1e6;
+	double sums[4] = { 0 }, maxcorr = -INFINITY, n;
+	struct rank_head *local;
+	struct summary *s = &run_summary;
+	int nheads;
 
-	for (int i = 0; i < nranks; i++) {
-		const struct result *x = nb_run_record(r, all, i);
+	for (int i = 0; i < nlocal; i++) {
+		double d = x[i].total_us / 1e6 - nominal_s;
 
-		s.calib += (double)x->p.samples * x->ideal_us / 1e6 / nranks;
-		s.mean += x->total_us / 1e6 / nranks;
-		if (i > 0 && (isnan(s.maxcorr) || fabs(x->correlation) > s.maxcorr))
-			s.maxcorr = fabs(x->correlation);
+		sums[0] += (double)x[i].p.samples * x[i].ideal_us / 1e6;
+		sums[1] += x[i].total_us / 1e6;
+		sums[2] += d;
+		sums[3] += d * d;
+		if (x[i].p.rank != 0 && !isnan(x[i].correlation))
+			maxcorr = fmax(maxcorr, fabs(x[i].correlation));
 	}
-	for (int i = 0; i < nranks; i++) {
-		const struct result *x = nb_run_record(r, all, i);
-
-		s.sd += pow(x->total_us / 1e6 - s.mean, 2);
+	nb_run_sum(r, sums, 4, signo);
+	nb_run_max(r, &maxcorr, 1, signo);
+	n = signo ? nlocal : r->ranks.size;
+	s->calib = sums[0] / n;
+	s->mean = sums[1] / n;
+	s->sd = n > 1 ? sqrt(fmax(0, (sums[3] - sums[2] * sums[2] / n) / (n - 1))) : 0;
+	s->noise = 100.0 * (s->mean - s->calib) / s->calib;
+	s->maxcorr = maxcorr == -INFINITY ? NAN : maxcorr;
+	if (!per_rank)
+		return;
+	local = calloc(nlocal, sizeof(*local));
+	if (!local)
+		nb_fail(NB_EXIT_FAILURE, "out of memory");
+	for (int i = 0; i < nlocal; i++) {
+		local[i] = (struct rank_head){ .rank = x[i].p.rank, .cpu = x[i].p.cpu,
+					       .count = x[i].count,
+					       .calibrated_us = x[i].calibrated_us,
+					       .ideal_us = x[i].ideal_us,
+					       .correlation = x[i].correlation,
+					       .total_us = x[i].total_us };
+		memcpy(local[i].host, x[i].p.host, sizeof(local[i].host));
 	}
-	s.sd = nranks > 1 ? sqrt(s.sd / (nranks - 1)) : 0;
-	s.noise = 100.0 * (s.mean - s.calib) / s.calib;
-	return s;
+	heads = nb_run_gather(r, local, sizeof(*local), signo, &nheads);
+	free(local);
 }
 
-static void print_run(const struct nb_run *r, const void *all, int nranks)
+static void print_run(const struct nb_run *r, int nranks)
 {
-	struct summary s = summarise_run(r, all, nranks);
+	const struct summary *s = &run_summary;
 
 	printf("psnap summary ranks=%d reps=%llu granularity_us=%llu calibration_time_s=%.3f "
 	       "mean_run_time_s=%.3f sd_run_time_s=%.6f os_noise_percent=%.4f max_correlation=%.6f\n",
 	       nranks, (unsigned long long)r->samples, (unsigned long long)opt.granularity_us,
-	       s.calib, s.mean, s.sd, s.noise, s.maxcorr);
+	       s->calib, s->mean, s->sd, s->noise, s->maxcorr);
 }
 
 /* Every iteration of the run (of the root process's participants after a
@@ -468,20 +505,20 @@ static void iteration_histogram_json(struct nb_json *j)
 	nb_json_end(j, '}');
 }
 
-static void json_run(const struct nb_run *r, struct nb_json *j, const void *all, int nranks)
+static void json_run(const struct nb_run *r, struct nb_json *j, int nranks)
 {
-	struct summary s = summarise_run(r, all, nranks);
+	const struct summary *s = &run_summary;
 
 	nb_json_uint(j, "reps", r->samples);
 	iteration_histogram_json(j);
 	nb_json_string(j, "sample_unit", "ns per iteration");
 	nb_json_object(j, "summary");
 	nb_json_int(j, "ranks", nranks);
-	nb_json_double(j, "calibration_time_s", s.calib);
-	nb_json_double(j, "mean_run_time_s", s.mean);
-	nb_json_double(j, "sd_run_time_s", s.sd);
-	nb_json_double(j, "os_noise_percent", s.noise);
-	nb_json_double(j, "max_correlation", s.maxcorr);
+	nb_json_double(j, "calibration_time_s", s->calib);
+	nb_json_double(j, "mean_run_time_s", s->mean);
+	nb_json_double(j, "sd_run_time_s", s->sd);
+	nb_json_double(j, "os_noise_percent", s->noise);
+	nb_json_double(j, "max_correlation", s->maxcorr);
 	nb_json_end(j, '}');
 }
 
@@ -545,6 +582,7 @@ static const struct nb_kernel psnap = {
 		.exchange = exchange,
 		.detours = detours,
 		.summarise = summarise,
+		.reduce = reduce,
 		.print_head = print_head,
 		.print = print,
 		.print_run = print_run,

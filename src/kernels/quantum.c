@@ -70,9 +70,8 @@ void nb_quantum_print(const struct nb_run *r, const void *record)
 		nb_speed_print(&x->speed);
 }
 
-void nb_quantum_json_run(const struct nb_run *r, struct nb_json *j, const void *all, int n)
+void nb_quantum_json_run(const struct nb_run *r, struct nb_json *j, int n)
 {
-	(void)all;
 	(void)n;
 	/* the minimum: _min says so */
 	nb_json_double(j, "ticks_per_work_loop_min", nb_run_ticks_per_work_loop(r));

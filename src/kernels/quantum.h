@@ -43,7 +43,7 @@ struct nb_quantum_record {
 
 void nb_quantum_summarise(struct nb_run *r, int local, size_t n, void *record);
 void nb_quantum_print(const struct nb_run *r, const void *record);
-void nb_quantum_json_run(const struct nb_run *r, struct nb_json *j, const void *all, int n);
+void nb_quantum_json_run(const struct nb_run *r, struct nb_json *j, int n);
 void nb_quantum_json_rank(const struct nb_run *r, struct nb_json *j, const void *record);
 
 /* The kernel's results: its own writer of the data files and its detours. */

@@ -257,51 +257,76 @@ static void write_detours(struct nb_run *r, int local, size_t n)
 			llround((double)d[i].length / tpn));
 }
 
-/* Netgauge's summary: over the ranks, the run's figures. */
+/* Netgauge's summary: over the ranks, the run's figures, the root's. */
 struct summary {
 	double min_ns, overhead, period, rate;
 	uint64_t iterations, detours;
 	int known;
 };
 
-static struct summary summarise_run(const struct nb_run *r, const void *all, int nranks)
+static struct summary run_summary;
+/* Netgauge's head names each rank's shortest iteration: the root's copy, by
+ * rank (8 bytes a rank, the one figure the root holds per rank). */
+static uint64_t *min_ticks;
+
+/* Sums, minima and maxima where the ranks are; each rank warns of its own
+ * full store. */
+static void reduce(struct nb_run *r, const void *mine, int nlocal, int signo)
 {
-	struct summary s = { .min_ns = INFINITY, .known = 1 };
+	const struct result *x = mine;
+	/* the largest of: -min_ns, period, -known */
+	double sums[2] = { 0 }, max[3] = { -INFINITY, 0, -1 }, n;
+	uint64_t counts[2] = { 0 }, *local;
+	struct summary *s = &run_summary;
+	int nranks;
 
-	for (int i = 0; i < nranks; i++) {
-		const struct result *x = nb_run_record(r, all, i);
-
-		s.min_ns = fmin(s.min_ns, x->min_ns);
-		s.iterations += x->iterations;
-		s.detours += x->detours;
-		s.overhead += x->overhead_percent / nranks;
-		s.rate += x->detours_per_s / nranks;
-		s.period = fmax(s.period, x->period_s);
-		s.known &= x->iterations_known;
+	local = calloc(nlocal, sizeof(*local));
+	if (!local)
+		nb_fail(NB_EXIT_FAILURE, "out of memory");
+	for (int i = 0; i < nlocal; i++) {
+		if (x[i].full)
+			nb_warn("rank %d stored --detours %llu detours after %.3f s of the %.3f s "
+				"asked: it stopped there (raise --detours)", x[i].p.rank,
+				(unsigned long long)opt.detours, x[i].period_s, r->seconds_opt);
+		max[0] = fmax(max[0], -x[i].min_ns);
+		max[1] = fmax(max[1], x[i].period_s);
+		max[2] = fmax(max[2], -(double)x[i].iterations_known);
+		counts[0] += x[i].iterations;
+		counts[1] += x[i].detours;
+		sums[0] += x[i].overhead_percent;
+		sums[1] += x[i].detours_per_s;
+		local[i] = x[i].min_ticks;
 	}
-	return s;
+	nb_run_sum(r, sums, 2, signo);
+	nb_run_max(r, max, 3, signo);
+	if (!signo)
+		nb_ranks_sum_u64(&r->ranks, counts, 2);
+	min_ticks = nb_run_gather(r, local, sizeof(*local), signo, &nranks);
+	free(local);
+	n = nranks;
+	*s = (struct summary){ .min_ns = -max[0], .period = max[1], .known = max[2] < -0.5,
+			       .iterations = counts[0], .detours = counts[1],
+			       .overhead = sums[0] / n, .rate = sums[1] / n };
 }
 
 /* Netgauge's lines first. */
-static void print_head(const struct nb_run *r, const void *all, int nranks)
+static void print_head(const struct nb_run *r, int nranks)
 {
-	struct summary s = summarise_run(r, all, nranks);
+	const struct summary *s = &run_summary;
 
+	(void)r;
 	printf("# min ticks per iteration per rank:");
-	for (int i = 0; i < nranks; i++) {
-		const struct result *x = nb_run_record(r, all, i);
-
-		printf(" %llu", (unsigned long long)x->min_ticks);
-	}
+	for (int i = 0; i < nranks; i++)
+		printf(" %llu", (unsigned long long)min_ticks[i]);
 	printf("\n");
-	printf("# Minimal iteration length [ns]: %.1f\n", s.min_ns);
-	if (s.known)
+	printf("# Minimal iteration length [ns]: %.1f\n", s->min_ns);
+	if (s->known)
 		printf("# Number of iterations (recorded+unrecorded): %llu\n",
-		       (unsigned long long)s.iterations);
+		       (unsigned long long)s->iterations);
 	printf("# Threshold: [%% minimal iteration length]: %llu\n",
 	       (unsigned long long)opt.threshold_percent);
-	printf("# CPU overhead due to noise: %.2f%%\n", s.overhead);
-	printf("# Measurement period: %.2f s\n", s.period);
+	printf("# CPU overhead due to noise: %.2f%%\n", s->overhead);
+	printf("# Measurement period: %.2f s\n", s->period);
 }
 
 static void print(const struct nb_run *r, const void *record)
@@ -318,22 +343,15 @@ static void print(const struct nb_run *r, const void *record)
 	nb_speed_print(&x->speed);
 }
 
-static void print_run(const struct nb_run *r, const void *all, int nranks)
+static void print_run(const struct nb_run *r, int nranks)
 {
-	struct summary s = summarise_run(r, all, nranks);
+	const struct summary *s = &run_summary;
 
-	for (int i = 0; i < nranks; i++) {
-		const struct result *x = nb_run_record(r, all, i);
-
-		if (x->full)
-			nb_warn("rank %d stored --detours %llu detours after %.3f s of the %.3f s asked: "
-				"it stopped there (raise --detours)", x->p.rank,
-				(unsigned long long)opt.detours, x->period_s, r->seconds_opt);
-	}
+	(void)r;
 	printf("selfish summary ranks=%d min_iteration_ns=%.1f threshold_percent=%llu detours=%llu "
 	       "detours_per_s=%.1f cpu_overhead_percent=%.4f period_s=%.3f\n",
-	       nranks, s.min_ns, (unsigned long long)opt.threshold_percent,
-	       (unsigned long long)s.detours, s.rate, s.overhead, s.period);
+	       nranks, s->min_ns, (unsigned long long)opt.threshold_percent,
+	       (unsigned long long)s->detours, s->rate, s->overhead, s->period);
 }
 
 static void json_options(const struct nb_run *r, struct nb_json *j)
@@ -344,17 +362,18 @@ static void json_options(const struct nb_run *r, struct nb_json *j)
 	nb_json_string(j, "sample_unit", "start_ns length_ns per detour, from the start");
 }
 
-static void json_run(const struct nb_run *r, struct nb_json *j, const void *all, int nranks)
+static void json_run(const struct nb_run *r, struct nb_json *j, int nranks)
 {
-	struct summary s = summarise_run(r, all, nranks);
+	const struct summary *s = &run_summary;
 
+	(void)r;
 	nb_json_object(j, "summary");
 	nb_json_int(j, "ranks", nranks);
-	nb_json_double(j, "min_iteration_ns", s.min_ns);
-	nb_json_uint(j, "detours", s.detours);
-	nb_json_double(j, "detours_per_s", s.rate);
-	nb_json_double(j, "cpu_overhead_percent", s.overhead);
-	nb_json_double(j, "period_s", s.period);
+	nb_json_double(j, "min_iteration_ns", s->min_ns);
+	nb_json_uint(j, "detours", s->detours);
+	nb_json_double(j, "detours_per_s", s->rate);
+	nb_json_double(j, "cpu_overhead_percent", s->overhead);
+	nb_json_double(j, "period_s", s->period);
 	nb_json_end(j, '}');
 }
 
@@ -418,6 +437,7 @@ static const struct nb_kernel selfish = {
 		.write = write_detours,
 		.detours = detours,
 		.summarise = summarise,
+		.reduce = reduce,
 		.print_head = print_head,
 		.print = print,
 		.print_run = print_run,

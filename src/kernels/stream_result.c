@@ -73,9 +73,8 @@ static void print(const struct nb_run *r, const void *record)
 	       (unsigned long long)x->checkpoints);
 }
 
-static void json_run(const struct nb_run *r, struct nb_json *j, const void *all, int n)
+static void json_run(const struct nb_run *r, struct nb_json *j, int n)
 {
-	(void)all;
 	(void)n;
 	nb_json_double(j, "ticks_per_work_loop_min", nb_run_ticks_per_work_loop(r));
 	nb_json_object(j, "stream");

@@ -59,6 +59,18 @@ void nb_ranks_sum_u64(struct nb_ranks *r, uint64_t *v, size_t n);
  * process (each process has taken its own participants' largest). */
 double nb_ranks_max(struct nb_ranks *r, double value);
 
+/* After the run, as nb_ranks_sum_u64: n doubles summed over every process,
+ * or the largest of each, into the root's v. */
+void nb_ranks_sum_doubles(struct nb_ranks *r, double *v, size_t n);
+void nb_ranks_max_doubles(struct nb_ranks *r, double *v, size_t n);
+
+/* After the run: every participant's `each` bytes (mine holds the local
+ * ones) handed to fn on the root, one node's at a time, nodes in the order
+ * of their first rank and each node's by rank. No process ever holds more
+ * than two nodes' records, whatever the number of nodes. */
+void nb_ranks_each(struct nb_ranks *r, const void *mine, size_t each,
+		   void (*fn)(const void *record, void *arg), void *arg);
+
 /* One `each`-byte item from every host (its first rank's `mine`) on the
  * root, by host; NULL elsewhere. The count is in *nhosts. Free the result. */
 void *nb_ranks_hosts(struct nb_ranks *r, const void *mine, size_t each, int *nhosts);

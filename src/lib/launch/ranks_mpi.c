@@ -196,6 +196,24 @@ double nb_ranks_max(struct nb_ranks *r, double value)
 	return max;
 }
 
+static void reduce_doubles(struct nb_ranks *r, double *v, size_t n, MPI_Op op)
+{
+	if (n > INT_MAX)
+		nb_fail(NB_EXIT_FAILURE, "a reduction of %zu figures is more than MPI_Reduce takes", n);
+	MPI_CHECK(MPI_Reduce(r->root ? MPI_IN_PLACE : v, v, (int)n, MPI_DOUBLE, op, 0,
+			     MPI_COMM_WORLD));
+}
+
+void nb_ranks_sum_doubles(struct nb_ranks *r, double *v, size_t n)
+{
+	reduce_doubles(r, v, n, MPI_SUM);
+}
+
+void nb_ranks_max_doubles(struct nb_ranks *r, double *v, size_t n)
+{
+	reduce_doubles(r, v, n, MPI_MAX);
+}
+
 double nb_ranks_allreduce_sum(struct nb_ranks *r, double value)
 {
 	double sum;
@@ -222,16 +240,77 @@ void nb_ranks_gather(struct nb_ranks *r, const void *mine, size_t each, void *al
 			     MPI_COMM_WORLD));
 }
 
+/* The communicator of the nodes' first ranks (MPI_COMM_NULL on the others),
+ * by rank: the root, world rank 0, is its rank 0. */
+static MPI_Comm node_leaders(struct nb_ranks *r)
+{
+	MPI_Comm leaders;
+	int local_rank;
+
+	MPI_CHECK(MPI_Comm_rank(node_comm, &local_rank));
+	MPI_CHECK(MPI_Comm_split(MPI_COMM_WORLD, local_rank == 0 ? 0 : MPI_UNDEFINED, r->rank,
+				 &leaders));
+	return leaders;
+}
+
+static void *alloc_records(int n, size_t each)
+{
+	void *p = malloc((size_t)n * each);
+
+	if (!p)
+		nb_fail(NB_EXIT_FAILURE, "out of memory for %d records of %zu bytes", n, each);
+	return p;
+}
+
+/* Each node's first rank gathers its node's records, then sends them to the
+ * root in turn: the root's memory is two nodes' records, not one per rank. */
+void nb_ranks_each(struct nb_ranks *r, const void *mine, size_t each,
+		   void (*fn)(const void *record, void *arg), void *arg)
+{
+	MPI_Comm leaders;
+	int local_rank, local_size, nodes, n;
+	char *node = NULL, *other = NULL;
+
+	MPI_CHECK(MPI_Comm_rank(node_comm, &local_rank));
+	MPI_CHECK(MPI_Comm_size(node_comm, &local_size));
+	if ((size_t)local_size * each > INT_MAX)
+		nb_fail(NB_EXIT_FAILURE, "%d records of %zu bytes are more than MPI_Gather takes",
+			local_size, each);
+	if (local_rank == 0)
+		node = alloc_records(local_size, each);
+	MPI_CHECK(MPI_Gather(mine, (int)each, MPI_BYTE, node, (int)each, MPI_BYTE, 0, node_comm));
+	leaders = node_leaders(r);
+	if (leaders == MPI_COMM_NULL)
+		return;
+	if (!r->root) {
+		MPI_CHECK(MPI_Send(&local_size, 1, MPI_INT, 0, 0, leaders));
+		MPI_CHECK(MPI_Send(node, (int)((size_t)local_size * each), MPI_BYTE, 0, 1, leaders));
+	} else {
+		for (int i = 0; i < local_size; i++)
+			fn(node + (size_t)i * each, arg);
+		MPI_CHECK(MPI_Comm_size(leaders, &nodes));
+		for (int k = 1; k < nodes; k++) {
+			MPI_CHECK(MPI_Recv(&n, 1, MPI_INT, k, 0, leaders, MPI_STATUS_IGNORE));
+			free(other);
+			other = alloc_records(n, each);
+			MPI_CHECK(MPI_Recv(other, (int)((size_t)n * each), MPI_BYTE, k, 1, leaders,
+					   MPI_STATUS_IGNORE));
+			for (int i = 0; i < n; i++)
+				fn(other + (size_t)i * each, arg);
+		}
+	}
+	free(other);
+	free(node);
+	MPI_CHECK(MPI_Comm_free(&leaders));
+}
+
 /* The first rank of each node sends; the others take no part. */
 void *nb_ranks_hosts(struct nb_ranks *r, const void *mine, size_t each, int *nhosts)
 {
-	MPI_Comm leaders;
-	int local_rank, color, n = 0;
+	MPI_Comm leaders = node_leaders(r);
+	int n = 0;
 	void *all = NULL;
 
-	MPI_CHECK(MPI_Comm_rank(node_comm, &local_rank));
-	color = local_rank == 0 ? 0 : MPI_UNDEFINED;
-	MPI_CHECK(MPI_Comm_split(MPI_COMM_WORLD, color, r->rank, &leaders));
 	*nhosts = 0;
 	if (leaders == MPI_COMM_NULL)
 		return NULL;

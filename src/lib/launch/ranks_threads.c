@@ -83,6 +83,20 @@ double nb_ranks_max(struct nb_ranks *r, double value)
 	return value;
 }
 
+void nb_ranks_sum_doubles(struct nb_ranks *r, double *v, size_t n)
+{
+	(void)r;
+	(void)v;
+	(void)n;
+}
+
+void nb_ranks_max_doubles(struct nb_ranks *r, double *v, size_t n)
+{
+	(void)r;
+	(void)v;
+	(void)n;
+}
+
 double nb_ranks_allreduce_sum(struct nb_ranks *r, double value)
 {
 	unsigned long k = allreduces++;
@@ -110,6 +124,13 @@ void nb_ranks_bcast(struct nb_ranks *r, void *buf, size_t bytes)
 void nb_ranks_gather(struct nb_ranks *r, const void *mine, size_t each, void *all)
 {
 	memcpy(all, mine, each * r->nlocal);
+}
+
+void nb_ranks_each(struct nb_ranks *r, const void *mine, size_t each,
+		   void (*fn)(const void *record, void *arg), void *arg)
+{
+	for (int i = 0; i < r->nlocal; i++)
+		fn((const char *)mine + (size_t)i * each, arg);
 }
 
 void *nb_ranks_hosts(struct nb_ranks *r, const void *mine, size_t each, int *nhosts)

@@ -1,9 +1,9 @@
 """Every MPI kernel at 128 ranks, oversubscribed on this machine: a functional
 test of what grows with the ranks (the launch, the reductions and the
 records rank 0 receives node by node, the JSON, a file set per rank, the
-report's figures), not of noise. The ranks
-share two CPUs, so every figure they measure is mostly time-sharing; only
-counts and structure are checked. Tier-0 nodes run 48-288 ranks each."""
+report's figures), not of noise. The ranks share two CPUs, so every figure
+they measure is mostly time-sharing; only counts and structure are checked.
+Tier-0 nodes run 48-288 ranks each."""
 import csv
 import json
 import re

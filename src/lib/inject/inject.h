@@ -53,9 +53,9 @@ void nb_inject_parse(const char *opt, const char *arg, struct nb_inject *in);
 void nb_inject_setup(struct nb_inject *in, double ticks_per_ns);
 
 /* Faults in room for the injections of a run of about `seconds`, before the
- * warm-up: four times that, as noise stretches a run of fixed work (a loaded
- * VM with injection on top runs P-SNAP's iterations 2-3 times their
- * calibrated time) and the log cannot grow inside the handler. */
+ * warm-up: four times that, as noise (the injection's own included) can
+ * stretch a run of fixed work to several times its nominal length, and the
+ * log cannot grow inside the handler. */
 void nb_inject_log_alloc(const struct nb_inject *in, double seconds,
 			 struct nb_inject_count *count);
 void nb_inject_log_free(struct nb_inject_count *count);

@@ -747,6 +747,12 @@ void nb_run_sum(struct nb_run *r, double *v, size_t n, int signo)
 		nb_ranks_sum_doubles(&r->ranks, v, n);
 }
 
+void nb_run_sum_u64(struct nb_run *r, uint64_t *v, size_t n, int signo)
+{
+	if (!signo)
+		nb_ranks_sum_u64(&r->ranks, v, n);
+}
+
 void nb_run_max(struct nb_run *r, double *v, size_t n, int signo)
 {
 	if (!signo)
@@ -788,13 +794,11 @@ static void reduce_loss(struct nb_run *r, const char *mine, int signo, struct ru
 		l->seconds += p->tails.seconds;
 		l->measured++;
 	}
-	if (signo)
-		return;
-	nb_ranks_sum_u64(&r->ranks, l->sum.samples, NB_LOSS_BUCKETS);
-	nb_ranks_sum_doubles(&r->ranks, l->sum.lost_ns, NB_LOSS_BUCKETS);
+	nb_run_sum_u64(r, l->sum.samples, NB_LOSS_BUCKETS, signo);
+	nb_run_sum(r, l->sum.lost_ns, NB_LOSS_BUCKETS, signo);
 	figures[0] = l->seconds;
 	figures[1] = l->measured;
-	nb_ranks_sum_doubles(&r->ranks, figures, 2);
+	nb_run_sum(r, figures, 2, signo);
 	l->seconds = figures[0];
 	l->measured = figures[1];
 }

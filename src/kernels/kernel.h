@@ -87,9 +87,9 @@ struct nb_results {
 	void (*summarise)(struct nb_run *r, int local, size_t n, void *record);
 	/* once every participant is summarised, on every process: the run's
 	 * figures over every participant (this process's after a signal), from
-	 * mine, the nlocal local records, by reductions (nb_ranks_sum_doubles
-	 * and the like), the root's for print_head, print_run and json_run.
-	 * Collectives only when signo is 0 */
+	 * mine, the nlocal local records, by reductions (nb_run_sum,
+	 * nb_run_sum_u64, nb_run_max), the root's for print_head, print_run
+	 * and json_run */
 	void (*reduce)(struct nb_run *r, const void *mine, int nlocal, int signo);
 	/* required, the root: a rank's key=value figures on its result line, each
 	 * with a leading space (the driver prints the prefix, the injections and
@@ -192,6 +192,7 @@ FILE *nb_run_file(struct nb_run *r, int local, int f);
 /* For reduce: v (n figures) summed, or the largest of each taken, over every
  * process (this one's alone after a signal) into the root's v. */
 void nb_run_sum(struct nb_run *r, double *v, size_t n, int signo);
+void nb_run_sum_u64(struct nb_run *r, uint64_t *v, size_t n, int signo);
 void nb_run_max(struct nb_run *r, double *v, size_t n, int signo);
 /* For exchange and reduce: the root's copy of every participant's `each`
  * bytes (mine holds the local ones), gathered when signo is 0, else this

@@ -299,8 +299,7 @@ static void reduce(struct nb_run *r, const void *mine, int nlocal, int signo)
 	}
 	nb_run_sum(r, sums, 2, signo);
 	nb_run_max(r, max, 3, signo);
-	if (!signo)
-		nb_ranks_sum_u64(&r->ranks, counts, 2);
+	nb_run_sum_u64(r, counts, 2, signo);
 	min_ticks = nb_run_gather(r, local, sizeof(*local), signo, &nranks);
 	free(local);
 	n = nranks;

@@ -218,6 +218,12 @@ static void tails(const struct nb_participant *p, const uint64_t *sorted, size_t
 			(double)n * quantum_ns / 1e9, t);
 }
 
+/* a quantum a sample, on the participant's own tick */
+static double sampling_hz(const struct nb_participant *p)
+{
+	return 1e9 * p->ticks_per_ns / (double)interval_ticks;
+}
+
 static const struct nb_quantum quantum = {
 	.values = values,
 	.scaled_noise_mean = scaled_noise_mean,
@@ -225,6 +231,7 @@ static const struct nb_quantum quantum = {
 	.stretches = stretches,
 	.summary = summary,
 	.tails = tails,
+	.sampling_hz = sampling_hz,
 	.best_is_max = 1,
 };
 

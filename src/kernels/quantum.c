@@ -41,9 +41,18 @@ void nb_quantum_summarise(struct nb_run *r, int local, size_t n, void *record)
 	q->stretches(r, t, n, &x->p.stretches);
 	uint64_t *values = q->values(t, n);
 
+	if (q->sampling_hz) /* before the sort: the values in time order */
+		nb_spectrum_lines(values, n, q->sampling_hz(&x->p), &x->spectrum);
 	nb_stats_compute(values, n, &x->stats); /* sorts them */
 	q->tails(&x->p, values, n, &x->p.tails);
 	robust_best(values, n, x);
+}
+
+/* Where no noise took the quantum: the median's, or the best's when noise
+ * took most quanta whole (a median of 0), so that a share stays a number. */
+static double undisturbed(const struct nb_stats *s)
+{
+	return s->median > 0 ? s->median : s->max;
 }
 
 void nb_quantum_print(const struct nb_run *r, const void *record)
@@ -66,6 +75,13 @@ void nb_quantum_print(const struct nb_run *r, const void *record)
 	if (q->best_is_max)
 		printf(" best_p99_9_%s=%.0f robust_noise_mean=%.6f samples_at_max=%llu", u,
 		       x->robust_best, robust_noise_mean(x), (unsigned long long)x->at_max);
+	if (q->sampling_hz) { /* the strongest spectral line; 0 0 when none stands out */
+		const struct nb_spectral_line *l = &x->spectrum.line[0];
+		int any = x->spectrum.n > 0;
+
+		printf(" line_hz=%.6g line_share_percent=%.4g", any ? l->frequency_hz : 0,
+		       any ? nb_spectral_line_share_percent(l, undisturbed(s)) : 0);
+	}
 	if (q->speed)
 		nb_speed_print(&x->speed);
 }
@@ -93,6 +109,8 @@ void nb_quantum_json_rank(const struct nb_run *r, struct nb_json *j, const void 
 		nb_json_double(j, "robust_noise_mean", robust_noise_mean(x));
 		nb_json_uint(j, "samples_at_max", x->at_max);
 	}
+	if (q->sampling_hz)
+		nb_spectrum_lines_json(j, &x->spectrum, undisturbed(&x->stats));
 }
 
 /* --stream: the fixed-work loop a chunk of the ring at a time (stream.h);

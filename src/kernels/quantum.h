@@ -6,6 +6,7 @@
 #define NB_QUANTUM_H
 
 #include "kernel.h"
+#include "spectrum.h"
 #include "speed.h"
 #include "stats.h"
 #include "tails.h"
@@ -31,6 +32,10 @@ struct nb_quantum {
 	/* the tails of the loss, from the n values sorted ascending */
 	void (*tails)(const struct nb_participant *p, const uint64_t *sorted, size_t n,
 		      struct nb_tails *t);
+	/* samples a second, on the participant's host, where the values are a
+	 * series on a fixed grid whose spectrum says something (FTQ); NULL
+	 * otherwise */
+	double (*sampling_hz)(const struct nb_participant *p);
 };
 
 struct nb_quantum_record {
@@ -39,6 +44,7 @@ struct nb_quantum_record {
 	struct nb_speed speed;
 	double robust_best; /* best_is_max: the 99.9th percentile (type 1) */
 	uint64_t at_max;    /* samples equal to the largest */
+	struct nb_spectrum_lines spectrum; /* with sampling_hz */
 };
 
 void nb_quantum_summarise(struct nb_run *r, int local, size_t n, void *record);

@@ -7,6 +7,7 @@
 #include "cpuset.h"
 #include "json.h"
 #include "samples.h"
+#include "spectrum.h"
 #include "speed.h"
 #include "stats.h"
 #include "stretches.h"
@@ -240,6 +241,76 @@ static void test_stretches(void)
 	CHECK(s.width_s == 0 && s.n[0] == 1);
 }
 
+static const struct nb_spectral_line *line_at(const struct nb_spectrum_lines *s, double hz)
+{
+	for (uint32_t k = 0; k < s->n; k++)
+		if (fabs(s->line[k].frequency_hz - hz) <= s->resolution_hz / 2)
+			return &s->line[k];
+	return NULL;
+}
+
+static void test_spectrum_comb(void)
+{
+	/* FTQ at 10 kHz, 1000 counts a quantum, and half a quantum taken every
+	 * 10th: a detour of 5% of each 1 ms period. Its impulse train has lines
+	 * of amplitude 2 x 5% x 1000 = 100 at every multiple of 1 kHz, each
+	 * carrying a variance of 100^2 / 2, but the Nyquist one half that: share
+	 * 5% at each, nothing else in the spectrum. */
+	enum { N = 20000 };
+	uint64_t *x = malloc(N * sizeof(*x));
+	struct nb_spectrum_lines s;
+
+	for (size_t i = 0; i < N; i++)
+		x[i] = i % 10 == 3 ? 500 : 1000;
+	nb_spectrum_lines(x, N, 1e4, &s);
+	CHECK(s.segments == 1 && s.segment == N);
+	NEAR(s.resolution_hz, 0.5, 1e-12);
+	CHECK(s.n == 5);
+	for (int k = 1; k <= 5; k++) {
+		const struct nb_spectral_line *l = line_at(&s, 1000.0 * k);
+
+		CHECK(l != NULL);
+		if (!l)
+			continue;
+		NEAR(l->power, k < 5 ? 5000 : 2500, 1e-6);
+		CHECK(l->above_floor > 1e6);
+		if (k < 5)
+			NEAR(nb_spectral_line_share_percent(l, 1000), 5, 1e-9);
+	}
+	/* fewer than 16 samples: no spectrum */
+	nb_spectrum_lines(x, 15, 1e4, &s);
+	CHECK(s.n == 0 && isnan(s.resolution_hz));
+	free(x);
+}
+
+static void test_spectrum_between_bins(void)
+{
+	/* A sinusoid of amplitude 20 at 123.4 Hz, between two bins of the
+	 * 7 kHz grid, over counts of 700 jittering by a few (a fixed
+	 * generator), over 300,000 quanta: Bartlett's average of two
+	 * periodograms of 2^17. The line is found at its bin, its power
+	 * (20^2 / 2) summed over the bins it leaks into, less what leaks
+	 * further than 3 bins (a few percent). Rounding the sinusoid to
+	 * integers leaves faint lines of its own, a ten-thousandth of it. */
+	enum { N = 300000 };
+	uint64_t *x = malloc(N * sizeof(*x)), seed = 12345;
+	struct nb_spectrum_lines s;
+
+	for (size_t i = 0; i < N; i++) {
+		seed = seed * 6364136223846793005u + 1442695040888963407u;
+		x[i] = (uint64_t)llround(700 + 20 * sin(6.283185307179586 * 123.4 * (double)i / 7e3) +
+					 (double)(seed >> 62));
+	}
+	nb_spectrum_lines(x, N, 7e3, &s);
+	CHECK(s.segments == 2 && s.segment == 131072);
+	CHECK(s.n >= 1);
+	for (uint32_t k = 1; k < s.n; k++)
+		CHECK(s.line[k].power < 1e-4 * s.line[0].power);
+	NEAR(s.line[0].frequency_hz, 123.4, s.resolution_hz / 2);
+	CHECK(s.line[0].power > 0.9 * 200 && s.line[0].power <= 200);
+	free(x);
+}
+
 int main(void)
 {
 	test_stats_known_values();
@@ -252,6 +323,8 @@ int main(void)
 	test_json_escaping();
 	test_loss_histogram();
 	test_stretches();
+	test_spectrum_comb();
+	test_spectrum_between_bins();
 	printf("unit: %d passed, %d failed\n", passed, failed);
 	return failed != 0;
 }

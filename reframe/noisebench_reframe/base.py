@@ -2,11 +2,9 @@
 fixture, a run base that knows how to start a kernel on a partition and how
 to hold it to its references, and one base per kernel. The leaves in
 reframe/checks/ only pick parameters and tags."""
-import functools
 import json
 import os
 import re
-import subprocess
 
 import reframe as rfm
 import reframe.core.runtime as rt
@@ -259,24 +257,11 @@ class fwq_base(noise_run_base, speed_figures):
         return sn.max(self.rank_values('kurtosis'))
 
 
-@functools.lru_cache(maxsize=64)
-def _ftq_line(json_path, mtime_ns):
-    done = subprocess.run(['Rscript', os.path.join(REPO, 'analysis', 'ftq_line.R'), json_path],
-                          capture_output=True, text=True, timeout=600)
-    found = re.search(r'frequency_hz=(\S+) share_percent=(\S+)', done.stdout)
-    if done.returncode != 0 or not found:
-        raise SanityError(f'analysis/ftq_line.R: {done.stderr.strip()}')
-    return float(found.group(1)), float(found.group(2))
-
-
 @sn.deferrable
-def largest_line(stagedir, prefix):
-    """(Hz, share %) of the strongest line of the FTQ counts' spectrum over
-    the ranks, as the report has it (analysis/ftq_line.R, run where ReFrame
-    runs: the analysis needs R, a compute node need not have it). One R call
-    a run: both performance figures read it (a rerun writes a new JSON)."""
-    path = os.path.join(stagedir, f'{prefix}.json')
-    return _ftq_line(path, os.stat(path).st_mtime_ns)
+def strongest(lines):
+    """Of (Hz, share %) pairs, the one of the largest share; (0, 0) when
+    none (the kernel's own "no line stood out")."""
+    return max(lines, key=lambda line: line[1], default=(0.0, 0.0))
 
 
 class ftq_base(noise_run_base):
@@ -295,13 +280,21 @@ class ftq_base(noise_run_base):
     def noise_fraction(self):
         return sn.max(self.rank_values('scaled_noise_mean'))
 
+    def largest_line(self):
+        """(Hz, share %) of the strongest line of the counts' spectrum over
+        the threads or ranks: each found it in its own counts (line_hz and
+        line_share_percent of its result line, docs/kernels.md)."""
+        return strongest(sn.extractall(
+            rf'(?m){self.rank_lines()} .*\bline_hz=(\S+) line_share_percent=(\S+)',
+            self.stdout, (1, 2), (float, float)))
+
     @performance_function('Hz')
     def largest_peak_hz(self):
-        return largest_line(self.stagedir, self.kernel)[0]
+        return self.largest_line()[0]
 
     @performance_function('%')
     def largest_peak_share(self):
-        return largest_line(self.stagedir, self.kernel)[1]
+        return self.largest_line()[1]
 
 
 class psnap_base(noise_run_base, speed_figures):

@@ -179,6 +179,16 @@ report_html <- function(data, tables, verdict, figures, untraced = NULL) {
     "are those of the CPUs shown in detail and of their partners in the other FTQ runs.",
     "Also in peaks.csv.</p>",
     on_page(tables$peaks, "peaks.csv"),
+    if (nrow(tables$lines)) {
+      html_table(with_labels(tables$lines[, utils::head(.SD, machine_lines_shown), by = run],
+        labels), paste("The lines of every CPU: each FTQ CPU's own strongest lines (up to 8,",
+        "found by the kernel as above), those of many CPUs at the same frequency counted",
+        "together: cpus (and cpus_percent of the run's) and hosts that have it, its",
+        "share_percent over them (median and largest) and worst, the host:cpu of the",
+        "largest. A line on every CPU is the system's (a tick, a housekeeping thread); one on",
+        "a few hosts is theirs. The", machine_lines_shown, "most common of each run;",
+        "every one in lines.csv."))
+    },
     "<h2>P-SNAP</h2>",
     html_table(shown("psnap_runs"), "Per run (as a PRACE Tier-0 assessment)"),
     html_table(tables$psnap_cores, "Per core count"),

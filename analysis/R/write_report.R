@@ -37,6 +37,7 @@ write_report <- function(results_dir) {
       data.table(frequency_hz = numeric(), power = numeric(), share_percent = numeric(),
         origin = character())
     },
+    lines = machine_lines(runs),
     verdicts = verdicts,
     nodes = node_table(runs, summary, stretches),
     outliers = outlier_table(runs, summary, stretches, causes),

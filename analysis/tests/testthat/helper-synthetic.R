@@ -73,7 +73,7 @@ write_ftq <- function(dir, prefix, counts, fs, tpn = 1, inject = NULL, bits = NU
     write_column(file.path(dir, t_file), 1e6 + seq_along(counts[[t + 1]]) * quantum)
     x <- counts[[t + 1]]
     c(rank_entry(t, hosts, cpus, samples = length(x), files = list(c_file, t_file),
-      stats = sample_stats(x)),
+      stats = sample_stats(x), spectrum = spectrum_entry(x, fs)),
       loss_entry(x, max(x), 1e6 / fs / max(x), length(x) / fs, falling = TRUE),
       stretches_entry(seq_along(x) / fs, x, max(lengths(counts)) / fs))
   })
@@ -82,6 +82,18 @@ write_ftq <- function(dir, prefix, counts, fs, tpn = 1, inject = NULL, bits = NU
   if (is.null(bits)) meta$frequency_hz <- fs else meta$interval_bits <- bits
   meta$inject <- inject
   write_json_run(dir, prefix, meta)
+}
+
+# A rank's spectral lines as the kernel finds them (spectrum.h: the
+# report's method, 8 lines at most), as columns.
+spectrum_entry <- function(x, fs) {
+  spec <- ftq_spectrum(x, fs)
+  lines <- find_peaks(spec, top = 8)
+  undisturbed <- if (stats::median(x) > 0) stats::median(x) else max(x)
+  segment <- round(fs / spec$frequency_hz[1])
+  list(resolution_hz = spec$frequency_hz[1], segments = length(x) %/% segment,
+    segment = segment, frequency_hz = I(lines$frequency_hz), power = I(lines$power),
+    above_floor = I(lines$ratio), share_percent = I(100 * sqrt(lines$power / 2) / undisturbed))
 }
 
 # ns: one vector of iteration times per rank; the ideal iteration, as the

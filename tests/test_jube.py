@@ -21,11 +21,12 @@ def test_local_ftq_sweep_reports_each_workpackage(tmp_path):
     rows = result_rows(handle, "ftq_csv")
     assert sorted((int(r["frequency_hz"]), int(r["cores"])) for r in rows) == [
         (7000, 1), (7000, 2), (10000, 1), (10000, 2)]
-    worst = {}
+    worst, line = {}, {}
     for work in workpackage_dirs(handle, "ftq"):
         meta = json.loads((work / "ftq.json").read_text())
-        worst[(round(meta["frequency_hz"]), len(meta["ranks"]))] = max(
-            rank["stats"]["scaled_noise_mean"] for rank in meta["ranks"])
+        key = (round(meta["frequency_hz"]), len(meta["ranks"]))
+        worst[key] = max(rank["stats"]["scaled_noise_mean"] for rank in meta["ranks"])
+        line[key] = max((rank["spectrum"]["share_percent"] or [0])[0] for rank in meta["ranks"])
     for r in rows:
         assert r["job_id"] == "local" and r["status"] == "ok"
         # the table's figures are the run's: as many samples as its files
@@ -34,6 +35,9 @@ def test_local_ftq_sweep_reports_each_workpackage(tmp_path):
         measured = worst[(int(r["frequency_hz"]), int(r["cores"]))]
         assert 0 <= measured < 1
         assert float(r["scaled_noise_mean_max"]) == pytest.approx(measured, rel=1e-3)
+        # and the strongest of the threads' own spectral lines
+        strongest = line[(int(r["frequency_hz"]), int(r["cores"]))]
+        assert float(r["strongest line (%)"]) == pytest.approx(strongest, rel=1e-2, abs=1e-3)
         assert float(r["mean_counts_avg"]) > 0
     lines = {}
     for work in workpackage_dirs(handle, "ftq"):

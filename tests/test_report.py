@@ -111,6 +111,29 @@ def in_step_runs(directory, runs):
 
 
 @pytest.mark.timing
+def test_the_kernels_lines_are_the_reports(ftq_pairs):
+    """Each FTQ thread finds the strongest lines of its counts' spectrum in
+    the job (src/lib/base/spectrum.c) by the report's method
+    (analysis/R/spectrum.R): its up to 8 are the report's strongest of that
+    thread, the same frequency, power, height above the floor and share."""
+    peaks = read_csv(ftq_pairs / "report" / "peaks.csv")
+    compared = 0
+    for path in sorted(ftq_pairs.glob("*.json")):
+        for rank in json.loads(path.read_text())["ranks"]:
+            s = rank["spectrum"]
+            reports = [p for p in peaks if p["run"] == path.stem and
+                       int(p["thread"]) == rank["rank"]]
+            assert len(s["frequency_hz"]) == min(8, len(reports)), (path.stem, s)
+            for f, power, above, share in zip(s["frequency_hz"], s["power"], s["above_floor"],
+                                              s["share_percent"]):
+                same = [p for p in reports if abs(float(p["frequency_hz"]) - f) <= 1e-9 * f]
+                assert len(same) == 1, (path.stem, f, reports)
+                assert [float(same[0][k]) for k in ("power", "above_floor", "share_percent")] \
+                    == pytest.approx([power, above, share], rel=1e-6), (path.stem, same[0])
+                compared += 1
+    assert compared >= 2 * REPEATS * 2, compared  # a line at least in each injected run
+
+
 def test_injected_500hz_is_named_external(ftq_pairs):
     peaks = read_csv(ftq_pairs / "report" / "peaks.csv")
     noisy = {p["run"] for p in peaks if p["run"].startswith("noisy_")}

@@ -14,10 +14,12 @@ machine_lines_shown <- 20
 # first by how many CPUs have it. frequency_hz is their median, cpus how many
 # CPUs have it, cpus_percent of the run's CPUs, hosts on how many hosts;
 # share_percent_median and _max over those CPUs (spectrum.R's share), worst
-# the host:cpu of the largest. Runs without lines (FWQ, other kernels, a
-# run from before the kernels found them) have no rows.
+# the host:cpu of the largest; resolution_hz the bin; origin, partners and
+# agreeing the two-frequency test's (machine_lines_origin). Runs without
+# lines (FWQ, other kernels, a run from before the kernels found them) have
+# no rows.
 machine_lines <- function(runs, cell_bins = 3) {
-  rbindlist(lapply(names(runs), function(name) {
+  lines <- rbindlist(lapply(names(runs), function(name) {
     run <- runs[[name]]
     if (run$kernel != "ftq") return(NULL)
     ranks <- run$meta$ranks
@@ -25,17 +27,17 @@ machine_lines <- function(runs, cell_bins = 3) {
     if (all(vapply(spectra, is.null, TRUE))) return(NULL)
     counts <- vapply(spectra, function(s) length(s$frequency_hz), 0L)
     host <- run$meta$machine$hostname %||% NA_character_
-    lines <- data.table(
+    found <- data.table(
       host = rep(vapply(ranks, function(u) u$host %||% host, ""), counts),
       cpu = rep(vapply(ranks, function(u) as.integer(u$cpu), 0L), counts),
       unit = rep(seq_along(ranks), counts),
       frequency_hz = as.numeric(unlist(lapply(spectra, function(s) s$frequency_hz))),
       share_percent = as.numeric(unlist(lapply(spectra, function(s) s$share_percent)))
     )
-    if (nrow(lines) == 0) return(NULL)
-    cell <- cell_bins * max(vapply(spectra, function(s) s$resolution_hz %||% 0, 0))
-    lines[, cell := round(frequency_hz / cell)]
-    out <- lines[, .(
+    if (nrow(found) == 0) return(NULL)
+    width <- cell_bins * max(vapply(spectra, function(s) s$resolution_hz %||% 0, 0))
+    found[, cell := round(frequency_hz / width)]
+    out <- found[, .(
       frequency_hz = stats::median(frequency_hz),
       cpus = uniqueN(unit),
       hosts = uniqueN(host),
@@ -43,8 +45,43 @@ machine_lines <- function(runs, cell_bins = 3) {
       share_percent_max = max(share_percent),
       worst = paste0(host[which.max(share_percent)], ":", cpu[which.max(share_percent)])
     ), by = cell]
-    out[, `:=`(cell = NULL, run = name, cpus_percent = 100 * cpus / length(ranks))]
+    out[, `:=`(cell = NULL, run = name, cpus_percent = 100 * cpus / length(ranks),
+      resolution_hz = width / cell_bins)]
     setcolorder(out, c("run", "frequency_hz", "cpus", "cpus_percent", "hosts"))
     out[order(-cpus, -share_percent_max)]
+  }))
+  machine_lines_origin(lines, runs)
+}
+
+# The two-frequency test (spectrum.R) on the machine's lines: a line of run
+# a is external when a partner run (ftq_partner_runs: another sampling
+# frequency) has one at the same Hz (folded into its band), an artifact of
+# the benchmark when it has one where a fixed number of quanta would put it
+# (f fs_b / fs_a), each within 3 of its bins or rel_tol; a partner's line
+# counts when its median share is at least min_share of this one's (shares
+# are of the time, comparable across sampling rates; sqrt(0.1): a tenth of
+# the power, as classify_peaks asks). Up to 5 partners vote
+# (vote_on_origin); origin unknown without one.
+machine_lines_origin <- function(lines, runs, min_share = sqrt(0.1), rel_tol = 0.005) {
+  if (nrow(lines) == 0) return(lines)
+  ftq <- Filter(function(r) r$kernel == "ftq", runs)
+  rbindlist(lapply(split(lines, by = "run", sorted = FALSE), function(mine) {
+    a <- mine$run[1]
+    fs_a <- ftq_sampling_hz(ftq[[a]]$meta)
+    partners <- utils::head(intersect(ftq_partner_runs(ftq, a), lines$run), 5)
+    verdicts <- lapply(partners, function(b) {
+      theirs <- lines[run == b]
+      fs_b <- ftq_sampling_hz(ftq[[b]]$meta)
+      has <- function(f, share) {
+        tol <- max(3 * theirs$resolution_hz[1], rel_tol * f)
+        any(abs(theirs$frequency_hz - alias_hz(f, fs_b)) <= tol &
+          theirs$share_percent_median >= min_share * share)
+      }
+      same <- mapply(has, mine$frequency_hz, mine$share_percent_median)
+      moved <- mapply(has, mine$frequency_hz * fs_b / fs_a, mine$share_percent_median)
+      data.table(origin = ifelse(same & !moved, "external",
+        ifelse(moved & !same, "artifact", "unknown")), partner_hz = fs_b)
+    })
+    vote_on_origin(mine, verdicts)[, partner_hz := NULL]
   }))
 }

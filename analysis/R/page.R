@@ -181,12 +181,13 @@ report_html <- function(data, tables, verdict, figures, untraced = NULL) {
     on_page(tables$peaks, "peaks.csv"),
     if (nrow(tables$lines)) {
       html_table(with_labels(tables$lines[, utils::head(.SD, machine_lines_shown), by = run],
-        labels), paste("The lines of every CPU: each FTQ CPU's own strongest lines (up to 8,",
+        labels), paste("The lines of every CPU: each FTQ CPU's own strongest lines (up to 20,",
         "found by the kernel as above), those of many CPUs at the same frequency counted",
         "together: cpus (and cpus_percent of the run's) and hosts that have it, its",
         "share_percent over them (median and largest) and worst, the host:cpu of the",
-        "largest. A line on every CPU is the system's (a tick, a housekeeping thread); one on",
-        "a few hosts is theirs. The", machine_lines_shown, "most common of each run;",
+        "largest; origin, the two-frequency test as above on these lines. A line on every CPU",
+        "is the system's (a tick, a housekeeping thread); one on a few hosts is theirs. The",
+        machine_lines_shown, "most common of each run;",
         "every one in lines.csv."))
     },
     "<h2>P-SNAP</h2>",

@@ -169,16 +169,13 @@ frequencies_independent <- function(fs_a, fs_b) {
 
 # Spectra and classified peaks of every FTQ run and thread, or of those at
 # the positions keep[[run]] (spectrum_threads) only. A run's partners
-# for the two-frequency test are the other FTQ runs of the same work and
-# injection whose sampling frequency is independent of its own, the nearest
-# in time first (the machine's noise changes over the hours); a thread's
-# are their threads on its host (partner_threads), and its peaks' origin
-# their vote (vote_on_origin). partner_run names the nearest.
+# for the two-frequency test are ftq_partner_runs'; a thread's are their
+# threads on its host (partner_threads), and its peaks' origin their vote
+# (vote_on_origin). partner_run names the nearest.
 ftq_peak_table <- function(runs, keep = NULL) {
   ftq <- Filter(function(r) r$kernel == "ftq", runs)
   for (a in intersect(names(keep), names(ftq))) ftq[[a]] <- subset_run(ftq[[a]], keep[[a]])
   if (length(ftq) == 0) return(list(peaks = data.table(), spectra = data.table()))
-  key <- function(r) paste(r$meta$work, format_inject(r$meta$inject))
   # each thread's spectrum on a core of its own
   jobs <- unlist(lapply(names(ftq), function(a) {
     lapply(ftq[[a]]$threads, function(t) list(run = a, thread = t))
@@ -200,11 +197,7 @@ ftq_peak_table <- function(runs, keep = NULL) {
   peaks <- list()
   for (a in names(ftq)) {
     fs_a <- ftq_sampling_hz(ftq[[a]]$meta)
-    partners <- Filter(function(b) {
-      b != a && key(ftq[[b]]) == key(ftq[[a]]) &&
-        frequencies_independent(fs_a, ftq_sampling_hz(ftq[[b]]$meta))
-    }, names(ftq))
-    partners <- partners[order(abs(run_start(ftq[partners]) - run_start(ftq[a])))]
+    partners <- ftq_partner_runs(ftq, a)
     for (u in names(spectra[[a]])) {
       spec <- spectra[[a]][[u]]
       found <- find_peaks(spec[, .(frequency_hz, power)])
@@ -233,6 +226,20 @@ ftq_peak_table <- function(runs, keep = NULL) {
   peaks <- rbindlist(peaks)
   setcolorder(peaks, c("frequency_hz", "power", "origin"))
   list(peaks = peaks[order(run, thread, -power)], spectra = spectra)
+}
+
+# The partners of FTQ run a (of the FTQ runs ftq) for the two-frequency
+# test: the other runs of the same work and injection whose sampling
+# frequency is independent of its own, the nearest in time first (the
+# machine's noise changes over the hours).
+ftq_partner_runs <- function(ftq, a) {
+  key <- function(r) paste(r$meta$work, format_inject(r$meta$inject))
+  fs_a <- ftq_sampling_hz(ftq[[a]]$meta)
+  partners <- Filter(function(b) {
+    b != a && key(ftq[[b]]) == key(ftq[[a]]) &&
+      frequencies_independent(fs_a, ftq_sampling_hz(ftq[[b]]$meta))
+  }, names(ftq))
+  partners[order(abs(run_start(ftq[partners]) - run_start(ftq[a])))]
 }
 
 # The threads whose spectra a report computes, by position in each FTQ run:

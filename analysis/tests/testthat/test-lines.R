@@ -45,3 +45,28 @@ test_that("runs without lines have no rows, and the report writes lines.csv", {
   expect_match(paste(readLines(file.path(dir, "report", "index.html")), collapse = "\n"),
     "The lines of every CPU")
 })
+
+test_that("the two-frequency test tells the system's lines from the benchmark's", {
+  # at 10 kHz and at 7 kHz, a 250 Hz source from outside on every CPU, and
+  # one that repeats every 400 quanta, as the benchmark's own would: 25 Hz
+  # at 10 kHz, 17.5 Hz at 7 kHz
+  dir <- withr_tempdir()
+  counts <- function(fs, seed) {
+    set.seed(seed)
+    i <- seq_len(2 * fs)
+    round(1000 + stats::rnorm(length(i), sd = 2) + 20 * sin(2 * pi * 250 * i / fs) +
+      10 * sin(2 * pi * i / 400))
+  }
+  write_ftq(dir, "ftq_10khz", list(counts(1e4, 1), counts(1e4, 2)), 1e4)
+  write_ftq(dir, "ftq_7khz", list(counts(7e3, 3), counts(7e3, 4)), 7e3)
+  lines <- machine_lines(read_results(dir, "when_used")$runs)
+  at <- function(name, hz) lines[run == name & abs(frequency_hz - hz) < 0.5]
+  expect_equal(at("ftq_10khz", 250)$origin, "external")
+  expect_equal(at("ftq_7khz", 250)$origin, "external")
+  expect_equal(at("ftq_10khz", 25)$origin, "artifact")
+  expect_equal(at("ftq_7khz", 17.5)$origin, "artifact")
+  expect_equal(at("ftq_7khz", 17.5)$partners, 1)
+  # alone, a run has no partner to ask
+  solo <- machine_lines(read_results(dir, "when_used")$runs["ftq_10khz"])
+  expect_true(all(solo$origin == "unknown" & solo$partners == 0))
+})

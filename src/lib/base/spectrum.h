@@ -14,7 +14,9 @@
 
 #include "json.h"
 
-enum { NB_SPECTRAL_LINES = 8 }; /* the strongest a participant keeps */
+/* the strongest a participant keeps: as many as the report's peaks.csv, so
+ * that a line a load's comb would push out of a shorter list stays */
+enum { NB_SPECTRAL_LINES = 20 };
 
 struct nb_spectral_line {
 	double frequency_hz;

@@ -224,10 +224,12 @@ static void find_lines(const double *power, const double *floor_p, size_t n, dou
 {
 	struct candidate *cand = malloc(n * sizeof(*cand));
 	size_t *line_of = malloc(n * sizeof(*line_of)), nc = 0;
-	unsigned char *counted = calloc(n, 1);
+	/* the line (from 1) whose power has a bin: each line sums its bins once,
+	 * and a bin near two lines counts in both, as in the report */
+	uint32_t *counted_in = calloc(n, sizeof(*counted_in));
 	size_t kept[NB_SPECTRAL_LINES];
 
-	if (!cand || !line_of || !counted)
+	if (!cand || !line_of || !counted_in)
 		nb_fail(NB_EXIT_FAILURE, "out of memory for a spectrum's lines");
 	for (size_t i = 0; i < n; i++)
 		if ((i == 0 || power[i] >= power[i - 1]) && (i + 1 == n || power[i] > power[i + 1]) &&
@@ -261,8 +263,8 @@ static void find_lines(const double *power, const double *floor_p, size_t n, dou
 			       to = b + MERGE_BINS < n ? b + MERGE_BINS : n - 1;
 
 			for (size_t i = from; i <= to; i++)
-				if (!counted[i]) {
-					counted[i] = 1;
+				if (counted_in[i] != k + 1) {
+					counted_in[i] = k + 1;
 					sum += power[i];
 				}
 		}
@@ -274,7 +276,7 @@ static void find_lines(const double *power, const double *floor_p, size_t n, dou
 	}
 	free(cand);
 	free(line_of);
-	free(counted);
+	free(counted_in);
 }
 
 void nb_spectrum_lines(const uint64_t *x, size_t n, double sampling_hz,

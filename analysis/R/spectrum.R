@@ -117,6 +117,18 @@ find_peaks <- function(spectrum, top = 20, min_ratio = 20, merge_bins = 3, merge
   out[]
 }
 
+# The share (%) of the time a short detour repeating at a line's frequency
+# takes, were the line one: such a detour, taking a share s of every
+# period, takes an impulse train out of the counts, whose lines have the
+# amplitude 2 s times the undisturbed count (the median quantum's) and the
+# power half its square. When noise took most quanta whole (a median of 0),
+# the best quantum's count is the undisturbed one: the share stays a number.
+# The kernels compute the same (src/kernels/quantum.c).
+line_share_percent <- function(power, median_count, max_count) {
+  undisturbed <- if (median_count > 0) median_count else max_count
+  100 * sqrt(power / 2) / undisturbed
+}
+
 # Where a frequency shows in a run sampled at fs: folded into [0, fs / 2].
 alias_hz <- function(f, fs) abs(f - fs * round(f / fs))
 
@@ -208,13 +220,8 @@ ftq_peak_table <- function(runs, keep = NULL) {
           spec$mean_count[1], partner$mean_count[1])
       }))
       b <- if (length(pairs)) pairs[[1]]$run else NULL
-      # A short detour taking a share s of every period takes an impulse
-      # train out of the counts, whose lines have the amplitude 2 s times the
-      # undisturbed count (the median quantum's) and the power half its square.
-      # When noise took most quanta whole (a median of 0), the best quantum's
-      # count is the undisturbed one: the share stays a number.
-      undisturbed <- if (spec$median_count[1] > 0) spec$median_count[1] else spec$max_count[1]
-      found[, `:=`(share_percent = 100 * sqrt(power / 2) / undisturbed, run = a,
+      found[, `:=`(share_percent = line_share_percent(power, spec$median_count[1],
+        spec$max_count[1]), run = a,
         thread = spec$unit[1], host = spec$host[1], cpu = spec$cpu[1], sampling_hz = fs_a,
         partner_run = if (is.null(b)) NA_character_ else b)]
       peaks[[length(peaks) + 1]] <- found

@@ -89,11 +89,11 @@ write_ftq <- function(dir, prefix, counts, fs, tpn = 1, inject = NULL, bits = NU
 spectrum_entry <- function(x, fs) {
   spec <- ftq_spectrum(x, fs)
   lines <- find_peaks(spec)
-  undisturbed <- if (stats::median(x) > 0) stats::median(x) else max(x)
   segment <- round(fs / spec$frequency_hz[1])
   list(resolution_hz = spec$frequency_hz[1], segments = length(x) %/% segment,
     segment = segment, frequency_hz = I(lines$frequency_hz), power = I(lines$power),
-    above_floor = I(lines$ratio), share_percent = I(100 * sqrt(lines$power / 2) / undisturbed))
+    above_floor = I(lines$ratio),
+    share_percent = I(line_share_percent(lines$power, stats::median(x), max(x))))
 }
 
 # ns: one vector of iteration times per rank; the ideal iteration, as the

@@ -5,10 +5,22 @@ from pathlib import Path
 import numpy as np
 
 
+def load_description(json_path):
+    """A run's JSON description with its ranks' entries under "ranks": its
+    own, or those of the node files it lists (--node-files, or beyond 4096
+    ranks), node by node."""
+    json_path = Path(json_path)
+    meta = json.loads(json_path.read_text())
+    if "node_files" in meta:
+        meta["ranks"] = [r for name in meta["node_files"]
+                         for r in json.loads((json_path.parent / name).read_text())["ranks"]]
+    return meta
+
+
 def load_run(prefix):
     """The JSON description and per-thread arrays of a kernel run."""
     prefix = Path(prefix)
-    meta = json.loads(prefix.with_suffix(".json").read_text())
+    meta = load_description(prefix.with_suffix(".json"))
     threads = []
     for t in meta["ranks"]:
         data = {}

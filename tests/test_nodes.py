@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from conftest import ROOT, cannot_tell, mpi_env
 from jube_runs import project_copy, result_rows, run_to_end, workpackage_dirs
+from kernel_files import load_description
 
 HOSTS = {f"nbnode{i}" for i in range(1, 5)}
 # the two nodes that never share a CPU (cluster.sh)
@@ -110,6 +111,40 @@ def test_the_root_takes_the_ranks_node_by_node(slurm_nodes, mpi_bin, tmp_path):
     each = [r["tails"]["histogram"]["samples"] for r in ranks]
     summed = [sum(h[b] for h in each if b < len(h)) for b in range(max(map(len, each)))]
     assert loss["samples"] == summed and sum(summed) == 8 * 200
+
+
+def test_each_node_describes_its_own_ranks(slurm_nodes, mpi_bin, tmp_path):
+    """--node-files (the default beyond 4096 ranks): each node's first rank
+    writes its node's rank entries, and PREFIX.json lists those files
+    instead of holding them. Two ranks on each of four nodes, dealt round
+    robin: each file holds its own host's ranks, by rank; together, every
+    rank once, in the order of the result lines; and the report reads
+    them as it reads a run described in one file."""
+    done = srun(slurm_nodes, tmp_path, mpi_bin / "fwq_mpi", "--no-pin", "--warmup-ms", "0",
+                "-n", "300", "--node-files", "-o", "fwq", per_node=2)
+    assert done.returncode == 0, done.stderr
+    meta = json.loads((tmp_path / "fwq.json").read_text())
+    assert "ranks" not in meta and meta["ranks_in_run"] == 8
+    assert meta["node_files"] == [f"fwq_node{k}.json" for k in range(4)]
+    for k, (name, machine) in enumerate(zip(meta["node_files"], meta["machines"])):
+        node = json.loads((tmp_path / name).read_text())
+        assert node["node"] == k and node["host"] == machine["hostname"]
+        ranks = [r["rank"] for r in node["ranks"]]
+        assert {r["host"] for r in node["ranks"]} == {node["host"]} and ranks == sorted(ranks)
+        assert len(ranks) == 2 and ranks[0] % 4 == ranks[1] % 4, ranks
+    ranks = load_description(tmp_path / "fwq.json")["ranks"]
+    assert sorted(r["rank"] for r in ranks) == list(range(8))
+    lines = [dict(kv.split("=", 1) for kv in line.split()[1:5])
+             for line in done.stdout.splitlines() if line.startswith("rank kernel=fwq")]
+    assert [(int(x["rank"]), x["host"]) for x in lines] == [(r["rank"], r["host"]) for r in ranks]
+
+    report = subprocess.run(["Rscript", ROOT / "analysis" / "report.R", tmp_path],
+                            capture_output=True, text=True, timeout=300)
+    assert report.returncode == 0, report.stderr
+    summary = read_csv(tmp_path / "report" / "summary.csv")
+    assert sorted((int(r["thread"]), r["host"]) for r in summary) == \
+        sorted((r["rank"], r["host"]) for r in ranks)
+    assert {r["host"] for r in read_csv(tmp_path / "report" / "nodes.csv")} == HOSTS
 
 
 def read_csv(path):

@@ -10,6 +10,7 @@
 
 #include "errors.h"
 #include "interrupt.h"
+#include "kernel_files.h"
 #include "samples.h"
 #include "timer.h"
 
@@ -25,6 +26,7 @@ static const struct option common_options[] = {
 	{ "inject", required_argument, NULL, NB_OPT_INJECT },
 	{ "no-pin", no_argument, NULL, NB_OPT_NO_PIN },
 	{ "trace", no_argument, NULL, NB_OPT_TRACE },
+	{ "node-files", no_argument, NULL, NB_OPT_NODE_FILES },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, NB_OPT_VERSION },
 };
@@ -46,6 +48,11 @@ static const struct option work_options[] = {
 };
 
 enum { MAX_OPTIONS = 64 };
+
+/* NB_INLINE_RANKS (kernels.json): the most ranks whose entries PREFIX.json
+ * holds itself, 4-17 MB, which the root writes and R reads in seconds.
+ * Beyond, each node's first rank writes its node's (--node-files), all nodes
+ * at once, and no file grows with the ranks of the whole machine. */
 
 static void usage(const struct nb_kernel *k)
 {
@@ -81,7 +88,11 @@ static void usage(const struct nb_kernel *k)
 	       "  --inject P:D         every P us, busy-wait D us on each participant\n"
 	       "  --inject P:D:poisson the same at random times, P us apart on average\n"
 	       "  --trace              attribute each detour to its cause (tracefs, as root)\n"
-	       "  -h, --help           this text;  --version  the version\n");
+	       "  --node-files         each node's first rank writes its node's rank entries to\n"
+	       "                       PREFIX_nodeK.json, which PREFIX.json lists (the default\n"
+	       "                       beyond %d ranks)\n"
+	       "  -h, --help           this text;  --version  the version\n",
+	       NB_INLINE_RANKS);
 }
 
 static void common_option(struct nb_run *r, int c, const char *arg)
@@ -118,6 +129,9 @@ static void common_option(struct nb_run *r, int c, const char *arg)
 		return;
 	case NB_OPT_TRACE:
 		r->trace_opt = 1;
+		return;
+	case NB_OPT_NODE_FILES:
+		r->d->node_files = 1;
 		return;
 	case NB_OPT_DAXPY:
 		r->daxpy_len = nb_parse_u64("--daxpy-len", arg, 1, (uint64_t)1 << 26);
@@ -267,6 +281,15 @@ static void file_name(struct nb_run *r, int rank, const char *suffix, char *buf,
 	snprintf(buf, size, "%s_%d_%s", base && slash ? slash + 1 : r->prefix, rank, suffix);
 }
 
+/* Node `node`'s description (kernels.json's node_files; base: without the
+ * prefix's directory, as PREFIX.json names it) */
+static void node_file_name(struct nb_run *r, int node, char *buf, size_t size, int base)
+{
+	const char *slash = strrchr(r->prefix, '/');
+
+	snprintf(buf, size, NB_NODE_FILE_FORMAT, base && slash ? slash + 1 : r->prefix, node);
+}
+
 /* Opens `path` as out, or says why not in why. */
 static void open_one(struct nb_run *r, const char *path, struct nb_outfile **out, char *why,
 		     size_t size)
@@ -304,6 +327,11 @@ static void open_files(struct nb_run *r)
 	if (rk->root) {
 		snprintf(path, sizeof(path), "%s.json", r->prefix);
 		open_one(r, path, &r->d->json, why, sizeof(why));
+	}
+	r->d->node_files = r->d->node_files || rk->size > NB_INLINE_RANKS;
+	if (r->d->node_files && rk->node_first) {
+		node_file_name(r, rk->node, path, sizeof(path), 0);
+		open_one(r, path, &r->d->node_json, why, sizeof(why));
 	}
 	agree(r, why[0] ? why : NULL);
 }
@@ -822,32 +850,68 @@ struct report {
 	uint64_t samples;
 };
 
+/* A participant's entry in the run's description: in PREFIX.json's "ranks",
+ * or with node_files in its node's file. */
+static void json_rank_entry(struct nb_run *r, struct nb_json *j, const struct nb_participant *p)
+{
+	const struct nb_results *h = r->d->results;
+
+	json_participant(r, j, p);
+	if (h->json_rank)
+		h->json_rank(r, j, p);
+	if (p->tails.measured)
+		nb_tails_json(j, &p->tails);
+	if (p->stretches.width_s > 0)
+		nb_stretches_json(j, &p->stretches);
+	nb_json_end(j, '}');
+}
+
 static void report_rank(const void *x, void *arg)
 {
 	struct report *rep = arg;
 	struct nb_run *r = rep->r;
-	const struct nb_results *h = r->d->results;
 	const struct nb_participant *p = x;
 
 	rank_line(r, p);
 	rep->samples += p->samples;
-	json_participant(r, &rep->j, p);
-	if (h->json_rank)
-		h->json_rank(r, &rep->j, x);
-	if (p->tails.measured)
-		nb_tails_json(&rep->j, &p->tails);
-	if (p->stretches.width_s > 0)
-		nb_stretches_json(&rep->j, &p->stretches);
-	nb_json_end(&rep->j, '}');
+	if (!r->d->node_files)
+		json_rank_entry(r, &rep->j, p);
+}
+
+/* With node_files, on each node's first rank: the node's entries in its own
+ * file, {"node": K, "host": H, "ranks": [...]}, written by every node at
+ * once. */
+static void report_node(const void *records, int n, void *arg)
+{
+	struct report *rep = arg;
+	struct nb_run *r = rep->r;
+	struct nb_outfile *o = r->d->node_json;
+	char path[4096];
+	struct nb_json j;
+
+	nb_json_open(&j, o->f);
+	nb_json_object(&j, NULL);
+	nb_json_int(&j, "node", r->ranks.node);
+	nb_json_string(&j, "host", r->ranks.host);
+	nb_json_array(&j, "ranks");
+	nb_json_lines(&j);
+	for (int i = 0; i < n; i++)
+		json_rank_entry(r, &j, (const void *)((const char *)records +
+						      (size_t)i * r->d->results->size));
+	nb_json_end(&j, ']');
+	nb_json_end(&j, '}');
+	snprintf(path, sizeof(path), "%s", o->path);
+	r->d->node_json = NULL;
+	if (nb_outfile_commit(o) != 0)
+		nb_fail(NB_EXIT_FAILURE, "cannot write %s: %s", path, strerror(errno));
 }
 
 static void report_head(struct nb_run *r, struct report *rep, const struct run_loss *l, int n,
 			int signo)
 {
 	const struct nb_results *h = r->d->results;
+	char name[4096];
 
-	rep->r = r;
-	rep->samples = 0;
 	if (h->print_head)
 		h->print_head(r, n);
 	json_head(r, &rep->j, signo);
@@ -856,6 +920,16 @@ static void report_head(struct nb_run *r, struct report *rep, const struct run_l
 	if (h->json_run)
 		h->json_run(r, &rep->j, n);
 	json_loss_histogram(&rep->j, l);
+	if (r->d->node_files) {
+		/* by node, as "machines" */
+		nb_json_array(&rep->j, "node_files");
+		for (int k = 0; k < r->d->nhosts; k++) {
+			node_file_name(r, k, name, sizeof(name), 1);
+			nb_json_string(&rep->j, NULL, name);
+		}
+		nb_json_end(&rep->j, ']');
+		return;
+	}
 	nb_json_array(&rep->j, "ranks");
 	nb_json_lines(&rep->j);
 }
@@ -864,7 +938,8 @@ static void report_tail(struct nb_run *r, struct report *rep, int n)
 {
 	const struct nb_results *h = r->d->results;
 
-	nb_json_end(&rep->j, ']');
+	if (!r->d->node_files)
+		nb_json_end(&rep->j, ']');
 	if (h->print_run)
 		h->print_run(r, n);
 	if (r->d->info.signo && r->ranks.nlocal < r->ranks.size)
@@ -904,7 +979,7 @@ static void finish(struct nb_run *r, int signo)
 	size_t *n = calloc(rk->nlocal, sizeof(*n));
 	int nall = signo ? rk->nlocal : rk->size;
 	struct run_loss loss;
-	struct report rep = { 0 };
+	struct report rep = { .r = r };
 
 	if (!mine || !n)
 		nb_fail(NB_EXIT_FAILURE, "out of memory for the results");
@@ -936,10 +1011,17 @@ static void finish(struct nb_run *r, int signo)
 	if (h->reduce)
 		h->reduce(r, mine, rk->nlocal, signo);
 	reduce_loss(r, mine, signo, &loss);
+	/* interrupted, the root describes its own participants alone */
+	if (signo && r->d->node_json) {
+		nb_outfile_discard(r->d->node_json);
+		r->d->node_json = NULL;
+	}
+	r->d->node_files = r->d->node_files && !signo;
 	if (rk->root)
 		report_head(r, &rep, &loss, nall, signo);
 	if (!signo)
-		nb_ranks_each(rk, mine, h->size, report_rank, &rep);
+		nb_ranks_each(rk, mine, h->size, r->d->node_files ? report_node : NULL, report_rank,
+			      &rep);
 	else if (rk->root)
 		for (int i = 0; i < rk->nlocal; i++)
 			report_rank(mine + i * h->size, &rep);

@@ -21,6 +21,7 @@ struct nb_driver {
 	int pin;
 	unsigned warmup_ms;
 	double ticks_per_ns_opt;
+	int node_files; /* --node-files, or more ranks than one JSON should describe */
 
 	/* the run */
 	const struct nb_results *results; /* the kernel's, or a stream's */
@@ -39,6 +40,7 @@ struct nb_driver {
 	struct nb_kcounts kcounts;
 	struct nb_tuning tuning;
 	struct nb_outfile *json; /* the root's */
+	struct nb_outfile *node_json; /* with node_files, each node's first rank's */
 	struct nb_run_info info;
 	pthread_mutex_t out_lock;
 	int measuring;

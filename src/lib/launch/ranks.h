@@ -15,6 +15,8 @@ struct nb_ranks {
 	int nlocal;       /* participants in this process */
 	int root;         /* this process writes the report and the JSON */
 	int rank;         /* global rank of this process's first participant */
+	int node;         /* this process's node, numbered by the nodes' first ranks */
+	int node_first;   /* this process has its node's first rank */
 	char host[256];
 	struct nb_thread *local; /* nlocal entries; .index is the global rank */
 	int cpus[NB_MAX_CPUS];   /* CPU of each local participant, -1 unpinned */
@@ -66,9 +68,12 @@ void nb_ranks_max_doubles(struct nb_ranks *r, double *v, size_t n);
 
 /* After the run: every participant's `each` bytes (mine holds the local
  * ones) handed to fn on the root, one node's at a time, nodes in the order
- * of their first rank and each node's by rank. No process ever holds more
- * than two nodes' records, whatever the number of nodes. */
+ * of their first rank and each node's by rank. Before that, unless NULL,
+ * node_fn has its node's records on the process of each node's first rank,
+ * every node at once. No process ever holds more than two nodes' records,
+ * whatever the number of nodes. */
 void nb_ranks_each(struct nb_ranks *r, const void *mine, size_t each,
+		   void (*node_fn)(const void *records, int n, void *arg),
 		   void (*fn)(const void *record, void *arg), void *arg);
 
 /* One `each`-byte item from every host (its first rank's `mine`) on the

@@ -46,6 +46,10 @@ const char *nb_ranks_library(void)
 	} while (0)
 
 static MPI_Comm node_comm;
+/* The nodes' first ranks, by rank, so that the root, world rank 0, is its
+ * rank 0 and each node's number is its first rank's there; MPI_COMM_NULL
+ * on the other ranks. */
+static MPI_Comm leaders = MPI_COMM_NULL;
 
 /* Usage errors are the same on every rank: each leaves MPI cleanly and only
  * rank 0 says why. Anything else aborts the job. */
@@ -59,12 +63,21 @@ static void leave(int code)
 
 void nb_ranks_init(struct nb_ranks *r, int *argc, char ***argv)
 {
+	int local_rank;
+
 	memset(r, 0, sizeof(*r));
 	MPI_CHECK(MPI_Init(argc, argv));
 	MPI_CHECK(MPI_Comm_rank(MPI_COMM_WORLD, &r->rank));
 	MPI_CHECK(MPI_Comm_size(MPI_COMM_WORLD, &r->size));
 	MPI_CHECK(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, r->rank, MPI_INFO_NULL,
 				      &node_comm));
+	MPI_CHECK(MPI_Comm_rank(node_comm, &local_rank));
+	r->node_first = local_rank == 0;
+	MPI_CHECK(MPI_Comm_split(MPI_COMM_WORLD, r->node_first ? 0 : MPI_UNDEFINED, r->rank,
+				 &leaders));
+	if (r->node_first)
+		MPI_CHECK(MPI_Comm_rank(leaders, &r->node));
+	MPI_CHECK(MPI_Bcast(&r->node, 1, MPI_INT, 0, node_comm));
 	r->root = r->rank == 0;
 	r->nlocal = 1;
 	gethostname(r->host, sizeof(r->host) - 1);
@@ -240,19 +253,6 @@ void nb_ranks_gather(struct nb_ranks *r, const void *mine, size_t each, void *al
 			     MPI_COMM_WORLD));
 }
 
-/* The communicator of the nodes' first ranks (MPI_COMM_NULL on the others),
- * by rank: the root, world rank 0, is its rank 0. */
-static MPI_Comm node_leaders(struct nb_ranks *r)
-{
-	MPI_Comm leaders;
-	int local_rank;
-
-	MPI_CHECK(MPI_Comm_rank(node_comm, &local_rank));
-	MPI_CHECK(MPI_Comm_split(MPI_COMM_WORLD, local_rank == 0 ? 0 : MPI_UNDEFINED, r->rank,
-				 &leaders));
-	return leaders;
-}
-
 static void *alloc_records(int n, size_t each)
 {
 	void *p = malloc((size_t)n * each);
@@ -262,12 +262,13 @@ static void *alloc_records(int n, size_t each)
 	return p;
 }
 
-/* Each node's first rank gathers its node's records, then sends them to the
- * root in turn: the root's memory is two nodes' records, not one per rank. */
+/* Each node's first rank gathers its node's records, hands them to node_fn,
+ * then sends them to the root in turn: the root's memory is two nodes'
+ * records, not one per rank. */
 void nb_ranks_each(struct nb_ranks *r, const void *mine, size_t each,
+		   void (*node_fn)(const void *records, int n, void *arg),
 		   void (*fn)(const void *record, void *arg), void *arg)
 {
-	MPI_Comm leaders;
 	int local_rank, local_size, nodes, n;
 	char *node = NULL, *other = NULL;
 
@@ -279,9 +280,10 @@ void nb_ranks_each(struct nb_ranks *r, const void *mine, size_t each,
 	if (local_rank == 0)
 		node = alloc_records(local_size, each);
 	MPI_CHECK(MPI_Gather(mine, (int)each, MPI_BYTE, node, (int)each, MPI_BYTE, 0, node_comm));
-	leaders = node_leaders(r);
 	if (leaders == MPI_COMM_NULL)
 		return;
+	if (node_fn)
+		node_fn(node, local_size, arg);
 	if (!r->root) {
 		MPI_CHECK(MPI_Send(&local_size, 1, MPI_INT, 0, 0, leaders));
 		MPI_CHECK(MPI_Send(node, (int)((size_t)local_size * each), MPI_BYTE, 0, 1, leaders));
@@ -301,13 +303,11 @@ void nb_ranks_each(struct nb_ranks *r, const void *mine, size_t each,
 	}
 	free(other);
 	free(node);
-	MPI_CHECK(MPI_Comm_free(&leaders));
 }
 
 /* The first rank of each node sends; the others take no part. */
 void *nb_ranks_hosts(struct nb_ranks *r, const void *mine, size_t each, int *nhosts)
 {
-	MPI_Comm leaders = node_leaders(r);
 	int n = 0;
 	void *all = NULL;
 
@@ -318,7 +318,6 @@ void *nb_ranks_hosts(struct nb_ranks *r, const void *mine, size_t each, int *nho
 	if (r->root && !(all = calloc(n, each)))
 		nb_fail(NB_EXIT_FAILURE, "out of memory");
 	MPI_CHECK(MPI_Gather(mine, (int)each, MPI_BYTE, all, (int)each, MPI_BYTE, 0, leaders));
-	MPI_CHECK(MPI_Comm_free(&leaders));
 	*nhosts = r->root ? n : 0;
 	return all;
 }
@@ -326,5 +325,7 @@ void *nb_ranks_hosts(struct nb_ranks *r, const void *mine, size_t each, int *nho
 void nb_ranks_finalize(struct nb_ranks *r)
 {
 	free(r->local);
+	if (leaders != MPI_COMM_NULL)
+		MPI_Comm_free(&leaders);
 	MPI_Finalize();
 }

@@ -31,6 +31,7 @@ void nb_ranks_init(struct nb_ranks *r, int *argc, char ***argv)
 	(void)argv;
 	memset(r, 0, sizeof(*r));
 	r->root = 1;
+	r->node_first = 1;
 	gethostname(r->host, sizeof(r->host) - 1);
 }
 
@@ -127,8 +128,11 @@ void nb_ranks_gather(struct nb_ranks *r, const void *mine, size_t each, void *al
 }
 
 void nb_ranks_each(struct nb_ranks *r, const void *mine, size_t each,
+		   void (*node_fn)(const void *records, int n, void *arg),
 		   void (*fn)(const void *record, void *arg), void *arg)
 {
+	if (node_fn)
+		node_fn(mine, r->nlocal, arg);
 	for (int i = 0; i < r->nlocal; i++)
 		fn((const char *)mine + (size_t)i * each, arg);
 }

@@ -117,9 +117,24 @@ write_survey <- function(source, out, hosts, per_host, samples, bad_nodes = 2, b
     m
   })
   meta$frontend <- "mpi"
-  meta$ranks <- ranks
-  text <- jsonlite::toJSON(meta, auto_unbox = TRUE, null = "null", digits = NA)
-  writeLines(text, file.path(out, "fwq.json"))
+  meta$ranks_in_run <- nrow(units)
+  # as the kernels describe as many ranks: in PREFIX.json, or beyond
+  # inline_ranks in a file a node
+  node_files <- noisebench:::noisebench_kernels$node_files
+  if (nrow(units) > node_files$inline_ranks) {
+    meta$ranks <- NULL
+    hosts <- unique(units$host)
+    meta$node_files <- vapply(seq_along(hosts) - 1, function(k) {
+      sub("{node}", k, sub("{prefix}", "fwq", node_files$file_name, fixed = TRUE), fixed = TRUE)
+    }, "")
+    for (k in seq_along(hosts)) {
+      write_json(list(node = k - 1, host = hosts[k], ranks = ranks[units$host == hosts[k]]),
+        file.path(out, meta$node_files[k]))
+    }
+  } else {
+    meta$ranks <- ranks
+  }
+  write_json(meta, file.path(out, "fwq.json"))
   data.table::fwrite(rbind(unique(units[planted == "node", .(scope = planted, host,
     cpu = NA_integer_)]), units[planted == "core", .(scope = planted, host, cpu)]),
     file.path(out, "planted.csv"))
@@ -127,6 +142,10 @@ write_survey <- function(source, out, hosts, per_host, samples, bad_nodes = 2, b
 }
 
 `%||%` <- function(a, b) if (is.null(a)) b else a
+
+write_json <- function(x, path) {
+  writeLines(jsonlite::toJSON(x, auto_unbox = TRUE, null = "null", digits = NA), path)
+}
 
 # The samples and their summed loss (ns) on the kernels' buckets (tails.h):
 # [0, edge 1), [edge k, edge k+1), [last edge, Inf)

@@ -15,14 +15,32 @@ input_error <- function(file, line, what) {
 stop_input <- function(file, what, line = NA) stop(input_error(file, line, what))
 
 # Kernel runs are the JSON files with a "kernel" field; noise-info's
-# machine.json has none and describes the machine instead.
+# machine.json has none and describes the machine instead. A run's node
+# files (PREFIX_nodeK.json) are read with the run (read_node_ranks).
 find_runs <- function(results_dir) {
   if (!dir.exists(results_dir)) {
     stop_input(results_dir, "no such directory")
   }
   files <- list.files(results_dir, "\\.json$", recursive = TRUE, full.names = TRUE)
-  files <- files[!grepl("(^|/)report[^/]*/", files)]
+  files <- files[!grepl("(^|/)report[^/]*/", files) & !grepl(node_file_pattern(), files)]
   sort(files)
+}
+
+# A node file's name, whatever its run's prefix (kernels.json's node_files)
+node_file_pattern <- function() {
+  name <- sub("{prefix}", "", noisebench_kernels$node_files$file_name, fixed = TRUE)
+  paste0(sub("{node}", "[0-9]+", gsub(".", "\\.", name, fixed = TRUE), fixed = TRUE), "$")
+}
+
+# The ranks' entries of a run whose PREFIX.json lists node files instead of
+# holding them (more ranks than one file should describe, or --node-files):
+# each node's, in the order of the list (the nodes' first ranks').
+read_node_ranks <- function(meta, json_path) {
+  unlist(lapply(unlist(meta$node_files), function(name) {
+    path <- file.path(dirname(json_path), name)
+    if (!file.exists(path)) stop_input(path, "missing (the run's JSON lists it)")
+    json_field(read_json_file(path), "ranks", path)
+  }), recursive = FALSE)
 }
 
 read_json_file <- function(path) {
@@ -131,6 +149,7 @@ read_run <- function(json_path, samples = c("read", "when_used"),
   kernel <- json_field(meta, "kernel", json_path)
   info <- kernel_info(kernel, json_path)
   dir <- dirname(json_path)
+  if (!is.null(meta$node_files)) meta$ranks <- read_node_ranks(meta, json_path)
   units <- meta$ranks
   if (length(units) == 0) stop_input(json_path, "no ranks in the run description")
   host <- meta$machine$hostname %||% NA_character_

@@ -124,21 +124,50 @@ plot_heatmap <- function(over_time, title) {
 }
 
 # Tiles coloured by the share of time lost (noise_percent), at x in a row
-# each (in the order the caller sorted them); beyond heatmap_rows_named rows
-# unnamed, the axis saying how many `rows_are`.
+# each (in the order the caller sorted them, a factor whose last level is
+# drawn on top); beyond heatmap_rows_named rows unnamed, the axis saying how
+# many `rows_are`, and beyond tile_rows_max in bands (tile_bands).
 plot_loss_tiles <- function(d, x_label, rows_are, title) {
   rows <- uniqueN(d$row)
-  p <- ggplot2::ggplot(d, ggplot2::aes(x, row, fill = noise_percent)) +
+  banded <- tile_bands(d)
+  p <- ggplot2::ggplot(banded, ggplot2::aes(x, row, fill = noise_percent)) +
     ggplot2::geom_tile() +
     ggplot2::scale_fill_viridis_c(option = "magma", trans = "sqrt", direction = -1) +
     ggplot2::labs(title = title, x = x_label, y = NULL, fill = "noise %") +
     theme_noise()
   if (rows > heatmap_rows_named) {
-    p <- p + ggplot2::labs(y = sprintf("%d %s, the noisiest on top", rows, rows_are)) +
+    axis <- if (rows > tile_rows_max) {
+      sprintf(paste("%d %s: the %d noisiest on top, a row each; below, the other %d in %d",
+        "bands, each their mean"), rows, rows_are, tile_rows_single, rows - tile_rows_single,
+        tile_rows_max - tile_rows_single)
+    } else {
+      sprintf("%d %s, the noisiest on top", rows, rows_are)
+    }
+    p <- p + ggplot2::labs(y = axis) +
       ggplot2::theme(axis.text.y = ggplot2::element_blank(),
         axis.ticks.y = ggplot2::element_blank())
   }
   p
+}
+
+# A figure's rows beyond tile_rows_max would each get less than a pixel and
+# cost ggplot a tile each (a whole machine's CPUs: millions): the noisiest
+# tile_rows_single keep a row each, and the others, in their order, are
+# averaged in as many bands of equal size as make tile_rows_max rows. The
+# rows are d$row's levels, the noisiest last; a band's value at each x is
+# the mean over its rows.
+tile_rows_max <- 256
+tile_rows_single <- 64
+
+tile_bands <- function(d) {
+  if (!is.factor(d$row) || nlevels(d$row) <= tile_rows_max) return(d)
+  rest <- nlevels(d$row) - tile_rows_single
+  bands <- tile_rows_max - tile_rows_single
+  band_of <- c(ceiling(seq_len(rest) * bands / rest), bands + seq_len(tile_rows_single))
+  names <- c(sprintf("band %d", seq_len(bands)), tail(levels(d$row), tile_rows_single))
+  out <- d[, .(noise_percent = mean(noise_percent, na.rm = TRUE)),
+    by = .(x, band = band_of[as.integer(row)])]
+  out[, row := factor(names[band], levels = names)][, band := NULL][]
 }
 
 heatmap_height <- function(rows) 1.5 + 0.4 * min(rows, heatmap_rows_named)

@@ -13,8 +13,8 @@ run_figures <- function(dir, name, run, peaks, label, noise, scale = NULL,
   if (nodes > 1) {
     add(plot_core_map(noise, paste(label, ": every core of every node")),
       paste0(name, "-core-map"), paste0(label, ": the share of its time (%, colour) each core ",
-        "lost, a row per node (", nodes, ", the noisiest on average on top), a column per ",
-        "CPU number. A dark row is a bad node, a dark column a CPU bad on every node (an ",
+        "lost, a row per node (", nodes, ", the noisiest on average on top", banded(nodes,
+          "nodes"), "), a column per CPU number. A dark row is a bad node, a dark column a CPU bad on every node (an ",
         "interrupt's, a housekeeping thread's); nodes.csv names the outliers. Solid lines ",
         "part the NUMA domains, dotted ones a core's first hardware thread from its SMT ",
         "siblings."),
@@ -106,8 +106,15 @@ run_figures <- function(dir, name, run, peaks, label, noise, scale = NULL,
     ": noise per CPU over time")),
     paste0(name, "-heatmap"), paste0(label, ": the share of time lost to noise (%, colour) ",
       "in 100 equal stretches of the run (s), one row per CPU", if (all_units > detail_units_max)
-        ", the noisiest on top", ". Dark cells are stretches that ",
+        ", the noisiest on top", banded(all_units, "CPUs"), ". Dark cells are stretches that ",
       "lost most; a dark column hit every CPU at once, a dark row is one noisy CPU."),
     height = heatmap_height(all_units))
   figs
+}
+
+# A tiled figure's caption, of its rows beyond tile_rows_max (tile_bands)
+banded <- function(rows, what) {
+  if (rows <= tile_rows_max) return("")
+  sprintf("; of %d %s, the %d noisiest a row each and the others averaged in bands of %.0f",
+    rows, what, tile_rows_single, (rows - tile_rows_single) / (tile_rows_max - tile_rows_single))
 }

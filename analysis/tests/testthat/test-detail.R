@@ -95,3 +95,28 @@ test_that("the core map parts the NUMA domains and the SMT siblings where the CP
   expect_equal(nrow(cpu_layout_edges(noise)), 0)
   expect_s3_class(plot_core_map(noise, "t"), "ggplot")
 })
+
+test_that("a tiled figure of more rows than a picture holds keeps the noisiest, bands the rest", {
+  # 1000 rows, row i losing i / 10 % more than row i - 1: the levels' order
+  # is the noise's, the noisiest last (on top)
+  n <- 1000
+  d <- data.table(x = rep(1:3, n), row = rep(seq_len(n), each = 3))
+  d[, noise_percent := row / 10 + x]
+  d[, row := factor(row, levels = seq_len(n))]
+  b <- tile_bands(d)
+  expect_equal(nlevels(b$row), tile_rows_max)
+  expect_equal(nrow(b), 3 * tile_rows_max)
+  single <- n - tile_rows_single + seq_len(tile_rows_single)
+  expect_equal(tail(levels(b$row), tile_rows_single), as.character(single))
+  expect_equal(b[row == as.character(n)]$noise_percent, n / 10 + 1:3)
+  # 936 rows in 192 bands: 4.875 a band, the first the rows 1 to 4
+  expect_equal(b[row == "band 1"]$noise_percent, mean(1:4) / 10 + 1:3)
+  bands <- b[x == 1 & startsWith(as.character(row), "band")]
+  expect_equal(nrow(bands), tile_rows_max - tile_rows_single)
+  expect_false(is.unsorted(bands[order(row)]$noise_percent))
+  # the band of rows up to 936 holds its last rows, and none of the single ones
+  expect_lt(max(bands$noise_percent), min(b[x == 1 & !startsWith(as.character(row),
+    "band")]$noise_percent))
+  small <- droplevels(d[as.integer(row) <= tile_rows_max])
+  expect_identical(tile_bands(small), small)
+})

@@ -137,3 +137,23 @@ test_that("a JSON file that is not a run, such as a build tree's kernel catalogu
   writeLines('{"kernels": {"fwq": {}}, "cause_classes": []}', file.path(dir, "build", "k.json"))
   expect_named(read_results(dir)$runs, "fwq")
 })
+
+test_that("a run described in node files is read as if its JSON held the ranks", {
+  dir <- withr_tempdir()
+  write_fwq(dir, "fwq", list(c(100, 101), c(200, 201), c(300, 301)),
+    hosts = c("a", "a", "b"))
+  inline <- read_run(file.path(dir, "fwq.json"))
+  meta <- jsonlite::fromJSON(file.path(dir, "fwq.json"), simplifyVector = FALSE)
+  write_json_run(dir, "fwq_node0", list(node = 0, host = "a", ranks = meta$ranks[1:2]))
+  write_json_run(dir, "fwq_node1", list(node = 1, host = "b", ranks = meta$ranks[3]))
+  meta$ranks <- NULL
+  meta$node_files <- list("fwq_node0.json", "fwq_node1.json")
+  write_json_run(dir, "fwq", meta)
+  runs <- read_results(dir)$runs
+  expect_named(runs, "fwq")
+  expect_equal(runs$fwq$meta$ranks, inline$meta$ranks)
+  expect_equal(vapply(runs$fwq$threads, function(t) t$host, ""), c("a", "a", "b"))
+  expect_equal(runs$fwq$threads[[3]]$data$ticks, c(300, 301))
+  unlink(file.path(dir, "fwq_node1.json"))
+  expect_input_error(read_results(dir), "fwq_node1\\.json: missing")
+})

@@ -1,21 +1,35 @@
 #!/usr/bin/env Rscript
-# Rscript analysis/report.R RESULTS_DIR
+# Rscript analysis/report.R RESULTS_DIR [--hosts REGEX [--out DIR]]
 #   Writes RESULTS_DIR/report/ (index.html, figures, CSV tables) from every
-#   kernel run found under RESULTS_DIR, and prints the page's path.
+#   kernel run found under RESULTS_DIR, and prints the page's path. With
+#   --hosts, of the ranks on the hosts whose names match the regular
+#   expression REGEX only (a group of nodes of a survey too large for one
+#   report; a run's node files of other hosts are not read), into DIR
+#   (default RESULTS_DIR/report-<REGEX, other characters than letters,
+#   digits, '.' and '-' as _>).
 # Rscript analysis/report.R --compare A B [OUT_DIR]
 #   Compares two results directories (two systems, or before and after a
 #   tuning): OUT_DIR (default B/report-vs-<A's name>/) gets index.html,
 #   compare.csv, manifests.csv and the overlaid figures.
 args <- commandArgs(trailingOnly = TRUE)
 usage <- function() {
-  message("usage: Rscript analysis/report.R RESULTS_DIR\n",
+  message("usage: Rscript analysis/report.R RESULTS_DIR [--hosts REGEX [--out DIR]]\n",
     "       Rscript analysis/report.R --compare A B [OUT_DIR]")
   quit(status = 2)
+}
+option <- function(name) {
+  at <- match(name, args)
+  if (is.na(at)) return(NULL)
+  if (at == length(args)) usage()
+  args[at + 1]
 }
 compare <- length(args) >= 1 && args[1] == "--compare"
 if (length(args) == 0 || args[1] %in% c("-h", "--help")) usage()
 if (compare && !length(args) %in% 3:4) usage()
-if (!compare && length(args) != 1) usage()
+hosts <- option("--hosts")
+out <- option("--out")
+if (!compare && (length(args) != 1 + 2 * length(hosts) + 2 * length(out) ||
+  (!is.null(out) && is.null(hosts)) || startsWith(args[1], "--"))) usage()
 script <- sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE))
 # the package this checkout's build installed (make build), else R's own libraries
 .libPaths(c(file.path(dirname(script), "..", "build", "lib", "R"), .libPaths()))
@@ -26,7 +40,7 @@ suppressPackageStartupMessages({
 
 page <- tryCatch(
   if (compare) write_comparison(args[2], args[3], if (length(args) == 4) args[4]) else
-    write_report(args[1]),
+    write_report(args[1], hosts, out),
   error = function(e) {
     message("report.R: ", conditionMessage(e))
     quit(status = 1)

@@ -145,6 +145,14 @@ def test_each_node_describes_its_own_ranks(slurm_nodes, mpi_bin, tmp_path):
     assert sorted((int(r["thread"]), r["host"]) for r in summary) == \
         sorted((r["rank"], r["host"]) for r in ranks)
     assert {r["host"] for r in read_csv(tmp_path / "report" / "nodes.csv")} == HOSTS
+    # a report of two of the nodes: their ranks only, beside the whole one
+    group = subprocess.run(["Rscript", ROOT / "analysis" / "report.R", tmp_path, "--hosts",
+                            "^nbnode[12]$", "--out", tmp_path / "group"],
+                           capture_output=True, text=True, timeout=300)
+    assert group.returncode == 0, group.stderr
+    assert sorted((int(r["thread"]), r["host"]) for r in read_csv(tmp_path / "group" /
+                                                                   "summary.csv")) == \
+        sorted((r["rank"], r["host"]) for r in ranks if r["host"] in APART)
 
 
 def read_csv(path):

@@ -77,9 +77,24 @@ psnap_histogram <- function(run) {
     stop_input(run$path, paste("the P-SNAP run's JSON has no iteration_histogram:",
       "written by a noisebench older than its analysis; run it again"))
   }
+  if (identical(h$counted_by, "files")) h <- psnap_histogram_of_files(run, h)
   lo <- h$first_us + (seq_along(h$counts) - 1) * h$bucket_us
   list(bins = data.table(lo = lo, hi = lo + h$bucket_us, n = as.numeric(unlist(h$counts))),
     bucket_us = h$bucket_us, overflow = h$overflow, overflow_from_us = h$overflow_from_us)
+}
+
+# The iteration histogram h of the ranks a report of some hosts kept,
+# counted from their files in the kernel's buckets (psnap.c): bucket
+# floor(us / bucket_us), those from overflow_from_us on in the overflow.
+psnap_histogram_of_files <- function(run, h) {
+  nbins <- round(h$overflow_from_us / h$bucket_us)
+  bin <- floor(psnap_iterations(list(kept = run))$us / h$bucket_us)
+  counts <- tabulate(bin[bin < nbins] + 1, nbins)
+  used <- which(counts > 0)
+  # as the kernel writes them: from the first bucket used to the last
+  kept <- if (length(used)) counts[min(used):max(used)] else numeric()
+  modifyList(h, list(first_us = (max(1, min(used)) - 1) * h$bucket_us, counts = kept,
+    overflow = sum(bin >= nbins)))
 }
 
 # The hosts of a run by the tail of their ranks' iterations: the largest of

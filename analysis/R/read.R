@@ -34,14 +34,50 @@ node_file_pattern <- function() {
 
 # The ranks' entries of a run whose PREFIX.json lists node files instead of
 # holding them (more ranks than one file should describe, or --node-files):
-# each node's, in the order of the list (the nodes' first ranks').
-read_node_ranks <- function(meta, json_path) {
-  unlist(lapply(unlist(meta$node_files), function(name) {
+# each node's, in the order of the list (the nodes' first ranks', as
+# machines[]); of the nodes whose host matches `hosts` only, the others'
+# files left unread (read_run keeps the matching ranks of those it reads).
+read_node_ranks <- function(meta, json_path, hosts = NULL) {
+  names <- unlist(meta$node_files)
+  node_hosts <- machine_hosts(meta)
+  if (!is.null(hosts) && length(node_hosts) == length(names)) {
+    names <- names[on_hosts(node_hosts, hosts)]
+  }
+  unlist(lapply(names, function(name) {
     path <- file.path(dirname(json_path), name)
     if (!file.exists(path)) stop_input(path, "missing (the run's JSON lists it)")
     json_field(read_json_file(path), "ranks", path)
   }), recursive = FALSE)
 }
+
+# The figures the kernels reduced over every rank of a run, of the kept
+# ranks only (a report of some hosts): the loss histogram summed again from
+# the ranks' own, P-SNAP's iteration histogram marked to be counted from the
+# kept ranks' files (psnap_histogram).
+kept_ranks_reductions <- function(meta, kept) {
+  if (!is.null(meta$loss_histogram)) {
+    tails <- Filter(Negate(is.null), lapply(kept, function(u) u$tails))
+    sum_of <- function(field) {
+      each <- lapply(tails, function(t) as.numeric(unlist(t$histogram[[field]])))
+      n <- max(0, lengths(each))
+      Reduce(`+`, lapply(each, function(v) c(v, numeric(n - length(v)))), numeric(n))
+    }
+    meta$loss_histogram <- list(participants = length(tails),
+      seconds = sum(vapply(tails, function(t) t$loss$seconds, 0)),
+      edges_ns = meta$loss_histogram$edges_ns, samples = sum_of("samples"),
+      lost_ns = sum_of("lost_ns"))
+  }
+  if (!is.null(meta$iteration_histogram)) meta$iteration_histogram$counted_by <- "files"
+  meta
+}
+
+machine_hosts <- function(meta) {
+  vapply(meta$machines %||% list(meta$machine), function(m) m$hostname %||% NA_character_, "")
+}
+
+# Which of these host names a report of the hosts matching the regular
+# expression `hosts` (report.R --hosts) covers
+on_hosts <- function(names, hosts) !is.na(names) & grepl(hosts, names)
 
 read_json_file <- function(path) {
   text <- readChar(path, file.size(path), useBytes = TRUE)
@@ -143,16 +179,32 @@ json_field <- function(x, name, path) {
 # or models, the rest of the report coming from the ranks' own summaries in
 # the JSON), having checked now only that each file is there and whole to
 # its last line.
+# hosts: a regular expression; the run of the ranks on the hosts matching
+# it only (NULL when none does).
 read_run <- function(json_path, samples = c("read", "when_used"),
-                     meta = read_json_file(json_path)) {
+                     meta = read_json_file(json_path), hosts = NULL) {
   samples <- match.arg(samples)
   kernel <- json_field(meta, "kernel", json_path)
   info <- kernel_info(kernel, json_path)
   dir <- dirname(json_path)
-  if (!is.null(meta$node_files)) meta$ranks <- read_node_ranks(meta, json_path)
-  units <- meta$ranks
-  if (length(units) == 0) stop_input(json_path, "no ranks in the run description")
   host <- meta$machine$hostname %||% NA_character_
+  # [[ ]]: `$` would take "ranks_in_run" for a "ranks" not there
+  if (!is.null(meta[["node_files"]])) {
+    meta[["ranks"]] <- read_node_ranks(meta, json_path, hosts) %||% list()
+  }
+  if (!is.null(hosts)) {
+    kept <- Filter(function(u) on_hosts(u$host %||% host, hosts), meta[["ranks"]])
+    if (length(kept) == 0) return(NULL)
+    if (!is.null(meta$machines)) {
+      meta$machines <- meta$machines[on_hosts(machine_hosts(meta), hosts)]
+    }
+    if (length(kept) < (meta$ranks_in_run %||% length(meta[["ranks"]]))) {
+      meta <- kept_ranks_reductions(meta, kept)
+    }
+    meta[["ranks"]] <- kept
+  }
+  units <- meta[["ranks"]]
+  if (length(units) == 0) stop_input(json_path, "no ranks in the run description")
   threads <- lapply(units, function(u) {
     files <- file.path(dir, unlist(u$files))
     if (length(files) == 0) {
@@ -227,8 +279,8 @@ check_kernel_files <- function(files, unit, info, json_path) {
 
 # Every run under results_dir (streamed runs apart: stream.R), and
 # noise-info's machine description if there.
-# samples: as read_run's.
-read_results <- function(results_dir, samples = c("read", "when_used")) {
+# samples, hosts: as read_run's (hosts: the ranks on the hosts matching it).
+read_results <- function(results_dir, samples = c("read", "when_used"), hosts = NULL) {
   samples <- match.arg(samples)
   paths <- find_runs(sub("/+$", "", results_dir))
   stream_paths <- paths[grepl(stream_json_pattern, paths)]
@@ -239,10 +291,14 @@ read_results <- function(results_dir, samples = c("read", "when_used")) {
     logical(1))
   machine_path <- paths[vapply(metas, function(m) is.null(m[["kernel"]]), TRUE) &
     basename(paths) == "machine.json"]
-  runs <- Map(function(path, meta) read_run(path, samples, meta), paths[is_run],
+  runs <- Map(function(path, meta) read_run(path, samples, meta, hosts), paths[is_run],
     metas[is_run])
-  streams <- read_streams(stream_paths, paths, metas)
+  runs <- Filter(Negate(is.null), runs)
+  streams <- read_streams(stream_paths, paths, metas, hosts)
   if (length(runs) == 0 && length(streams) == 0) {
+    if (!is.null(hosts) && length(paths)) {
+      stop_input(results_dir, sprintf("no rank ran on a host matching '%s'", hosts))
+    }
     stop_input(results_dir, "no kernel runs (PREFIX.json files written by fwq, ftq, psnap, selfish)")
   }
   prefix <- paste0(sub("/+$", "", results_dir), "/")

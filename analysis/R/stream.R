@@ -10,18 +10,22 @@ stream_json_pattern <- "_[0-9]+_stream\\.json$"
 
 # Streamed runs under the results: one per prefix, its ranks' checkpoints,
 # with the run's own JSON (meta) where there is one.
-read_streams <- function(stream_paths, run_paths, run_metas) {
+read_streams <- function(stream_paths, run_paths, run_metas, hosts = NULL) {
   if (length(stream_paths) == 0) return(list())
   prefixes <- sub(stream_json_pattern, "", stream_paths)
   streams <- lapply(unique(prefixes), function(p) {
     meta_at <- match(paste0(p, ".json"), run_paths)
     ranks <- lapply(sort(stream_paths[prefixes == p]), read_stream_rank)
+    if (!is.null(hosts)) {
+      ranks <- Filter(function(r) on_hosts(r$info$host %||% NA_character_, hosts), ranks)
+      if (length(ranks) == 0) return(NULL)
+    }
     ranks <- ranks[order(vapply(ranks, function(r) r$info$rank, 0))]
     meta <- if (!is.na(meta_at)) run_metas[[meta_at]]
     list(name = p, path = p, kernel = ranks[[1]]$info$stream_of, meta = meta,
       complete = isTRUE(meta$complete), ranks = ranks)
   })
-  setNames(streams, unique(prefixes))
+  Filter(Negate(is.null), setNames(streams, unique(prefixes)))
 }
 
 read_stream_rank <- function(path) {

@@ -11,10 +11,16 @@ write_tables <- function(dir, tables) {
   }
 }
 
-write_report <- function(results_dir) {
-  data <- read_results(results_dir, samples = "when_used")
+# hosts: a regular expression; a report of the ranks on the hosts matching
+# it only (a group of a survey too large for one report), into out
+# (default RESULTS_DIR/report-<hosts, its other characters as _>).
+write_report <- function(results_dir, hosts = NULL, out = NULL) {
+  out <- out %||% file.path(results_dir, if (is.null(hosts)) "report" else {
+    paste0("report-", gsub("[^A-Za-z0-9.-]+", "_", hosts))
+  })
+  data <- read_results(results_dir, samples = "when_used", hosts = hosts)
   runs <- data$runs
-  if (length(runs) == 0) return(write_stream_report(data, results_dir))
+  if (length(runs) == 0) return(write_stream_report(data, out))
   summary <- rbindlist(lapply(names(runs), function(n) noise_summary(runs[[n]], n)))
   verdicts <- host_verdicts(summary)
   peaks <- ftq_peak_table(runs, spectrum_threads(runs, summary))
@@ -53,7 +59,7 @@ write_report <- function(results_dir) {
     loss_by_length = loss_by_length(runs)
   )
 
-  write_report_dir(results_dir, function(tmp) {
+  write_report_dir(out, function(tmp) {
     write_tables(tmp, tables)
     dir.create(file.path(tmp, "loggopsim"))
     write_loggopsim_traces(file.path(tmp, "loggopsim"), runs)
@@ -92,16 +98,15 @@ write_report <- function(results_dir) {
 }
 
 # Writes a report with fill(tmp) into a temporary directory that replaces
-# RESULTS_DIR/report only when fill is done: a failure half-way leaves the
-# previous report, or none, never half of one.
-write_report_dir <- function(results_dir, fill) {
-  tmp <- file.path(results_dir, sprintf(".report-%d.tmp", Sys.getpid()))
+# out (RESULTS_DIR/report) only when fill is done: a failure half-way leaves
+# the previous report, or none, never half of one.
+write_report_dir <- function(out, fill) {
+  tmp <- file.path(dirname(out), sprintf(".%s-%d.tmp", basename(out), Sys.getpid()))
   unlink(tmp, recursive = TRUE)
   dir.create(tmp)
   done <- FALSE
   on.exit(if (!done) unlink(tmp, recursive = TRUE), add = TRUE)
   fill(tmp)
-  out <- file.path(results_dir, "report")
   old <- paste0(tmp, ".old")
   if (dir.exists(out)) file.rename(out, old)
   if (!file.rename(tmp, out)) stop("cannot rename ", tmp, " to ", out)
@@ -111,7 +116,7 @@ write_report_dir <- function(results_dir, fill) {
 }
 
 # A results directory of streamed runs only: their table, tails and figures.
-write_stream_report <- function(data, results_dir) {
+write_stream_report <- function(data, out) {
   streams <- data$streams
   labels <- rbindlist(lapply(names(streams), function(n) stream_label(n, streams[[n]])))
   tables <- list(runs = labels, streams = stream_table(streams),
@@ -119,7 +124,7 @@ write_stream_report <- function(data, results_dir) {
   hosts <- unique(unlist(lapply(streams, function(s) {
     vapply(s$ranks, function(r) r$info$host, "")
   })))
-  write_report_dir(results_dir, function(tmp) {
+  write_report_dir(out, function(tmp) {
     write_tables(tmp, tables)
     figures <- lapply(names(streams), function(n) {
       stream_figures(tmp, n, streams[[n]], labels[run == n, label])

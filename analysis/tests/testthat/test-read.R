@@ -148,12 +148,61 @@ test_that("a run described in node files is read as if its JSON held the ranks",
   write_json_run(dir, "fwq_node1", list(node = 1, host = "b", ranks = meta$ranks[3]))
   meta$ranks <- NULL
   meta$node_files <- list("fwq_node0.json", "fwq_node1.json")
+  meta$machines <- lapply(c("a", "b"), function(h) modifyList(meta$machine, list(hostname = h)))
   write_json_run(dir, "fwq", meta)
   runs <- read_results(dir)$runs
   expect_named(runs, "fwq")
   expect_equal(runs$fwq$meta$ranks, inline$meta$ranks)
   expect_equal(vapply(runs$fwq$threads, function(t) t$host, ""), c("a", "a", "b"))
   expect_equal(runs$fwq$threads[[3]]$data$ticks, c(300, 301))
-  unlink(file.path(dir, "fwq_node1.json"))
-  expect_input_error(read_results(dir), "fwq_node1\\.json: missing")
+  # a report of host b reads b's node file only
+  unlink(file.path(dir, "fwq_node0.json"))
+  b <- read_results(dir, hosts = "^b$")$runs$fwq
+  expect_equal(vapply(b$threads, function(t) t$unit, 0L), 2L)
+  expect_equal(vapply(b$meta$machines, function(m) m$hostname, ""), "b")
+  expect_input_error(read_results(dir), "fwq_node0\\.json: missing")
+  expect_input_error(read_results(dir, hosts = "^c"), "no rank ran on a host matching '\\^c'")
+})
+
+test_that("a report of some hosts holds their ranks only, in a directory of its own", {
+  dir <- withr_tempdir()
+  write_fwq(dir, "fwq", list(c(100, 101), c(200, 201), c(300, 301)),
+    hosts = c("a", "a", "b"))
+  run <- read_results(dir, hosts = "a")$runs$fwq
+  expect_equal(vapply(run$threads, function(t) t$host, ""), c("a", "a"))
+  page <- write_report(dir, hosts = "^a$")
+  expect_equal(normalizePath(dirname(page)), normalizePath(file.path(dir, "report-_a_")))
+  expect_equal(unique(fread(file.path(dir, "report-_a_", "summary.csv"))$host), "a")
+  expect_false(dir.exists(file.path(dir, "report")))
+})
+
+test_that("a report of some hosts counts their iterations and losses, not the run's", {
+  dir <- withr_tempdir()
+  ns <- list(c(1000500, 1002500, 1000200), c(1001000, 1003000, 5000000),
+    c(1000100, 1000900, 1007300))
+  write_psnap(dir, "psnap", ns)
+  meta <- jsonlite::fromJSON(file.path(dir, "psnap.json"), simplifyVector = FALSE)
+  # the run's loss histogram: each rank's own, of its own length, summed
+  own <- list(c(1, 2), c(0, 0, 3), c(4, 0, 0, 5))
+  for (r in 1:3) {
+    meta$ranks[[r]]$host <- c("a", "b", "a")[r]
+    meta$ranks[[r]]$tails$histogram <- list(samples = own[[r]], lost_ns = 10 * own[[r]])
+  }
+  meta$ranks_in_run <- 3
+  meta$loss_histogram <- list(participants = 3, seconds = 9, edges_ns = c(100, 200, 400),
+    samples = c(5, 2, 3, 5), lost_ns = c(50, 20, 30, 50))
+  write_json_run(dir, "psnap", meta)
+  run <- read_results(dir, hosts = "^a$")$runs$psnap
+  expect_equal(run$meta$loss_histogram$samples, c(5, 2, 0, 5))
+  expect_equal(run$meta$loss_histogram$lost_ns, c(50, 20, 0, 50))
+  expect_equal(run$meta$loss_histogram$participants, 2)
+  h <- psnap_histogram(run)
+  kept <- iteration_histogram(c(ns[[1]], ns[[3]]))
+  expect_equal(h$bins$n, kept$counts)
+  expect_equal(h$bins$lo[1], kept$first_us)
+  expect_equal(h$overflow, 0)
+  # the whole run, read whole, keeps the kernel's figures
+  whole <- read_results(dir)$runs$psnap
+  expect_equal(unlist(whole$meta$loss_histogram$samples), c(5, 2, 3, 5))
+  expect_equal(psnap_histogram(whole)$overflow, 1)
 })

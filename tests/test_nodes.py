@@ -119,7 +119,8 @@ def test_each_node_describes_its_own_ranks(slurm_nodes, mpi_bin, tmp_path):
     instead of holding them. Two ranks on each of four nodes, dealt round
     robin: each file holds its own host's ranks, by rank; together, every
     rank once, in the order of the result lines; and the report reads
-    them as it reads a run described in one file."""
+    them as it reads a run described in one file, and with --hosts the
+    ranks of the nodes asked for only."""
     done = srun(slurm_nodes, tmp_path, mpi_bin / "fwq_mpi", "--no-pin", "--warmup-ms", "0",
                 "-n", "300", "--node-files", "-o", "fwq", per_node=2)
     assert done.returncode == 0, done.stderr
@@ -129,9 +130,10 @@ def test_each_node_describes_its_own_ranks(slurm_nodes, mpi_bin, tmp_path):
     for k, (name, machine) in enumerate(zip(meta["node_files"], meta["machines"])):
         node = json.loads((tmp_path / name).read_text())
         assert node["node"] == k and node["host"] == machine["hostname"]
-        ranks = [r["rank"] for r in node["ranks"]]
-        assert {r["host"] for r in node["ranks"]} == {node["host"]} and ranks == sorted(ranks)
-        assert len(ranks) == 2 and ranks[0] % 4 == ranks[1] % 4, ranks
+        numbers = [r["rank"] for r in node["ranks"]]
+        assert {r["host"] for r in node["ranks"]} == {node["host"]}
+        assert numbers == sorted(numbers) and len(numbers) == 2, numbers
+        assert numbers[0] % 4 == numbers[1] % 4, numbers
     ranks = load_description(tmp_path / "fwq.json")["ranks"]
     assert sorted(r["rank"] for r in ranks) == list(range(8))
     lines = [dict(kv.split("=", 1) for kv in line.split()[1:5])

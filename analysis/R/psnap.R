@@ -92,8 +92,9 @@ psnap_histogram_of_files <- function(run, h) {
   counts <- tabulate(bin[bin < nbins] + 1, nbins)
   used <- which(counts > 0)
   # as the kernel writes them: from the first bucket used to the last
-  kept <- if (length(used)) counts[min(used):max(used)] else numeric()
-  modifyList(h, list(first_us = (max(1, min(used)) - 1) * h$bucket_us, counts = kept,
+  first <- if (length(used)) min(used) else 1
+  kept <- if (length(used)) counts[first:max(used)] else numeric()
+  modifyList(h, list(first_us = (first - 1) * h$bucket_us, counts = kept,
     overflow = sum(bin >= nbins)))
 }
 

@@ -13,9 +13,10 @@ run_figures <- function(dir, name, run, peaks, label, noise, scale = NULL,
   if (nodes > 1) {
     add(plot_core_map(noise, paste(label, ": every core of every node")),
       paste0(name, "-core-map"), paste0(label, ": the share of its time (%, colour) each core ",
-        "lost, a row per node (", nodes, ", the noisiest on average on top", banded(nodes,
-          "nodes"), "), a column per CPU number. A dark row is a bad node, a dark column a CPU bad on every node (an ",
-        "interrupt's, a housekeeping thread's); nodes.csv names the outliers. Solid lines ",
+        "lost, a row per node (", nodes, ", the noisiest on average on top",
+        banded(nodes, "nodes"), "), a column per CPU number. A dark row is a bad node, a ",
+        "dark column a CPU bad on every node (an interrupt's, a housekeeping thread's); ",
+        "nodes.csv names the outliers. Solid lines ",
         "part the NUMA domains, dotted ones a core's first hardware thread from its SMT ",
         "siblings."),
       height = heatmap_height(nodes))

@@ -49,11 +49,6 @@ static const struct option work_options[] = {
 
 enum { MAX_OPTIONS = 64 };
 
-/* NB_INLINE_RANKS (kernels.json): the most ranks whose entries PREFIX.json
- * holds itself, 4-17 MB, which the root writes and R reads in seconds.
- * Beyond, each node's first rank writes its node's (--node-files), all nodes
- * at once, and no file grows with the ranks of the whole machine. */
-
 static void usage(const struct nb_kernel *k)
 {
 	printf("usage: %s [options]\n%s", nb_program(), k->usage);
@@ -328,6 +323,10 @@ static void open_files(struct nb_run *r)
 		snprintf(path, sizeof(path), "%s.json", r->prefix);
 		open_one(r, path, &r->d->json, why, sizeof(why));
 	}
+	/* NB_INLINE_RANKS (kernels.json): the most ranks whose entries PREFIX.json
+	 * holds itself, 4-17 MB, which the root writes and R reads in seconds.
+	 * Beyond, each node's first rank writes its node's, all nodes at once,
+	 * and no file grows with the ranks of the whole machine. */
 	r->d->node_files = r->d->node_files || rk->size > NB_INLINE_RANKS;
 	if (r->d->node_files && rk->node_first) {
 		node_file_name(r, rk->node, path, sizeof(path), 0);

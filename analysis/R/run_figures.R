@@ -116,6 +116,7 @@ run_figures <- function(dir, name, run, peaks, label, noise, scale = NULL,
 # A tiled figure's caption, of its rows beyond tile_rows_max (tile_bands)
 banded <- function(rows, what) {
   if (rows <= tile_rows_max) return("")
-  sprintf("; of %d %s, the %d noisiest a row each and the others averaged in bands of %.0f",
-    rows, what, tile_rows_single, (rows - tile_rows_single) / (tile_rows_max - tile_rows_single))
+  sprintf("; of %d %s, the %d noisiest a row each and the others averaged in bands of %.0f %s",
+    rows, what, tile_rows_single, (rows - tile_rows_single) / (tile_rows_max - tile_rows_single),
+    what)
 }

@@ -97,16 +97,21 @@ read_json_file <- function(path) {
 # costs a copy. `classes = "integer"` is for small whole numbers (FTQ
 # counts): half the memory, and a fresh process pays for each page it fills;
 # a value that is not one makes the column double.
-read_numbers <- function(path, columns, expected_rows, classes = "double") {
-  last <- check_file_end(path, expected_rows)
+# range: c(offset, bytes), a rank's part of its node's data file (the
+# catalogue's node_files), read as a file of its own would be; errors name
+# the file and the range, their lines counted from its start.
+read_numbers <- function(path, columns, expected_rows, classes = "double", range = NULL) {
+  last <- check_file_end(path, expected_rows, range)
+  input <- if (is.null(range)) path else rawToChar(read_range(path, range))
+  path <- range_label(path, range)
   if (is.null(last)) {
     return(as.data.table(setNames(rep(list(numeric()), length(columns)), columns)))
   }
-  dt <- fread_numbers(path, classes)
+  dt <- fread_numbers(input, classes)
   # a value past the largest integer makes an integer column integer64
   # (data.table 1.14, whatever integer64 = says), which bit64 would be needed
   # to read: read the file again as doubles
-  if (any(vapply(dt, inherits, logical(1), "integer64"))) dt <- fread_numbers(path, "double")
+  if (any(vapply(dt, inherits, logical(1), "integer64"))) dt <- fread_numbers(input, "double")
   if (ncol(dt) != length(columns)) {
     bad <- which(rowSums(!is.na(dt)) != length(columns))[1]
     stop_input(path, sprintf("%d fields, expected %d (%s)", sum(!is.na(unlist(dt[bad]))),
@@ -138,26 +143,42 @@ read_numbers <- function(path, columns, expected_rows, classes = "double") {
 
 # What a data file's size says without reading it: that it is there, and
 # empty only if it should be. Returns its last byte (NULL when empty), which
-# is a newline unless the file was cut short.
-check_file_end <- function(path, expected_rows) {
+# is a newline unless the file was cut short. range: as read_numbers'.
+check_file_end <- function(path, expected_rows, range = NULL) {
   if (!file.exists(path)) {
     stop_input(path, "missing (the run's JSON lists it)")
   }
   size <- file.size(path)
-  if (size == 0) {
-    if (expected_rows == 0) return(NULL)
-    stop_input(path, sprintf("empty, the JSON says %d lines", expected_rows))
+  if (!is.null(range) && size < range[1] + range[2]) {
+    stop_input(path, sprintf("%.0f bytes, but a rank's data end at byte %.0f (truncated?)",
+      size, range[1] + range[2]))
   }
+  end <- if (is.null(range)) size else range[1] + range[2]
+  if (end == 0 || (!is.null(range) && range[2] == 0)) {
+    if (expected_rows == 0) return(NULL)
+    stop_input(range_label(path, range), sprintf("empty, the JSON says %d lines", expected_rows))
+  }
+  read_range(path, c(end - 1, 1))
+}
+
+# bytes [offset, offset + bytes) of a file: range = c(offset, bytes)
+read_range <- function(path, range) {
   con <- file(path, "rb")
   on.exit(close(con))
-  seek(con, size - 1)
-  readBin(con, "raw", 1)
+  seek(con, range[1])
+  readBin(con, "raw", range[2])
+}
+
+range_label <- function(path, range) {
+  if (is.null(range)) return(path)
+  sprintf("%s (bytes %.0f-%.0f)", path, range[1], range[1] + range[2])
 }
 
 # "bumped to" warnings are the fields read_numbers finds not to be numbers
-fread_numbers <- function(path, classes) {
+# input: a file's path, or its text (a range of it)
+fread_numbers <- function(input, classes) {
   suppressWarnings(data.table::fread(
-    path,
+    input = input,
     header = FALSE, sep = " ", fill = TRUE, colClasses = classes, integer64 = "double",
     blank.lines.skip = FALSE, showProgress = FALSE
   ))
@@ -253,14 +274,14 @@ run_long <- function(run, f = function(d, t) d) {
 read_kernel_files <- function(files, unit, info, json_path) {
   n <- json_field(unit, info$samples_per_rank, json_path)
   columns <- lapply(info$files, function(spec) {
-    file <- files[endsWith(files, paste0("_", spec$suffix))]
-    if (length(file) != 1) {
+    k <- which(endsWith(files, paste0("_", spec$suffix)))
+    if (length(k) != 1) {
       stop_input(json_path, sprintf("a rank lists no _%s file", spec$suffix))
     }
     names <- unlist(spec$columns)
     # small whole numbers (FTQ counts) as integers: see read_numbers
     classes <- if (all(names %in% unlist(info$integer_columns))) "integer" else "double"
-    read_numbers(file, names, n, classes = classes)
+    read_numbers(files[k], names, n, classes = classes, range = file_range(unit, k, json_path))
   })
   # the columns as they were read: := would copy them
   setDT(unlist(columns, recursive = FALSE))
@@ -269,12 +290,25 @@ read_kernel_files <- function(files, unit, info, json_path) {
 # read_kernel_files' checks that need no reading (check_file_end).
 check_kernel_files <- function(files, unit, info, json_path) {
   n <- json_field(unit, info$samples_per_rank, json_path)
-  for (file in files) {
-    last <- check_file_end(file, n)
+  for (k in seq_along(files)) {
+    range <- file_range(unit, k, json_path)
+    last <- check_file_end(files[k], n, range)
     if (!is.null(last) && last != as.raw(10)) {
-      stop_input(file, "cut short (no newline at the end: truncated?)")
+      stop_input(range_label(files[k], range), "cut short (no newline at the end: truncated?)")
     }
   }
+}
+
+# The rank's range of its k-th file, c(offset, bytes), when the file is its
+# node's (file_ranges); NULL when the file is its own.
+file_range <- function(unit, k, json_path) {
+  if (is.null(unit$file_ranges)) return(NULL)
+  range <- as.numeric(unlist(unit$file_ranges[k]))
+  if (length(range) != 2 || anyNA(range) || any(range < 0)) {
+    stop_input(json_path, sprintf("rank %s: file_ranges[%d] is not [offset, bytes]",
+      unit$rank %||% "?", k))
+  }
+  range
 }
 
 # Every run under results_dir (streamed runs apart: stream.R), and

@@ -164,6 +164,50 @@ test_that("a run described in node files is read as if its JSON held the ranks",
   expect_input_error(read_results(dir, hosts = "^c"), "no rank ran on a host matching '\\^c'")
 })
 
+test_that("ranks' data in ranges of their node's data files read as files of their own", {
+  dir <- withr_tempdir()
+  write_ftq(dir, "ftq", list(c(1000, 990, 1000), c(995, 1000, 980)), 10000)
+  own <- read_run(file.path(dir, "ftq.json"))
+  meta <- jsonlite::fromJSON(file.path(dir, "ftq.json"), simplifyVector = FALSE)
+  # the kernels' layout (kernels.json's node_files): each kind's files one
+  # after the other, by rank, each rank's [offset, bytes] in file_ranges
+  for (kind in c("counts", "times")) {
+    parts <- lapply(0:1, function(t) {
+      readBin(file.path(dir, sprintf("ftq_%d_%s.dat", t, kind)), "raw", 1e6)
+    })
+    writeBin(do.call(c, parts), file.path(dir, sprintf("ftq_node0_%s.dat", kind)))
+    unlink(file.path(dir, sprintf("ftq_%d_%s.dat", 0:1, kind)))
+    meta$ranks[[1]][[paste0("range_", kind)]] <- list(0, length(parts[[1]]))
+    meta$ranks[[2]][[paste0("range_", kind)]] <- list(length(parts[[1]]), length(parts[[2]]))
+  }
+  for (t in 1:2) {
+    u <- meta$ranks[[t]]
+    meta$ranks[[t]]$files <- list("ftq_node0_counts.dat", "ftq_node0_times.dat")
+    meta$ranks[[t]]$file_ranges <- list(u$range_counts, u$range_times)
+    meta$ranks[[t]]$range_counts <- meta$ranks[[t]]$range_times <- NULL
+  }
+  write_json_run(dir, "ftq", meta)
+  node <- read_run(file.path(dir, "ftq.json"))
+  for (t in 1:2) expect_equal(node$threads[[t]]$data, own$threads[[t]]$data)
+  expect_equal(node$threads[[2]]$data$count, c(995, 1000, 980))
+  lazy <- read_run(file.path(dir, "ftq.json"), samples = "when_used")
+  expect_equal(lazy$threads[[2]]$data$count, c(995, 1000, 980))
+
+  # a range cut short, or a file shorter than its ranges, is named with the range
+  bytes <- meta$ranks[[2]]$file_ranges[[1]]
+  meta$ranks[[2]]$file_ranges[[1]] <- list(bytes[[1]], bytes[[2]] - 1)
+  write_json_run(dir, "ftq", meta)
+  expect_input_error(read_run(file.path(dir, "ftq.json"), samples = "when_used"),
+    sprintf("ftq_node0_counts.dat \\(bytes %d-%d\\): cut short", bytes[[1]],
+      bytes[[1]] + bytes[[2]] - 1))
+  meta$ranks[[2]]$file_ranges[[1]] <- bytes
+  write_json_run(dir, "ftq", meta)
+  counts <- file.path(dir, "ftq_node0_counts.dat")
+  writeBin(readBin(counts, "raw", 1e6)[seq_len(file.size(counts) - 2)], counts)
+  expect_input_error(read_run(file.path(dir, "ftq.json")),
+    "ftq_node0_counts.dat: .* bytes, but a rank's data end at byte .* \\(truncated\\?\\)")
+})
+
 test_that("a report of some hosts holds their ranks only, in a directory of its own", {
   dir <- withr_tempdir()
   write_fwq(dir, "fwq", list(c(100, 101), c(200, 201), c(300, 301)),

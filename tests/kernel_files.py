@@ -1,5 +1,7 @@
 """Reading what a kernel run wrote: its JSON and its data files."""
+import io
 import json
+import re
 from pathlib import Path
 
 import numpy as np
@@ -17,17 +19,28 @@ def load_description(json_path):
     return meta
 
 
+def data_bytes(directory, entry):
+    """{kind: bytes} of a rank's data files (its entry in the description):
+    whole files of its own, or its ranges of its node's (file_ranges)."""
+    ranges = entry.get("file_ranges") or [None] * len(entry["files"])
+    data = {}
+    for name, where in zip(entry["files"], ranges):
+        kind = name.rsplit("_", 1)[1].removesuffix(".dat")
+        with open(Path(directory) / name, "rb") as f:
+            if where:
+                f.seek(where[0])
+            data[kind] = f.read(where[1] if where else -1)
+    return data
+
+
 def load_run(prefix):
     """The JSON description and per-thread arrays of a kernel run."""
     prefix = Path(prefix)
     meta = load_description(prefix.with_suffix(".json"))
     threads = []
     for t in meta["ranks"]:
-        data = {}
-        for name in t["files"]:
-            kind = name.rsplit("_", 1)[1].removesuffix(".dat")
-            data[kind] = np.loadtxt(prefix.parent / name, dtype=np.int64, ndmin=1)
-        threads.append(data)
+        threads.append({kind: np.loadtxt(io.BytesIO(text), dtype=np.int64, ndmin=1)
+                        for kind, text in data_bytes(prefix.parent, t).items()})
     return meta, threads
 
 
@@ -37,3 +50,33 @@ def json_histogram(meta):
     h = meta["iteration_histogram"]
     bins = {round(h["first_us"] + k * h["bucket_us"], 6): n for k, n in enumerate(h["counts"]) if n}
     return bins, h["overflow"]
+
+
+def check_node_data(directory, ranks, kernel, prefix=None):
+    """Asserts what the node data files of a run (node_files) must be: each
+    rank's entry names its node's files, one a kind; in each file the ranks'
+    ranges lie one after the other by rank from byte 0 and fill it; each
+    range holds the rank's samples, one line each, ending in a newline; and
+    no rank has a data file of its own. prefix: the run's -o, if not the
+    kernel's name."""
+    prefix = prefix or kernel
+    catalogue = json.loads((Path(__file__).parents[1] / "src" / "kernels" /
+                            "kernels.json").read_text())
+    spec = catalogue["kernels"][kernel]
+    directory = Path(directory)
+    by_file = {}
+    for r in ranks:
+        assert len(r["files"]) == len(spec["files"]) == len(r["file_ranges"]), r["rank"]
+        for name, (offset, size) in zip(r["files"], r["file_ranges"]):
+            assert re.fullmatch(rf"{prefix}_node\d+_\S+\.dat", name), name
+            by_file.setdefault(name, []).append((r["rank"], offset, size))
+        for text in data_bytes(directory, r).values():
+            assert text.count(b"\n") == r[spec["samples_per_rank"]], r["rank"]
+            assert text == b"" or text.endswith(b"\n"), r["rank"]
+    for name, parts in by_file.items():
+        parts.sort()
+        ends = [0] + [offset + size for _, offset, size in parts]
+        assert [offset for _, offset, _ in parts] == ends[:-1], name
+        assert ends[-1] == (directory / name).stat().st_size, name
+    assert not [p.name for p in directory.glob(f"{prefix}_[0-9]*_*.dat")]
+    return by_file

@@ -11,7 +11,7 @@ import subprocess
 
 import pytest
 from conftest import ROOT, mpi_env
-from kernel_files import json_histogram
+from kernel_files import check_node_data, json_histogram, load_description
 
 RANKS = 128
 # small runs: a rank's measurement is short beside its share of two CPUs
@@ -21,13 +21,13 @@ ARGS = {"fwq": ["-n", "300", "-w", "10"], "ftq": ["-n", "300"], "psnap": ["-n", 
 RANK_LINE = json.loads((ROOT / "src" / "kernels" / "kernels.json").read_text())["rank_line"]
 
 
-def run_ranks(bin_dir, tmp_path, kernel):
+def run_ranks(bin_dir, tmp_path, kernel, *extra):
     binary = bin_dir / f"{kernel}_mpi"
     if not binary.exists():
         pytest.skip("built without MPI")
     # no warm-up: 128 ranks spinning 300 ms each on two CPUs would take 19 s
     cmd = ["mpirun", "--oversubscribe", "-n", str(RANKS), str(binary), "--no-pin",
-           "--warmup-ms", "0", *ARGS[kernel], "-o", kernel]
+           "--warmup-ms", "0", *ARGS[kernel], *extra, "-o", kernel]
     return subprocess.run(cmd, cwd=tmp_path, capture_output=True, text=True, timeout=600,
                           env=mpi_env())
 
@@ -64,6 +64,24 @@ def test_every_rank_reports_and_writes_its_files(kernel, bin_dir, tmp_path):
         lines = dict(line.split() for line in block.splitlines())
         overflow = int(lines.pop("overflow", 0))
         assert json_histogram(meta) == ({float(t): int(n) for t, n in lines.items() if int(n)}, overflow)
+
+
+def test_node_files_of_128_ranks(bin_dir, tmp_path):
+    """--node-files, the layout beyond 4096 ranks: one file of the node's
+    entries and one data file a kind, written by the 128 ranks at once, each
+    into its own range; the report reads every rank from them."""
+    done = run_ranks(bin_dir, tmp_path, "ftq", "--node-files")
+    assert done.returncode == 0, done.stderr[-2000:]
+    meta = load_description(tmp_path / "ftq.json")
+    assert sorted(r["rank"] for r in meta["ranks"]) == list(range(RANKS))
+    by_file = check_node_data(tmp_path, meta["ranks"], "ftq")
+    assert {name: len(parts) for name, parts in by_file.items()} == \
+        {"ftq_node0_counts.dat": RANKS, "ftq_node0_times.dat": RANKS}
+    report = subprocess.run(["Rscript", ROOT / "analysis" / "report.R", tmp_path],
+                            capture_output=True, text=True, timeout=600)
+    assert report.returncode == 0, report.stderr[-2000:]
+    with open(tmp_path / "report" / "summary.csv") as f:
+        assert sorted(int(r["thread"]) for r in csv.DictReader(f)) == list(range(RANKS))
 
 
 def test_report_of_128_ranks_keeps_its_figures_to_a_page(bin_dir, tmp_path):

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from conftest import ROOT, cannot_tell, mpi_env
 from jube_runs import project_copy, result_rows, run_to_end, workpackage_dirs
-from kernel_files import load_description
+from kernel_files import check_node_data, load_description
 
 HOSTS = {f"nbnode{i}" for i in range(1, 5)}
 # the two nodes that never share a CPU (cluster.sh)
@@ -118,7 +118,8 @@ def test_each_node_describes_its_own_ranks(slurm_nodes, mpi_bin, tmp_path):
     writes its node's rank entries, and PREFIX.json lists those files
     instead of holding them. Two ranks on each of four nodes, dealt round
     robin: each file holds its own host's ranks, by rank; together, every
-    rank once, in the order of the result lines; and the report reads
+    rank once, in the order of the result lines; each node's data file
+    holds its own ranks' samples, each in its range; and the report reads
     them as it reads a run described in one file, and with --hosts the
     ranks of the nodes asked for only."""
     done = srun(slurm_nodes, tmp_path, mpi_bin / "fwq_mpi", "--no-pin", "--warmup-ms", "0",
@@ -136,6 +137,10 @@ def test_each_node_describes_its_own_ranks(slurm_nodes, mpi_bin, tmp_path):
         assert numbers[0] % 4 == numbers[1] % 4, numbers
     ranks = load_description(tmp_path / "fwq.json")["ranks"]
     assert sorted(r["rank"] for r in ranks) == list(range(8))
+    # the data files are the nodes' too, each written by its own ranks
+    by_file = check_node_data(tmp_path, ranks, "fwq")
+    assert {name: [rank for rank, _, _ in parts] for name, parts in by_file.items()} == \
+        {f"fwq_node{k}_times.dat": [k, k + 4] for k in range(4)}
     lines = [dict(kv.split("=", 1) for kv in line.split()[1:5])
              for line in done.stdout.splitlines() if line.startswith("rank kernel=fwq")]
     assert [(int(x["rank"]), x["host"]) for x in lines] == [(r["rank"], r["host"]) for r in ranks]

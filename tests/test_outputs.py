@@ -7,7 +7,7 @@ import subprocess
 import numpy as np
 import pytest
 from conftest import summaries
-from kernel_files import load_run
+from kernel_files import check_node_data, load_run
 
 NCPUS = len(os.sched_getaffinity(0))
 
@@ -77,10 +77,16 @@ def test_fwq_json_describes_the_run(run, tmp_path):
     assert machine["kernel_release"] == os.uname().release
 
 
-def test_ftq_files_and_quanta(run, tmp_path):
-    res = run("ftq", "-t", 0, "-n", 3000, "--freq", 5000, "-o", "q")
+# --node-files: the threads' data in ranges of one file a kind (the layout
+# beyond 4096 ranks), which must read as the files of their own do
+@pytest.mark.parametrize("layout", [[], ["--node-files"]], ids=["own files", "node files"])
+def test_ftq_files_and_quanta(run, tmp_path, layout):
+    res = run("ftq", "-t", 0, "-n", 3000, "--freq", 5000, *layout, "-o", "q")
     assert res.returncode == 0, res.stderr
     meta, threads = load_run(tmp_path / "q")
+    if layout:
+        by_file = check_node_data(tmp_path, meta["ranks"], "ftq", "q")
+        assert sorted(by_file) == ["q_node0_counts.dat", "q_node0_times.dat"]
     assert meta["frequency_hz"] == 5000
     assert meta["quantum_ns"] == pytest.approx(200000, rel=1e-5)
     rows = summaries(res.stdout)

@@ -11,6 +11,7 @@
 #include "errors.h"
 #include "interrupt.h"
 #include "kernel_files.h"
+#include "node_data.h"
 #include "samples.h"
 #include "timer.h"
 
@@ -296,6 +297,19 @@ static void open_one(struct nb_run *r, const char *path, struct nb_outfile **out
 		snprintf(why, size, "-o %s: cannot create %s: %s", r->prefix, path, strerror(errno));
 }
 
+/* Each local participant's data files of its own. */
+static void open_rank_files(struct nb_run *r, char *why, size_t size)
+{
+	const struct nb_kernel *k = r->k;
+	char path[4096];
+
+	for (int i = 0; i < r->ranks.nlocal; i++)
+		for (int f = 0; f < k->nfiles; f++) {
+			file_name(r, r->ranks.local[i].index, k->suffixes[f], path, sizeof(path), 0);
+			open_one(r, path, &r->d->files[i * k->nfiles + f], why, size);
+		}
+}
+
 /* Every file is created under its temporary name before anything is
  * measured, on every rank: an unwritable prefix fails now, not after the run. */
 static void open_files(struct nb_run *r)
@@ -306,15 +320,25 @@ static void open_files(struct nb_run *r)
 	int files = !r->to_stdout;
 	int data = files && !r->stream.on; /* a stream writes its own (stream.h) */
 
+	if (k->nfiles > NB_MAX_NFILES)
+		nb_fail(NB_EXIT_FAILURE, "%s writes %d kinds of data file, more than the "
+			"catalogue's %d", k->name, k->nfiles, NB_MAX_NFILES);
+	/* NB_INLINE_RANKS (kernels.json): the most ranks whose entries PREFIX.json
+	 * holds itself, 4-17 MB, which the root writes and R reads in seconds.
+	 * Beyond, each node's first rank writes its node's, all nodes at once,
+	 * and no file grows with the ranks of the whole machine, nor does the
+	 * count of files: the data files are the node's too (node_data.h). */
+	r->d->node_files = r->d->node_files || rk->size > NB_INLINE_RANKS;
 	r->d->files = calloc((size_t)rk->nlocal * k->nfiles, sizeof(*r->d->files));
+	r->d->ranges = calloc((size_t)rk->nlocal * k->nfiles, sizeof(*r->d->ranges));
 	r->d->inject_files = calloc(rk->nlocal, sizeof(*r->d->inject_files));
-	if (!r->d->files || !r->d->inject_files)
+	if (!r->d->files || !r->d->ranges || !r->d->inject_files)
 		nb_fail(NB_EXIT_FAILURE, "out of memory");
-	for (int i = 0; i < rk->nlocal && data; i++)
-		for (int f = 0; f < k->nfiles; f++) {
-			file_name(r, rk->local[i].index, k->suffixes[f], path, sizeof(path), 0);
-			open_one(r, path, &r->d->files[i * k->nfiles + f], why, sizeof(why));
-		}
+	r->d->data_by_node = data && r->d->node_files;
+	if (data && !r->d->data_by_node)
+		open_rank_files(r, why, sizeof(why));
+	if (r->d->data_by_node && !why[0])
+		nb_node_data_open(r, why, sizeof(why));
 	for (int i = 0; i < rk->nlocal && files && r->inject.duration_us; i++) {
 		file_name(r, rk->local[i].index, "injections.dat", path, sizeof(path), 0);
 		open_one(r, path, &r->d->inject_files[i], why, sizeof(why));
@@ -323,11 +347,6 @@ static void open_files(struct nb_run *r)
 		snprintf(path, sizeof(path), "%s.json", r->prefix);
 		open_one(r, path, &r->d->json, why, sizeof(why));
 	}
-	/* NB_INLINE_RANKS (kernels.json): the most ranks whose entries PREFIX.json
-	 * holds itself, 4-17 MB, which the root writes and R reads in seconds.
-	 * Beyond, each node's first rank writes its node's, all nodes at once,
-	 * and no file grows with the ranks of the whole machine. */
-	r->d->node_files = r->d->node_files || rk->size > NB_INLINE_RANKS;
 	if (r->d->node_files && rk->node_first) {
 		node_file_name(r, rk->node, path, sizeof(path), 0);
 		open_one(r, path, &r->d->node_json, why, sizeof(why));
@@ -477,6 +496,7 @@ static void free_run(struct nb_run *r)
 		nb_inject_log_free(&t->injections);
 	}
 	free(r->d->files);
+	free(r->d->ranges);
 	free(r->d->inject_files);
 	free(r->d->cause_files);
 	free(r->d->streams);
@@ -553,7 +573,11 @@ void nb_run_samples_for(struct nb_run *r, double sample_seconds)
 
 FILE *nb_run_file(struct nb_run *r, int local, int f)
 {
-	return r->to_stdout ? stdout : r->d->files[local * r->k->nfiles + f]->f;
+	size_t i = (size_t)local * r->k->nfiles + f;
+
+	if (r->to_stdout)
+		return stdout;
+	return r->d->data ? r->d->data[i] : r->d->files[i]->f;
 }
 
 static size_t taken(struct nb_run *r, int local, int signo)
@@ -586,6 +610,9 @@ static void participant(struct nb_run *r, int local, uint64_t samples, struct nb
 		.steal_ms = nb_team_steal_ms(t),
 	};
 	snprintf(p->host, sizeof(p->host), "%.63s", r->ranks.host);
+	p->data_node = r->d->data_by_node ? r->ranks.node : -1;
+	memcpy(p->data_ranges, r->d->ranges + (size_t)local * r->k->nfiles,
+	       r->k->nfiles * sizeof(*r->d->ranges));
 	nb_cpu_place(t->cpu, &p->place);
 	nb_kcounts_after(&r->d->kcounts);
 	nb_team_switches(t, before, after);
@@ -639,8 +666,9 @@ static void commit_files(struct nb_run *r)
 		commit(o);
 		r->d->inject_files[i] = NULL;
 	}
-	for (int i = 0; i < r->ranks.nlocal * r->k->nfiles && !r->to_stdout && !r->stream.on; i++)
-		commit(r->d->files[i]);
+	for (int i = 0; i < r->ranks.nlocal * r->k->nfiles; i++)
+		if (r->d->files[i])
+			commit(r->d->files[i]);
 }
 
 void *nb_run_gather(struct nb_run *r, const void *mine, size_t each, int signo, int *n)
@@ -717,10 +745,23 @@ static void json_participant(struct nb_run *r, struct nb_json *j, const struct n
 	nb_json_double(j, "timer_read_ticks", p->timer_read_ticks);
 	nb_json_array(j, "files");
 	for (int f = 0; f < r->k->nfiles && !r->to_stdout && !r->stream.on; f++) {
-		file_name(r, p->rank, r->k->suffixes[f], name, sizeof(name), 1);
+		if (p->data_node >= 0)
+			nb_node_data_name(r, p->data_node, f, name, sizeof(name), 1);
+		else
+			file_name(r, p->rank, r->k->suffixes[f], name, sizeof(name), 1);
 		nb_json_string(j, NULL, name);
 	}
 	nb_json_end(j, ']');
+	if (p->data_node >= 0) {
+		nb_json_array(j, "file_ranges");
+		for (int f = 0; f < r->k->nfiles; f++) {
+			nb_json_array(j, NULL);
+			nb_json_uint(j, NULL, p->data_ranges[f][0]);
+			nb_json_uint(j, NULL, p->data_ranges[f][1]);
+			nb_json_end(j, ']');
+		}
+		nb_json_end(j, ']');
+	}
 	nb_json_uint(j, "start_tick", p->start_tick);
 	nb_json_uint(j, "end_tick", p->end_tick);
 	nb_json_uint(j, "injections", p->injections);
@@ -965,6 +1006,34 @@ static double longest_measurement_s(struct nb_run *r, const char *mine, int sign
 	return signo ? longest : nb_ranks_max(&r->ranks, longest);
 }
 
+/* Each local participant's samples into its data files: its node's when
+ * node_files, but after a signal, when no collective is safe, files of its
+ * own, created now. */
+static void write_data(struct nb_run *r, const size_t *n, int signo)
+{
+	const struct nb_results *h = r->d->results;
+	char why[4400] = "";
+
+	if (!h->write)
+		return;
+	if (r->d->data_by_node && signo) {
+		nb_node_data_discard(r);
+		r->d->data_by_node = 0;
+		open_rank_files(r, why, sizeof(why));
+		if (why[0])
+			nb_fail(NB_EXIT_FAILURE, "%s", why);
+	}
+	if (r->d->data_by_node) {
+		nb_node_data_write(r, n);
+		return;
+	}
+	for (int i = 0; i < r->ranks.nlocal; i++) {
+		if (r->to_stdout)
+			printf("# rank %d cpu %d\n", r->ranks.local[i].index, r->ranks.local[i].cpu);
+		h->write(r, i, n[i]);
+	}
+}
+
 /* The one finish sequence. Complete: every rank writes its files, summarises
  * its participants, takes part in the kernel's collectives and reductions,
  * and the root reports, receiving the records node by node. Interrupted: no
@@ -986,14 +1055,11 @@ static void finish(struct nb_run *r, int signo)
 	if (r->stream.on)
 		r->d->writer_cpu = nb_stream_writer_finish(r->d->writer, signo == 0,
 							   &r->d->writer_cpu_ms);
-	for (int i = 0; i < rk->nlocal; i++) {
+	for (int i = 0; i < rk->nlocal; i++)
 		n[i] = h->taken ? h->taken(r, i, signo) : taken(r, i, signo);
-		if (r->to_stdout)
-			printf("# rank %d cpu %d\n", rk->local[i].index, rk->local[i].cpu);
-		if (h->write)
-			h->write(r, i, n[i]);
+	write_data(r, n, signo);
+	for (int i = 0; i < rk->nlocal; i++)
 		participant(r, i, n[i], (struct nb_participant *)(mine + i * h->size));
-	}
 	commit_files(r);
 	if (h->exchange)
 		h->exchange(r, n, signo);

@@ -22,6 +22,7 @@ struct nb_driver {
 	unsigned warmup_ms;
 	double ticks_per_ns_opt;
 	int node_files; /* --node-files, or more ranks than one JSON should describe */
+	int data_by_node; /* node_files and data files: node_data.h's, unless interrupted */
 
 	/* the run */
 	const struct nb_results *results; /* the kernel's, or a stream's */
@@ -33,7 +34,10 @@ struct nb_driver {
 	struct nb_machine *machines; /* the root's: one per host */
 	int nhosts;
 	struct nb_team team;
-	struct nb_outfile **files;        /* nfiles per local participant */
+	struct nb_outfile **files;        /* nfiles per local participant, unless node_files */
+	FILE **data;                      /* set by node_data.c while it writes: nb_run_file's */
+	struct nb_outfile **node_data;    /* with node_files, the node's first rank's: nfiles */
+	uint64_t (*ranges)[2];            /* with node_files: nfiles per local participant */
 	struct nb_outfile **inject_files; /* one per local participant, with --inject */
 	struct nb_outfile **cause_files;  /* one per local participant, with --trace */
 	struct nb_trace trace;            /* this process's participants' CPUs */

@@ -18,6 +18,7 @@
 #include "calibrate.h"
 #include "causes.h"
 #include "inject.h"
+#include "kernel_files.h"
 #include "json.h"
 #include "kcounts.h"
 #include "machine.h"
@@ -63,6 +64,11 @@ struct nb_participant {
 	/* its samples over the run's time, set by the kernel's summarise
 	 * (nb_stretches_init with the run's measured_s): the driver writes them */
 	struct nb_stretches stretches;
+	/* with node files, where its data are in its node's (node_data.h):
+	 * [offset, bytes] in each of the kernel's kinds; node -1: in files
+	 * of its own */
+	int32_t data_node;
+	uint64_t data_ranges[NB_MAX_NFILES][2];
 };
 
 /* How a participant's samples become its result record, and the record

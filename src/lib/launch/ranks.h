@@ -76,6 +76,17 @@ void nb_ranks_each(struct nb_ranks *r, const void *mine, size_t each,
 		   void (*node_fn)(const void *records, int n, void *arg),
 		   void (*fn)(const void *record, void *arg), void *arg);
 
+/* After the run, on every process of a node at once (the node's data files,
+ * one range a participant): v holds n counts for each local participant,
+ * each replaced by the sum of the same count over the participants before
+ * it on its node, by rank. */
+void nb_ranks_node_offsets(struct nb_ranks *r, uint64_t *v, int n);
+
+/* On every process of a node: bytes from the node's first rank's buf into
+ * every other's; and a barrier of the node's processes. */
+void nb_ranks_node_bcast(struct nb_ranks *r, void *buf, size_t bytes);
+void nb_ranks_node_barrier(struct nb_ranks *r);
+
 /* One `each`-byte item from every host (its first rank's `mine`) on the
  * root, by host; NULL elsewhere. The count is in *nhosts. Free the result. */
 void *nb_ranks_hosts(struct nb_ranks *r, const void *mine, size_t each, int *nhosts);

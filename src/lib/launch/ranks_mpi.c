@@ -305,6 +305,36 @@ void nb_ranks_each(struct nb_ranks *r, const void *mine, size_t each,
 	free(node);
 }
 
+void nb_ranks_node_offsets(struct nb_ranks *r, uint64_t *v, int n)
+{
+	uint64_t *before = calloc(n, sizeof(*before));
+	int local_rank;
+
+	(void)r;
+	if (!before)
+		nb_fail(NB_EXIT_FAILURE, "out of memory");
+	MPI_CHECK(MPI_Comm_rank(node_comm, &local_rank));
+	MPI_CHECK(MPI_Exscan(v, before, n, MPI_UINT64_T, MPI_SUM, node_comm));
+	/* MPI_Exscan leaves the first rank's undefined */
+	for (int i = 0; i < n; i++)
+		v[i] = local_rank ? before[i] : 0;
+	free(before);
+}
+
+void nb_ranks_node_bcast(struct nb_ranks *r, void *buf, size_t bytes)
+{
+	(void)r;
+	if (bytes > INT_MAX)
+		nb_fail(NB_EXIT_FAILURE, "%zu bytes are more than MPI_Bcast takes", bytes);
+	MPI_CHECK(MPI_Bcast(buf, (int)bytes, MPI_BYTE, 0, node_comm));
+}
+
+void nb_ranks_node_barrier(struct nb_ranks *r)
+{
+	(void)r;
+	MPI_CHECK(MPI_Barrier(node_comm));
+}
+
 /* The first rank of each node sends; the others take no part. */
 void *nb_ranks_hosts(struct nb_ranks *r, const void *mine, size_t each, int *nhosts)
 {

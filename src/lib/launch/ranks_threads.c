@@ -137,6 +137,33 @@ void nb_ranks_each(struct nb_ranks *r, const void *mine, size_t each,
 		fn((const char *)mine + (size_t)i * each, arg);
 }
 
+/* One process is the node: its participants' counts add up in turn. */
+void nb_ranks_node_offsets(struct nb_ranks *r, uint64_t *v, int n)
+{
+	for (int k = 0; k < n; k++) {
+		uint64_t sum = 0;
+
+		for (int i = 0; i < r->nlocal; i++) {
+			uint64_t x = v[(size_t)i * n + k];
+
+			v[(size_t)i * n + k] = sum;
+			sum += x;
+		}
+	}
+}
+
+void nb_ranks_node_bcast(struct nb_ranks *r, void *buf, size_t bytes)
+{
+	(void)r;
+	(void)buf;
+	(void)bytes;
+}
+
+void nb_ranks_node_barrier(struct nb_ranks *r)
+{
+	(void)r;
+}
+
 void *nb_ranks_hosts(struct nb_ranks *r, const void *mine, size_t each, int *nhosts)
 {
 	void *all = malloc(each);

@@ -88,11 +88,30 @@ write_survey <- function(source, out, hosts, per_host, samples, bad_nodes = 2, b
   # the stretches' width is the whole run's (stretches.h): the longest rank's
   run_s <- max(vapply(seq_len(nrow(units)), function(i) sum(samples_of(i)), numeric(1))) /
     tpn / 1e9
+  # as the kernels lay out as many ranks (kernels.json's node_files): their
+  # entries in PREFIX.json and a data file each, or beyond inline_ranks a
+  # file of entries a node and a data file a node, each rank's data in its
+  # range of it
+  node_files <- noisebench:::noisebench_kernels$node_files
+  by_node <- nrow(units) > node_files$inline_ranks
+  hosts <- unique(units$host)
+  node_name <- function(format, k) {
+    name <- sub("{prefix}", "fwq", sub("{node}", k, format, fixed = TRUE), fixed = TRUE)
+    sub("{suffix}", "times.dat", name, fixed = TRUE)
+  }
   for (i in seq_len(nrow(units))) {
     u <- units[i]
     x <- samples_of(i)
-    file <- sprintf("fwq_%d_times.dat", u$rank)
-    data.table::fwrite(list(x), file.path(out, file), col.names = FALSE)
+    if (by_node) {
+      file <- node_name(node_files$data_file_name, match(u$host, hosts) - 1)
+      at <- if (file.exists(file.path(out, file))) file.size(file.path(out, file)) else 0
+      data.table::fwrite(list(x), file.path(out, file), col.names = FALSE, append = TRUE)
+      range <- list(list(at, file.size(file.path(out, file)) - at))
+    } else {
+      file <- sprintf("fwq_%d_times.dat", u$rank)
+      data.table::fwrite(list(x), file.path(out, file), col.names = FALSE)
+      range <- NULL
+    }
     # the rank's loss as FWQ defines it (tails.h): beyond its fastest sample
     loss <- list(base = min(x), us_per_unit = 1 / tpn / 1e3, falling = FALSE,
       seconds = sum(x) / tpn / 1e9)
@@ -104,8 +123,8 @@ write_survey <- function(source, out, hosts, per_host, samples, bad_nodes = 2, b
       list(loss = loss, histogram = trim_histogram(hist)))
     stretches <- noisebench:::sample_stretches(cumsum(x) / tpn / 1e9, x, run_s)
     ranks[[i]] <- c(list(rank = u$rank, host = u$host, cpu = u$cpu, samples = samples,
-      files = list(file), stats = noisebench:::sample_stats(x), tails = tails,
-      stretches = stretches),
+      files = list(file), file_ranges = range, stats = noisebench:::sample_stats(x),
+      tails = tails, stretches = stretches),
       node_place(u$cpu, per_host), entry[keep])
   }
   meta$loss_histogram <- c(list(participants = nrow(units), seconds = seconds,
@@ -118,15 +137,10 @@ write_survey <- function(source, out, hosts, per_host, samples, bad_nodes = 2, b
   })
   meta$frontend <- "mpi"
   meta$ranks_in_run <- nrow(units)
-  # as the kernels describe as many ranks: in PREFIX.json, or beyond
-  # inline_ranks in a file a node
-  node_files <- noisebench:::noisebench_kernels$node_files
-  if (nrow(units) > node_files$inline_ranks) {
+  if (by_node) {
     meta$ranks <- NULL
-    hosts <- unique(units$host)
-    meta$node_files <- vapply(seq_along(hosts) - 1, function(k) {
-      sub("{node}", k, sub("{prefix}", "fwq", node_files$file_name, fixed = TRUE), fixed = TRUE)
-    }, "")
+    meta$node_files <- vapply(seq_along(hosts) - 1, node_name, "",
+      format = node_files$file_name)
     for (k in seq_along(hosts)) {
       write_json(list(node = k - 1, host = hosts[k], ranks = ranks[units$host == hosts[k]]),
         file.path(out, meta$node_files[k]))

@@ -1014,8 +1014,6 @@ static void write_data(struct nb_run *r, const size_t *n, int signo)
 	const struct nb_results *h = r->d->results;
 	char why[4400] = "";
 
-	if (!h->write)
-		return;
 	if (r->d->data_by_node && signo) {
 		nb_node_data_discard(r);
 		r->d->data_by_node = 0;
@@ -1030,7 +1028,8 @@ static void write_data(struct nb_run *r, const size_t *n, int signo)
 	for (int i = 0; i < r->ranks.nlocal; i++) {
 		if (r->to_stdout)
 			printf("# rank %d cpu %d\n", r->ranks.local[i].index, r->ranks.local[i].cpu);
-		h->write(r, i, n[i]);
+		if (h->write)
+			h->write(r, i, n[i]);
 	}
 }
 

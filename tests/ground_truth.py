@@ -25,6 +25,7 @@ of the samples around it. Such stretches are also where the machine alone
 makes detours of any length; what it makes look like our injections is
 counted where it ran at its best.
 """
+import io
 import json
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,6 +33,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from conftest import cannot_tell
+from kernel_files import data_bytes
 
 
 @dataclass
@@ -246,17 +248,18 @@ def timeline_of(directory, meta, row):
     directory = Path(directory)
     tpn = meta["ticks_per_ns"]
     read = meta["calibration"]["timer_read_ns"] * tpn
-    files = [directory / f for f in row["files"]]
+    # its data files' text by kind: files of its own, or its ranges of its node's
+    text = [io.BytesIO(t) for t in data_bytes(directory, row).values()]
     kernel = meta["kernel"]
     if kernel == "fwq":
-        return fwq_timeline(np.loadtxt(files[0], dtype=np.int64, ndmin=1), row, read)
+        return fwq_timeline(np.loadtxt(text[0], dtype=np.int64, ndmin=1), row, read)
     if kernel == "ftq":
-        return ftq_timeline(np.loadtxt(files[0], ndmin=1),
-                            np.loadtxt(files[1], dtype=np.int64, ndmin=1), row, read)
+        return ftq_timeline(np.loadtxt(text[0], ndmin=1),
+                            np.loadtxt(text[1], dtype=np.int64, ndmin=1), row, read)
     if kernel == "psnap":
-        return psnap_timeline(np.loadtxt(files[0], ndmin=1), row, tpn, read)
+        return psnap_timeline(np.loadtxt(text[0], ndmin=1), row, tpn, read)
     if kernel == "selfish":
-        return selfish_timeline(np.loadtxt(files[0], ndmin=2), row, tpn,
+        return selfish_timeline(np.loadtxt(text[0], ndmin=2), row, tpn,
                                 row["min_iteration_ticks"])
     raise ValueError(f"no time line for kernel {kernel}")
 

@@ -19,6 +19,7 @@ errors of the two.
 """
 import csv
 import io
+import os
 import random
 import subprocess
 from concurrent.futures import ThreadPoolExecutor
@@ -159,6 +160,19 @@ def test_barrier_and_allreduce_are_alike_where_the_model_holds(sim, tmp_path):
         (b, se_b), (r, se_r) = (x[("uncoordinated", 1000.0, float(processes))]
                                 for x in (barrier, reduce))
         assert abs(b - r) <= 3 * (se_b + se_r) + 0.01 * b, (processes, b, r)
+
+
+def test_the_simulation_is_the_same_on_any_number_of_threads(sim, tmp_path):
+    # its cells run in parallel (OpenMP), each with a seed of its own: the
+    # figures are those of one thread, digit for digit, in the same order
+    traces = write_traces(tmp_path, "poisson")
+    cmd = [str(sim), "--phase-us", "100,1000", "--processes", "10,100,1000", "--seed", "5",
+           "--budget", "2e6", *map(str, traces)]
+    outs = [subprocess.run(cmd, capture_output=True, text=True, timeout=300, check=True,
+                           env={**os.environ, "OMP_NUM_THREADS": str(n)}).stdout
+            for n in (1, 3)]
+    assert len(outs[0].splitlines()) == 1 + 2 * 2 * 3
+    assert outs[1] == outs[0]
 
 
 def test_a_trace_file_with_a_start_beyond_its_length_is_refused(tmp_path):

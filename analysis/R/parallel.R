@@ -15,3 +15,6 @@ lapply_cores <- function(x, f) {
   }
   out
 }
+
+# The CPUs this process may use: a job's, not the node's.
+cpus_allowed <- function() length(parallel::mcaffinity() %||% 1)

@@ -175,11 +175,12 @@ expected_max <- function(w, processes) {
 # expected phase time over T, and the share of phases some process met noise.
 # Where the analytic model does not hold (model_holds), the slowdown is
 # noise-simulate's (source "simulation", its standard error in
-# simulated_se); model_slowdown is the model's everywhere.
+# simulated_se); model_slowdown is the model's everywhere. threads: the
+# simulation's (OMP_NUM_THREADS), by default one a CPU this process may use.
 predict_slowdown <- function(traces, phases_us = scale_phases_us,
                              processes = scale_processes, windows = scale_windows,
                              seed = 1, simulator = noisebench_simulator,
-                             simulate_up_to = scale_simulate_up_to) {
+                             simulate_up_to = scale_simulate_up_to, threads = cpus_allowed()) {
   traces <- Filter(Negate(is.null), traces)
   rows <- analytic_slowdown(traces, phases_us, processes, windows, seed)
   if (nrow(rows) == 0) return(rows)
@@ -193,7 +194,7 @@ predict_slowdown <- function(traces, phases_us = scale_phases_us,
   outside <- rows[model_holds == FALSE & processes <= simulate_up_to]
   if (nrow(outside) == 0 || is.na(simulator)) return(rows[])
   simulated <- simulate_slowdown(traces, unique(outside$phase_us), unique(outside$processes),
-    simulator, seed)
+    simulator, seed, threads = threads)
   rows[simulated, on = c("mode", "phase_us", "processes"),
     `:=`(slowdown = ifelse(model_holds, slowdown, i.slowdown),
       simulated_se = ifelse(model_holds, NA_real_, i.se),
@@ -205,7 +206,7 @@ predict_slowdown <- function(traces, phases_us = scale_phases_us,
 # row per mode, phase length and process count, with the slowdown and its
 # standard error.
 simulate_slowdown <- function(traces, phases_us, processes, simulator, seed = 1,
-                              budget = scale_simulation_budget) {
+                              budget = scale_simulation_budget, threads = 1) {
   dir <- tempfile("noise-traces")
   dir.create(dir)
   on.exit(unlink(dir, recursive = TRUE))
@@ -216,7 +217,7 @@ simulate_slowdown <- function(traces, phases_us, processes, simulator, seed = 1,
   out <- system2(simulator, c("--phase-us", paste(phases_us, collapse = ","),
     "--processes", paste(format(processes, scientific = FALSE, trim = TRUE), collapse = ","),
     "--seed", seed, "--budget", format(budget, scientific = FALSE), files),
-    stdout = TRUE, stderr = TRUE)
+    stdout = TRUE, stderr = TRUE, env = sprintf("OMP_NUM_THREADS=%d", threads))
   status <- attr(out, "status") %||% 0
   if (status != 0) stop(simulator, " failed: ", paste(out, collapse = " "))
   fread(text = out)
@@ -276,8 +277,11 @@ model_ranks <- function(n, k = scale_traces_max) {
 # count and mode: `ranks` in the run, `traces` the model read (model_ranks).
 scale_table <- function(runs) {
   # a run at a time on each CPU this process may use (a job's, not the
-  # node's): most of the time goes to noise-simulate
-  cpus <- length(parallel::mcaffinity() %||% 1)
+  # node's), its simulation on the CPUs left to each: most of the time goes
+  # to noise-simulate
+  cpus <- cpus_allowed()
+  threads <- max(1, cpus %/% max(1, sum(vapply(runs, function(r) r$kernel %in% scale_kernels,
+    TRUE))))
   # the traces' samples read here, before the fork: the workers share them,
   # the report's figures reuse them, and a bad file stops here
   for (run in runs) {
@@ -288,7 +292,7 @@ scale_table <- function(runs) {
     run <- runs[[name]]
     if (!run$kernel %in% scale_kernels) return(NULL)
     traces <- lapply(model_ranks(length(run$threads)), function(i) noise_trace(run, i))
-    rows <- predict_slowdown(traces)
+    rows <- predict_slowdown(traces, threads = threads)
     if (nrow(rows) == 0) return(NULL)
     hosts <- unique(vapply(run$threads, function(t) t$host %||% NA_character_, ""))
     cbind(data.table(run = name, kernel = run$kernel, hosts = hosts_text(hosts),

@@ -22,7 +22,10 @@
  * dissemination barrier (or, with --allreduce, a recursive-doubling
  * allreduce). Prints CSV: mode, phase_us, processes, slowdown (the wall
  * time of the phases over their T), se (its standard error, from 8
- * replays with offsets of their own), phases (over all replays).
+ * replays with offsets of their own), phases (over all replays). The
+ * cells (a mode, phase and process count each) are simulated in parallel
+ * on OMP_NUM_THREADS threads where OpenMP is built in; each has a seed of
+ * its own, so the output is the same on any number of them.
  */
 #include <errno.h>
 #include <math.h>
@@ -350,21 +353,34 @@ int main(int argc, char **argv)
 		die("out of memory", NULL);
 	for (int i = 0; i < ntraces; i++)
 		read_trace(argv[first_trace + i], &traces[i]);
-	printf("mode,phase_us,processes,slowdown,se,phases\n");
-	for (size_t a = 0; a < nphase; a++) {
-		for (int cosched = 0; cosched < 2; cosched++) {
-			for (size_t b = 0; b < nproc; b++) {
-				double slowdown, se;
-				long phases;
-				simulate(traces, ntraces, phases_us[a] * 1e3, (long)processes[b], cosched,
-					 all_reduce, seed + 7919 * (a * nproc + b), budget, &slowdown, &se,
-					 &phases);
-				printf("%s,%.17g,%.17g,%.9g,%.3g,%ld\n",
-				       cosched ? "co-scheduled" : "uncoordinated", phases_us[a],
-				       processes[b], slowdown, se, phases);
-			}
-		}
+	/* cell c: phase c / (2 nproc), co-scheduled or not, process count c % nproc */
+	long ncells = (long)(nphase * 2 * nproc);
+	struct cell {
+		double slowdown, se;
+		long phases;
+	} *cells = calloc((size_t)ncells, sizeof *cells);
+	if (!cells)
+		die("out of memory", NULL);
+#ifdef _OPENMP
+#pragma omp parallel for schedule(dynamic, 1)
+#endif
+	for (long c = 0; c < ncells; c++) {
+		size_t a = (size_t)c / (2 * nproc), b = (size_t)c % nproc;
+		int cosched = (int)((size_t)c / nproc % 2);
+
+		simulate(traces, ntraces, phases_us[a] * 1e3, (long)processes[b], cosched, all_reduce,
+			 seed + 7919 * (a * nproc + b), budget, &cells[c].slowdown, &cells[c].se,
+			 &cells[c].phases);
 	}
+	printf("mode,phase_us,processes,slowdown,se,phases\n");
+	for (long c = 0; c < ncells; c++) {
+		size_t a = (size_t)c / (2 * nproc), b = (size_t)c % nproc;
+
+		printf("%s,%.17g,%.17g,%.9g,%.3g,%ld\n",
+		       (size_t)c / nproc % 2 ? "co-scheduled" : "uncoordinated", phases_us[a],
+		       processes[b], cells[c].slowdown, cells[c].se, cells[c].phases);
+	}
+	free(cells);
 	for (int i = 0; i < ntraces; i++) {
 		free(traces[i].start);
 		free(traces[i].length);

@@ -21,6 +21,7 @@ import csv
 import io
 import os
 import random
+import re
 import subprocess
 from concurrent.futures import ThreadPoolExecutor
 
@@ -173,6 +174,11 @@ def test_the_simulation_is_the_same_on_any_number_of_threads(sim, tmp_path):
             for n in (1, 3)]
     assert len(outs[0].splitlines()) == 1 + 2 * 2 * 3
     assert outs[1] == outs[0]
+    # not by being serial: where OpenMP is found (fwq_omp is built), the
+    # simulation is built with it
+    if (sim.parent / "fwq_omp").exists():
+        libs = subprocess.run(["ldd", str(sim)], capture_output=True, text=True).stdout
+        assert re.search(r"lib(g|i)?omp", libs), libs
 
 
 def test_a_trace_file_with_a_start_beyond_its_length_is_refused(tmp_path):

@@ -643,15 +643,6 @@ static void attribute(struct nb_run *r, int local, size_t n, struct nb_cause_tot
 	r->d->cause_files[local] = NULL;
 }
 
-static void commit(struct nb_outfile *o)
-{
-	char path[4096];
-
-	snprintf(path, sizeof(path), "%s", o->path);
-	if (fflush(o->f) != 0 || ferror(o->f) || nb_outfile_commit(o) != 0)
-		nb_fail(NB_EXIT_FAILURE, "cannot write %s: %s", path, strerror(errno));
-}
-
 /* Writes the injection logs, then renames the local data files into place;
  * fails the run if any could not be written. */
 static void commit_files(struct nb_run *r)
@@ -663,12 +654,12 @@ static void commit_files(struct nb_run *r)
 			continue;
 		if (nb_inject_log_write(o->f, &r->ranks.local[i].injections) < 0)
 			nb_fail(NB_EXIT_FAILURE, "cannot write %s: %s", o->tmp, strerror(errno));
-		commit(o);
+		nb_outfile_commit_or_fail(o);
 		r->d->inject_files[i] = NULL;
 	}
 	for (int i = 0; i < r->ranks.nlocal * r->k->nfiles; i++)
 		if (r->d->files[i])
-			commit(r->d->files[i]);
+			nb_outfile_commit_or_fail(r->d->files[i]);
 }
 
 void *nb_run_gather(struct nb_run *r, const void *mine, size_t each, int signo, int *n)
@@ -793,8 +784,7 @@ static void json_tail(struct nb_run *r, struct nb_json *j, int n, uint64_t sampl
 
 	nb_json_run_tail(j, &r->d->info);
 	snprintf(path, sizeof(path), "%s", r->d->json->path);
-	if (nb_outfile_commit(r->d->json) != 0)
-		nb_fail(NB_EXIT_FAILURE, "cannot write %s: %s", path, strerror(errno));
+	nb_outfile_commit_or_fail(r->d->json);
 	printf("run kernel=%s complete=%s ranks=%d samples=%llu json=%s\n", r->k->name,
 	       r->d->info.signo ? "false" : "true", n, (unsigned long long)samples, path);
 }
@@ -926,7 +916,6 @@ static void report_node(const void *records, int n, void *arg)
 	struct report *rep = arg;
 	struct nb_run *r = rep->r;
 	struct nb_outfile *o = r->d->node_json;
-	char path[4096];
 	struct nb_json j;
 
 	nb_json_open(&j, o->f);
@@ -940,10 +929,8 @@ static void report_node(const void *records, int n, void *arg)
 						      (size_t)i * r->d->results->size));
 	nb_json_end(&j, ']');
 	nb_json_end(&j, '}');
-	snprintf(path, sizeof(path), "%s", o->path);
 	r->d->node_json = NULL;
-	if (nb_outfile_commit(o) != 0)
-		nb_fail(NB_EXIT_FAILURE, "cannot write %s: %s", path, strerror(errno));
+	nb_outfile_commit_or_fail(o);
 }
 
 static void report_head(struct nb_run *r, struct report *rep, const struct run_loss *l, int n,

@@ -163,12 +163,9 @@ void nb_node_data_write(struct nb_run *r, const size_t *n)
 	nb_ranks_node_barrier(&r->ranks);
 	for (int f = 0; f < nf && r->ranks.node_first; f++) {
 		struct nb_outfile *o = r->d->node_data[f];
-		char path[4096];
 
-		snprintf(path, sizeof(path), "%s", o->path);
 		r->d->node_data[f] = NULL;
-		if (nb_outfile_commit(o) != 0)
-			nb_fail(NB_EXIT_FAILURE, "cannot write %s: %s", path, strerror(errno));
+		nb_outfile_commit_or_fail(o);
 	}
 	free(r->d->node_data);
 	r->d->node_data = NULL;

@@ -180,8 +180,7 @@ int main(int argc, char **argv)
 			(unsigned long long)log[i].start, (unsigned long long)log[i].end);
 		busy += log[i].end - log[i].due;
 	}
-	if (nb_outfile_commit(out) != 0)
-		nb_fail(NB_EXIT_FAILURE, "cannot write %s: %s", path, strerror(errno));
+	nb_outfile_commit_or_fail(out);
 	printf("noise-slowdown cpu=%d slices=%zu busy_ms=%.3f\n", cpu, n,
 	       (double)busy / tpn / 1e6);
 	return 0;

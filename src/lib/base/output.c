@@ -1,5 +1,6 @@
 #define _GNU_SOURCE
 #include "output.h"
+#include "errors.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -113,6 +114,15 @@ int nb_outfile_commit(struct nb_outfile *o)
 	}
 	forget(o);
 	return 0;
+}
+
+void nb_outfile_commit_or_fail(struct nb_outfile *o)
+{
+	char path[4096];
+
+	snprintf(path, sizeof(path), "%s", o->path);
+	if (nb_outfile_commit(o) != 0)
+		nb_fail(NB_EXIT_FAILURE, "cannot write %s: %s", path, strerror(errno));
 }
 
 int nb_outfile_discard_all(void)

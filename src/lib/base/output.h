@@ -22,6 +22,10 @@ struct nb_outfile *nb_outfile_open(const char *path);
  * temporary file is removed then). */
 int nb_outfile_commit(struct nb_outfile *o);
 
+/* Commits o, first flushing it; on failure ends the process (nb_fail)
+ * naming the file: for a file without which the run has failed. */
+void nb_outfile_commit_or_fail(struct nb_outfile *o);
+
 /* Flushes o and waits until its data is on disk (a checkpoint that must
  * survive the node's crash, before its commit); 0, or -1 with errno. */
 int nb_outfile_sync(struct nb_outfile *o);

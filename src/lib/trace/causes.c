@@ -422,7 +422,6 @@ void nb_causes_attribute(const struct nb_trace *t, const struct nb_thread *p, in
 	const struct nb_thread *me = &p[which];
 	struct nb_cause_segment *seg;
 	int own[NB_MAX_CPUS];
-	char path[4096];
 
 	memset(tot, 0, sizeof(*tot));
 	for (int i = 0; i < n; i++)
@@ -441,9 +440,7 @@ void nb_causes_attribute(const struct nb_trace *t, const struct nb_thread *p, in
 	free(seg);
 	if (!o)
 		return;
-	snprintf(path, sizeof(path), "%s", o->path);
-	if (nb_outfile_commit(o) != 0)
-		nb_fail(NB_EXIT_FAILURE, "cannot write %s: %s", path, strerror(errno));
+	nb_outfile_commit_or_fail(o);
 }
 
 static double share_of(const struct nb_cause_totals *tot, double part)

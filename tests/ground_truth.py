@@ -33,7 +33,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from conftest import cannot_tell
-from kernel_files import data_bytes
+from kernel_files import data_bytes, part_bytes
 
 
 @dataclass
@@ -105,7 +105,8 @@ def overhead_ticks(meta):
 
 
 def load_injections(directory, row):
-    d = np.loadtxt(Path(directory) / row["injections_file"], dtype=np.int64, ndmin=2)
+    text = part_bytes(directory, row["injections_file"], row.get("injections_file_range"))
+    d = np.loadtxt(io.BytesIO(text), dtype=np.int64, ndmin=2)
     return {"due": d[:, 0], "entry": d[:, 1], "exit": d[:, 2], "cpu": d[:, 3]}
 
 

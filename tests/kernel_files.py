@@ -19,18 +19,21 @@ def load_description(json_path):
     return meta
 
 
+def part_bytes(directory, name, where=None):
+    """A rank's file: the whole file of its own, or where ([offset, bytes])
+    its part of its node's lies."""
+    with open(Path(directory) / name, "rb") as f:
+        if where:
+            f.seek(where[0])
+        return f.read(where[1] if where else -1)
+
+
 def data_bytes(directory, entry):
     """{kind: bytes} of a rank's data files (its entry in the description):
     whole files of its own, or its ranges of its node's (file_ranges)."""
     ranges = entry.get("file_ranges") or [None] * len(entry["files"])
-    data = {}
-    for name, where in zip(entry["files"], ranges):
-        kind = name.rsplit("_", 1)[1].removesuffix(".dat")
-        with open(Path(directory) / name, "rb") as f:
-            if where:
-                f.seek(where[0])
-            data[kind] = f.read(where[1] if where else -1)
-    return data
+    return {name.rsplit("_", 1)[1].removesuffix(".dat"): part_bytes(directory, name, where)
+            for name, where in zip(entry["files"], ranges)}
 
 
 def load_run(prefix):
@@ -67,16 +70,29 @@ def check_node_data(directory, ranks, kernel, prefix=None):
     by_file = {}
     for r in ranks:
         assert len(r["files"]) == len(spec["files"]) == len(r["file_ranges"]), r["rank"]
-        for name, (offset, size) in zip(r["files"], r["file_ranges"]):
-            assert re.fullmatch(rf"{prefix}_node\d+_\S+\.dat", name), name
-            by_file.setdefault(name, []).append((r["rank"], offset, size))
         for text in data_bytes(directory, r).values():
             assert text.count(b"\n") == r[spec["samples_per_rank"]], r["rank"]
             assert text == b"" or text.endswith(b"\n"), r["rank"]
+    for f in range(len(spec["files"])):
+        by_file.update(check_node_parts(directory, ranks, prefix,
+                                        lambda r: (r["files"][f], r["file_ranges"][f])))
+    assert not [p.name for p in directory.glob(f"{prefix}_[0-9]*_*.dat")]
+    return by_file
+
+
+def check_node_parts(directory, ranks, prefix, part):
+    """Asserts that each rank's part of a kind (part(entry): the file and
+    [offset, bytes]) lies in a node's file PREFIX_node<K>_*.dat, the ranks'
+    ranges one after the other by rank from byte 0, filling it; returns each
+    file's parts, (rank, offset, bytes) by rank."""
+    by_file = {}
+    for r in ranks:
+        name, (offset, size) = part(r)
+        assert re.fullmatch(rf"{prefix}_node\d+_\S+\.dat", name), name
+        by_file.setdefault(name, []).append((r["rank"], offset, size))
     for name, parts in by_file.items():
         parts.sort()
         ends = [0] + [offset + size for _, offset, size in parts]
         assert [offset for _, offset, _ in parts] == ends[:-1], name
-        assert ends[-1] == (directory / name).stat().st_size, name
-    assert not [p.name for p in directory.glob(f"{prefix}_[0-9]*_*.dat")]
+        assert ends[-1] == (Path(directory) / name).stat().st_size, name
     return by_file

@@ -20,6 +20,7 @@ import numpy as np
 import pytest
 from competitor import beside_competitors
 from ground_truth import load_injections
+from kernel_files import check_node_data, check_node_parts, load_description, part_bytes
 CLASSES = {"hardware", "nmi", "irq", "softirq", "timer", "ipi", "thread", "injection"}
 
 
@@ -38,10 +39,12 @@ def tracefs_reason():
 needs_tracefs = pytest.mark.skipif(tracefs_reason() is not None, reason=str(tracefs_reason()))
 
 
-def load_causes(path):
-    """causes.dat as a list of (start_ns, span_ns, lost_ns, class, name, time_ns)."""
+def load_causes(directory, causes):
+    """A participant's causes file (its entry's causes: its own file or its
+    range of its node's) as a list of (start_ns, span_ns, lost_ns, class,
+    name, time_ns)."""
     rows = []
-    for line in Path(path).read_text().splitlines():
+    for line in part_bytes(directory, causes["file"], causes.get("file_range")).decode().splitlines():
         start, span, lost, cls, name, time = line.split()
         rows.append((float(start), float(span), float(lost), cls, name, float(time)))
     return rows
@@ -72,7 +75,7 @@ def check_accounts(directory, meta):
     for p in meta["ranks"]:
         c = p["causes"]
         assert c["attributed"] is True and c["trace_events"] > 0, c
-        rows = load_causes(Path(directory) / c["file"])
+        rows = load_causes(directory, c)
         detours = by_detour(rows)
         assert c["detours"] >= len(detours)
         assert set(c["classes"]) == CLASSES
@@ -163,6 +166,32 @@ def test_injections_are_named_behind_their_timer(run, tmp_path, kernel, args):
         assert np.mean(named >= 0.9) >= 0.9, (kernel, np.percentile(named, [5, 50]))
         assert np.mean(timed) >= 0.9, (kernel, np.mean(timed))
         assert any(c["class"] == "injection" for c in p["causes"]["top"]), p["causes"]["top"]
+
+
+@needs_tracefs
+def test_node_files_hold_each_ranks_causes_and_injections(run, tmp_path):
+    """--node-files: the node's causes and injection logs are a file each,
+    each rank's part in its own range; read through the ranges, the causes
+    account for every detour and each log holds the injections its rank
+    logged, on its rank's CPU; no rank has a file of its own."""
+    done = run("fwq", "-t", 0, "-n", 20000, "-w", 14, "--inject", "2000:100", "--trace",
+               "--node-files", "-o", "nf")
+    assert done.returncode == 0, done.stderr
+    meta = load_description(tmp_path / "nf.json")
+    assert len(meta["ranks"]) >= 2
+    check_node_data(tmp_path, meta["ranks"], "fwq", "nf")
+    check_accounts(tmp_path, meta)
+    causes = check_node_parts(tmp_path, meta["ranks"], "nf",
+                              lambda r: (r["causes"]["file"], r["causes"]["file_range"]))
+    injections = check_node_parts(tmp_path, meta["ranks"], "nf",
+                                  lambda r: (r["injections_file"], r["injections_file_range"]))
+    assert list(causes) == ["nf_node0_causes.dat"]
+    assert list(injections) == ["nf_node0_injections.dat"]
+    for r in meta["ranks"]:
+        inj = load_injections(tmp_path, r)
+        assert len(inj["due"]) == r["injections_logged"] > 0, r["rank"]
+        assert (inj["cpu"] == r["cpu"]).all(), (r["cpu"], np.unique(inj["cpu"]))
+    assert not list(tmp_path.glob("nf_[0-9]*_*"))
 
 
 @pytest.mark.parametrize("kernel, args", [

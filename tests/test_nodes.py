@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 from conftest import ROOT, cannot_tell, mpi_env
 from jube_runs import project_copy, result_rows, run_to_end, workpackage_dirs
-from kernel_files import check_node_data, load_description
+from ground_truth import load_injections
+from kernel_files import check_node_data, check_node_parts, load_description
 
 HOSTS = {f"nbnode{i}" for i in range(1, 5)}
 # the two nodes that never share a CPU (cluster.sh)
@@ -118,12 +119,12 @@ def test_each_node_describes_its_own_ranks(slurm_nodes, mpi_bin, tmp_path):
     writes its node's rank entries, and PREFIX.json lists those files
     instead of holding them. Two ranks on each of four nodes, dealt round
     robin: each file holds its own host's ranks, by rank; together, every
-    rank once, in the order of the result lines; each node's data file
-    holds its own ranks' samples, each in its range; and the report reads
+    rank once, in the order of the result lines; each node's data file and
+    injection log hold its own ranks', each in its range; and the report reads
     them as it reads a run described in one file, and with --hosts the
     ranks of the nodes asked for only."""
     done = srun(slurm_nodes, tmp_path, mpi_bin / "fwq_mpi", "--no-pin", "--warmup-ms", "0",
-                "-n", "300", "--node-files", "-o", "fwq", per_node=2)
+                "-n", "300", "--inject", "5000:20", "--node-files", "-o", "fwq", per_node=2)
     assert done.returncode == 0, done.stderr
     meta = json.loads((tmp_path / "fwq.json").read_text())
     assert "ranks" not in meta and meta["ranks_in_run"] == 8
@@ -141,6 +142,14 @@ def test_each_node_describes_its_own_ranks(slurm_nodes, mpi_bin, tmp_path):
     by_file = check_node_data(tmp_path, ranks, "fwq")
     assert {name: [rank for rank, _, _ in parts] for name, parts in by_file.items()} == \
         {f"fwq_node{k}_times.dat": [k, k + 4] for k in range(4)}
+    # and so are the injection logs
+    by_file = check_node_parts(tmp_path, ranks, "fwq",
+                               lambda r: (r["injections_file"], r["injections_file_range"]))
+    assert {name: [rank for rank, _, _ in parts] for name, parts in by_file.items()} == \
+        {f"fwq_node{k}_injections.dat": [k, k + 4] for k in range(4)}
+    for r in ranks:
+        assert len(load_injections(tmp_path, r)["due"]) == r["injections_logged"], r["rank"]
+    assert not list(tmp_path.glob("fwq_[0-9]*_*"))
     lines = [dict(kv.split("=", 1) for kv in line.split()[1:5])
              for line in done.stdout.splitlines() if line.startswith("rank kernel=fwq")]
     assert [(int(x["rank"]), x["host"]) for x in lines] == [(r["rank"], r["host"]) for r in ranks]

@@ -6,13 +6,16 @@ import time
 
 import numpy as np
 import pytest
+from ground_truth import load_injections
 
 
 @pytest.mark.parametrize("kernel,sig", [("fwq", signal.SIGTERM), ("ftq", signal.SIGINT)])
 def test_signal_keeps_samples_so_far(bin_dir, tmp_path, kernel, sig):
     # interrupted, no node file (--node-files): PREFIX.json describes the
-    # ranks itself, and each wrote its samples into files of its own
-    args = ["-w", "12", "--node-files"] if kernel == "fwq" else ["--freq", "10000"]
+    # ranks itself, and each wrote its samples and injections into files of
+    # its own
+    args = (["-w", "12", "--node-files", "--inject", "10000:20"] if kernel == "fwq"
+            else ["--freq", "10000"])
     proc = subprocess.Popen([bin_dir / kernel, "-t", "0", "-n", "10000000", *args, "-o", "cut"],
                             cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True)
@@ -38,6 +41,10 @@ def test_signal_keeps_samples_so_far(bin_dir, tmp_path, kernel, sig):
             assert (np.diff(times) > 0).all()
         stats = t["stats"]
         assert stats["max"] > 0 and stats["min"] <= stats["mean"] <= stats["max"]
+        if kernel == "fwq":
+            assert "injections_file_range" not in t
+            injections = load_injections(tmp_path, t)["due"]
+            assert len(injections) == t["injections_logged"] > 0
 
 
 def start_and_wait_for_files(bin_dir, tmp_path):

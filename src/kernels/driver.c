@@ -310,6 +310,20 @@ static void open_rank_files(struct nb_run *r, char *why, size_t size)
 		}
 }
 
+/* Each local participant's injection log of its own. */
+static void open_inject_files(struct nb_run *r, char *why, size_t size)
+{
+	char path[4096];
+
+	for (int i = 0; i < r->ranks.nlocal; i++) {
+		file_name(r, r->ranks.local[i].index, "injections.dat", path, sizeof(path), 0);
+		open_one(r, path, &r->d->inject_files[i], why, size);
+	}
+}
+
+static const char *const injections_suffix[] = { "injections.dat" };
+static const char *const causes_suffix[] = { "causes.dat" };
+
 /* Every file is created under its temporary name before anything is
  * measured, on every rank: an unwritable prefix fails now, not after the run. */
 static void open_files(struct nb_run *r)
@@ -330,19 +344,26 @@ static void open_files(struct nb_run *r)
 	 * count of files: the data files are the node's too (node_data.h). */
 	r->d->node_files = r->d->node_files || rk->size > NB_INLINE_RANKS;
 	r->d->files = calloc((size_t)rk->nlocal * k->nfiles, sizeof(*r->d->files));
-	r->d->ranges = calloc((size_t)rk->nlocal * k->nfiles, sizeof(*r->d->ranges));
 	r->d->inject_files = calloc(rk->nlocal, sizeof(*r->d->inject_files));
-	if (!r->d->files || !r->d->ranges || !r->d->inject_files)
+	if (!r->d->files || !r->d->inject_files)
 		nb_fail(NB_EXIT_FAILURE, "out of memory");
 	r->d->data_by_node = data && r->d->node_files;
+	/* a node's file of logs or causes is written by all its ranks at once:
+	 * only if every rank asked for them (srun --multi-prog may differ) */
+	int inject_by_node = r->d->data_by_node &&
+			     nb_ranks_first_failing(rk, !r->inject.duration_us) < 0;
+	int causes_by_node = r->d->data_by_node && nb_ranks_first_failing(rk, !r->trace_opt) < 0;
+
 	if (data && !r->d->data_by_node)
 		open_rank_files(r, why, sizeof(why));
 	if (r->d->data_by_node && !why[0])
-		nb_node_data_open(r, why, sizeof(why));
-	for (int i = 0; i < rk->nlocal && files && r->inject.duration_us; i++) {
-		file_name(r, rk->local[i].index, "injections.dat", path, sizeof(path), 0);
-		open_one(r, path, &r->d->inject_files[i], why, sizeof(why));
-	}
+		nb_node_set_open(r, &r->d->node_data, k->nfiles, k->suffixes, why, sizeof(why));
+	if (inject_by_node && !why[0])
+		nb_node_set_open(r, &r->d->node_injections, 1, injections_suffix, why, sizeof(why));
+	else if (files && r->inject.duration_us)
+		open_inject_files(r, why, sizeof(why));
+	if (causes_by_node && !why[0])
+		nb_node_set_open(r, &r->d->node_causes, 1, causes_suffix, why, sizeof(why));
 	if (rk->root) {
 		snprintf(path, sizeof(path), "%s.json", r->prefix);
 		open_one(r, path, &r->d->json, why, sizeof(why));
@@ -437,7 +458,7 @@ static void measure(struct nb_run *r)
 	};
 	r->d->cause_files = nb_causes_start(&r->d->trace, r->trace_opt, rk->local, rk->cpus, rk->nlocal,
 					 r->seconds + r->d->warmup_ms / 1000.0 + 1, r->prefix,
-					 r->to_stdout);
+					 r->to_stdout || r->d->node_causes.ranges);
 	nb_kcounts_before(&r->d->kcounts);
 	nb_tuning_before(&r->d->tuning, &r->d->machine, rk->cpus, rk->nlocal, nb_ranks_library());
 	if (r->stream.on)
@@ -496,7 +517,9 @@ static void free_run(struct nb_run *r)
 		nb_inject_log_free(&t->injections);
 	}
 	free(r->d->files);
-	free(r->d->ranges);
+	nb_node_set_discard(&r->d->node_data);
+	nb_node_set_discard(&r->d->node_injections);
+	nb_node_set_discard(&r->d->node_causes);
 	free(r->d->inject_files);
 	free(r->d->cause_files);
 	free(r->d->streams);
@@ -611,8 +634,13 @@ static void participant(struct nb_run *r, int local, uint64_t samples, struct nb
 	};
 	snprintf(p->host, sizeof(p->host), "%.63s", r->ranks.host);
 	p->data_node = r->d->data_by_node ? r->ranks.node : -1;
-	memcpy(p->data_ranges, r->d->ranges + (size_t)local * r->k->nfiles,
-	       r->k->nfiles * sizeof(*r->d->ranges));
+	p->inject_node = r->d->node_injections.ranges ? r->ranks.node : -1;
+	p->causes_node = r->d->node_causes.ranges ? r->ranks.node : -1;
+	if (p->data_node >= 0)
+		memcpy(p->data_ranges, r->d->node_data.ranges + (size_t)local * r->k->nfiles,
+		       r->k->nfiles * sizeof(*p->data_ranges));
+	if (p->inject_node >= 0)
+		memcpy(p->inject_range, r->d->node_injections.ranges[local], sizeof(p->inject_range));
 	nb_cpu_place(t->cpu, &p->place);
 	nb_kcounts_after(&r->d->kcounts);
 	nb_team_switches(t, before, after);
@@ -620,27 +648,73 @@ static void participant(struct nb_run *r, int local, uint64_t samples, struct nb
 }
 
 /* --trace: joins a local participant's detours (in time order) to what the
- * trace saw on its CPU, writes its causes file and fills *tot. */
-static void attribute(struct nb_run *r, int local, size_t n, struct nb_cause_totals *tot)
+ * trace saw on its CPU, writes its causes into f (name: f's, for errors) and
+ * fills *tot; 0 when nothing could be attributed. */
+static int attribute(struct nb_run *r, int local, size_t n, FILE *f, const char *name,
+		     struct nb_cause_totals *tot)
 {
 	struct nb_cause_detour *d = NULL;
 	size_t nd;
 
 	memset(tot, 0, sizeof(*tot));
 	if (!r->d->trace.started || !r->d->results->detours)
-		return;
+		return 0;
 	if (!r->d->trace.read &&
 	    nb_trace_read(&r->d->trace, r->cal.ticks_per_ns, r->d->info.start.ticks,
 			  r->d->info.start.raw_ns) != 0) {
 		nb_warn("--trace: detours not attributed: %s", r->d->trace.why);
 		r->d->trace.started = 0;
-		return;
+		return 0;
 	}
 	nd = r->d->results->detours(r, local, n, &d);
 	nb_causes_attribute(&r->d->trace, r->ranks.local, r->ranks.nlocal, local, d, nd,
-			    r->cal.ticks_per_ns, r->d->cause_files[local], tot);
+			    r->cal.ticks_per_ns, f, name, tot);
 	free(d);
-	r->d->cause_files[local] = NULL;
+	return 1;
+}
+
+static struct nb_participant *participant_at(const struct nb_run *r, char *mine, int local)
+{
+	return (struct nb_participant *)(mine + (size_t)local * r->d->results->size);
+}
+
+struct node_causes {
+	const size_t *n;
+	char *mine;
+};
+
+static void write_node_causes(struct nb_run *r, FILE **files, void *arg)
+{
+	const struct node_causes *a = arg;
+
+	for (int i = 0; i < r->ranks.nlocal; i++)
+		attribute(r, i, a->n[i], files[i], r->prefix, &participant_at(r, a->mine, i)->causes);
+}
+
+/* --trace: every local participant's causes, in its node's file or its own. */
+static void attribute_all(struct nb_run *r, const size_t *n, char *mine)
+{
+	if (r->d->node_causes.ranges) {
+		struct node_causes a = { n, mine };
+
+		/* the trace is read, and the detours joined, once to count the
+		 * bytes and once to write them */
+		nb_node_set_write(r, &r->d->node_causes, write_node_causes, &a);
+		for (int i = 0; i < r->ranks.nlocal; i++)
+			memcpy(participant_at(r, mine, i)->causes_range, r->d->node_causes.ranges[i],
+			       sizeof(r->d->node_causes.ranges[i]));
+		return;
+	}
+	for (int i = 0; i < r->ranks.nlocal; i++) {
+		struct nb_outfile *o = r->d->cause_files[i];
+
+		r->d->cause_files[i] = NULL;
+		if (attribute(r, i, n[i], o ? o->f : NULL, o ? o->tmp : NULL,
+			      &participant_at(r, mine, i)->causes) && o)
+			nb_outfile_commit_or_fail(o);
+		else if (o)
+			nb_outfile_discard(o);
+	}
 }
 
 /* Writes the injection logs, then renames the local data files into place;
@@ -722,6 +796,17 @@ static void json_head(struct nb_run *r, struct nb_json *j, int signo)
 	nb_json_end(j, ']');
 }
 
+/* A participant's file of this suffix as the JSON names it: its node's
+ * (node >= 0) or its own. */
+static void participant_file(struct nb_run *r, int rank, int node, const char *suffix, char *buf,
+			     size_t size)
+{
+	if (node >= 0)
+		nb_node_file_name(r, node, suffix, buf, size, 1);
+	else
+		file_name(r, rank, suffix, buf, size, 1);
+}
+
 static void json_participant(struct nb_run *r, struct nb_json *j, const struct nb_participant *p)
 {
 	char name[4096];
@@ -736,21 +821,14 @@ static void json_participant(struct nb_run *r, struct nb_json *j, const struct n
 	nb_json_double(j, "timer_read_ticks", p->timer_read_ticks);
 	nb_json_array(j, "files");
 	for (int f = 0; f < r->k->nfiles && !r->to_stdout && !r->stream.on; f++) {
-		if (p->data_node >= 0)
-			nb_node_data_name(r, p->data_node, f, name, sizeof(name), 1);
-		else
-			file_name(r, p->rank, r->k->suffixes[f], name, sizeof(name), 1);
+		participant_file(r, p->rank, p->data_node, r->k->suffixes[f], name, sizeof(name));
 		nb_json_string(j, NULL, name);
 	}
 	nb_json_end(j, ']');
 	if (p->data_node >= 0) {
 		nb_json_array(j, "file_ranges");
-		for (int f = 0; f < r->k->nfiles; f++) {
-			nb_json_array(j, NULL);
-			nb_json_uint(j, NULL, p->data_ranges[f][0]);
-			nb_json_uint(j, NULL, p->data_ranges[f][1]);
-			nb_json_end(j, ']');
-		}
+		for (int f = 0; f < r->k->nfiles; f++)
+			nb_json_range(j, NULL, p->data_ranges[f]);
 		nb_json_end(j, ']');
 	}
 	nb_json_uint(j, "start_tick", p->start_tick);
@@ -769,12 +847,15 @@ static void json_participant(struct nb_run *r, struct nb_json *j, const struct n
 		nb_json_end(j, '}');
 	}
 	if (p->inject_duration_us && !r->to_stdout) {
-		file_name(r, p->rank, "injections.dat", name, sizeof(name), 1);
+		participant_file(r, p->rank, p->inject_node, injections_suffix[0], name, sizeof(name));
 		nb_json_string(j, "injections_file", name);
+		if (p->inject_node >= 0)
+			nb_json_range(j, "injections_file_range", p->inject_range);
 	}
 	if (r->trace_opt) {
-		file_name(r, p->rank, "causes.dat", name, sizeof(name), 1);
-		nb_causes_json(j, &p->causes, p->ticks_per_ns, r->to_stdout ? NULL : name);
+		participant_file(r, p->rank, p->causes_node, causes_suffix[0], name, sizeof(name));
+		nb_causes_json(j, &p->causes, p->ticks_per_ns, r->to_stdout ? NULL : name,
+			       p->causes_node >= 0 ? p->causes_range : NULL);
 	}
 }
 
@@ -993,23 +1074,51 @@ static double longest_measurement_s(struct nb_run *r, const char *mine, int sign
 	return signo ? longest : nb_ranks_max(&r->ranks, longest);
 }
 
-/* Each local participant's samples into its data files: its node's when
- * node_files, but after a signal, when no collective is safe, files of its
- * own, created now. */
+/* nb_node_writer of the samples: the kernel's write hook into the node's files */
+static void write_samples(struct nb_run *r, FILE **files, void *arg)
+{
+	const size_t *n = arg;
+
+	r->d->data = files;
+	for (int i = 0; i < r->ranks.nlocal; i++)
+		r->d->results->write(r, i, n[i]);
+	r->d->data = NULL;
+}
+
+static void write_injections(struct nb_run *r, FILE **files, void *arg)
+{
+	(void)arg;
+	for (int i = 0; i < r->ranks.nlocal; i++)
+		if (nb_inject_log_write(files[i], &r->ranks.local[i].injections) < 0)
+			nb_fail(NB_EXIT_FAILURE, "cannot write the injections of %s: %s", r->prefix,
+				strerror(errno));
+}
+
+/* Each local participant's samples into its data files, and its injection
+ * log: its node's when node_files, but after a signal, when no collective is
+ * safe, files of its own, created now (commit_files writes the logs then). */
 static void write_data(struct nb_run *r, const size_t *n, int signo)
 {
 	const struct nb_results *h = r->d->results;
 	char why[4400] = "";
 
 	if (r->d->data_by_node && signo) {
-		nb_node_data_discard(r);
+		int injections = r->d->node_injections.ranges != NULL;
+
+		nb_node_set_discard(&r->d->node_data);
+		nb_node_set_discard(&r->d->node_injections);
+		nb_node_set_discard(&r->d->node_causes);
 		r->d->data_by_node = 0;
 		open_rank_files(r, why, sizeof(why));
+		if (injections)
+			open_inject_files(r, why, sizeof(why));
 		if (why[0])
 			nb_fail(NB_EXIT_FAILURE, "%s", why);
 	}
 	if (r->d->data_by_node) {
-		nb_node_data_write(r, n);
+		nb_node_set_write(r, &r->d->node_data, write_samples, (void *)n);
+		if (r->d->node_injections.ranges)
+			nb_node_set_write(r, &r->d->node_injections, write_injections, NULL);
 		return;
 	}
 	for (int i = 0; i < r->ranks.nlocal; i++) {
@@ -1052,13 +1161,10 @@ static void finish(struct nb_run *r, int signo)
 	r->measured_s = longest_measurement_s(r, mine, signo);
 	/* The samples are on disk: summarise may now reorder them, once their
 	 * order has been read for the causes. */
-	for (int i = 0; i < rk->nlocal; i++) {
-		struct nb_participant *p = (struct nb_participant *)(mine + i * h->size);
-
-		if (r->trace_opt)
-			attribute(r, i, n[i], &p->causes);
-		h->summarise(r, i, n[i], p);
-	}
+	if (r->trace_opt)
+		attribute_all(r, n, mine);
+	for (int i = 0; i < rk->nlocal; i++)
+		h->summarise(r, i, n[i], participant_at(r, mine, i));
 	if (h->reduce)
 		h->reduce(r, mine, rk->nlocal, signo);
 	reduce_loss(r, mine, signo, &loss);

@@ -7,6 +7,7 @@
 
 #include "kernel.h"
 #include "machine.h"
+#include "node_data.h"
 #include "output.h"
 #include "runinfo.h"
 #include "tracefs.h"
@@ -34,12 +35,13 @@ struct nb_driver {
 	struct nb_machine *machines; /* the root's: one per host */
 	int nhosts;
 	struct nb_team team;
-	struct nb_outfile **files;        /* nfiles per local participant, unless node_files */
-	FILE **data;                      /* set by node_data.c while it writes: nb_run_file's */
-	struct nb_outfile **node_data;    /* with node_files, the node's first rank's: nfiles */
-	uint64_t (*ranges)[2];            /* with node_files: nfiles per local participant */
+	struct nb_outfile **files;        /* nfiles per local participant, unless data_by_node */
+	FILE **data;                      /* while node_data.c writes: nb_run_file's */
 	struct nb_outfile **inject_files; /* one per local participant, with --inject */
 	struct nb_outfile **cause_files;  /* one per local participant, with --trace */
+	/* with data_by_node, the node's files instead (node_data.h); the
+	 * injection logs and causes only if every rank asked for them */
+	struct nb_node_set node_data, node_injections, node_causes;
 	struct nb_trace trace;            /* this process's participants' CPUs */
 	struct nb_kcounts kcounts;
 	struct nb_tuning tuning;

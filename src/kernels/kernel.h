@@ -69,6 +69,9 @@ struct nb_participant {
 	 * of its own */
 	int32_t data_node;
 	uint64_t data_ranges[NB_MAX_NFILES][2];
+	/* the same of its --inject log and its --trace causes */
+	int32_t inject_node, causes_node;
+	uint64_t inject_range[2], causes_range[2];
 };
 
 /* How a participant's samples become its result record, and the record

@@ -1,13 +1,13 @@
-/* With node files, the participants' data files: one file a node and kind
+/* With node files, a node's files of a kind: one file a node and suffix
  * (the catalogue's node_files.data_file_name) in which each participant's
- * data lie in a byte range of their own, by rank, so that a survey of
- * 10,000 nodes writes 10,000 data files of a kind, not one a core.
+ * part lies in a byte range of its own, by rank, so that a survey of 10,000
+ * nodes writes 10,000 files of a kind, not one a core.
  *
- * Each participant formats its data twice with the kernel's own write hook:
- * once to count the bytes, then into its range of the node's file, which it
- * writes itself (pwrite: no process holds another's data, and none holds its
- * own as text). The node's first rank creates the file under a temporary
- * name before the run, as every data file is, and renames it once every
+ * Each participant formats its part twice with the same writer: once to
+ * count the bytes, then into its range of the node's file, which it writes
+ * itself (pwrite: no process holds another's part, and none holds its own
+ * as text). The node's first rank creates the file under a temporary name
+ * before the run, as every output file is, and renames it once every
  * participant of the node has written. */
 #define _GNU_SOURCE
 #include "node_data.h"
@@ -25,27 +25,29 @@
 
 enum { BUFFER_BYTES = 1 << 20 };
 
-void nb_node_data_name(const struct nb_run *r, int node, int f, char *buf, size_t size, int base)
+void nb_node_file_name(const struct nb_run *r, int node, const char *suffix, char *buf,
+		       size_t size, int base)
 {
 	const char *slash = strrchr(r->prefix, '/');
 
 	snprintf(buf, size, NB_NODE_DATA_FILE_FORMAT, base && slash ? slash + 1 : r->prefix, node,
-		 r->k->suffixes[f]);
+		 suffix);
 }
 
-int nb_node_data_open(struct nb_run *r, char *why, size_t size)
+int nb_node_set_open(struct nb_run *r, struct nb_node_set *s, int nfiles,
+		     const char *const *suffixes, char *why, size_t size)
 {
 	char path[4096];
 
-	if (!r->ranks.node_first)
-		return 0;
-	r->d->node_data = calloc(r->k->nfiles, sizeof(*r->d->node_data));
-	if (!r->d->node_data)
+	*s = (struct nb_node_set){ .nfiles = nfiles, .suffixes = suffixes };
+	s->ranges = calloc((size_t)r->ranks.nlocal * nfiles, sizeof(*s->ranges));
+	s->files = calloc(nfiles, sizeof(*s->files));
+	if (!s->ranges || !s->files)
 		nb_fail(NB_EXIT_FAILURE, "out of memory");
-	for (int f = 0; f < r->k->nfiles; f++) {
-		nb_node_data_name(r, r->ranks.node, f, path, sizeof(path), 0);
-		r->d->node_data[f] = nb_outfile_open(path);
-		if (!r->d->node_data[f]) {
+	for (int f = 0; f < nfiles && r->ranks.node_first; f++) {
+		nb_node_file_name(r, r->ranks.node, suffixes[f], path, sizeof(path), 0);
+		s->files[f] = nb_outfile_open(path);
+		if (!s->files[f]) {
 			snprintf(why, size, "-o %s: cannot create %s: %s", r->prefix, path,
 				 strerror(errno));
 			return -1;
@@ -54,13 +56,14 @@ int nb_node_data_open(struct nb_run *r, char *why, size_t size)
 	return 0;
 }
 
-void nb_node_data_discard(struct nb_run *r)
+void nb_node_set_discard(struct nb_node_set *s)
 {
-	for (int f = 0; r->d->node_data && f < r->k->nfiles; f++)
-		if (r->d->node_data[f])
-			nb_outfile_discard(r->d->node_data[f]);
-	free(r->d->node_data);
-	r->d->node_data = NULL;
+	for (int f = 0; s->files && f < s->nfiles; f++)
+		if (s->files[f])
+			nb_outfile_discard(s->files[f]);
+	free(s->files);
+	free(s->ranges);
+	*s = (struct nb_node_set){ 0 };
 }
 
 /* A FILE that counts what is written to it, or writes it at *at of fd. */
@@ -98,31 +101,28 @@ static FILE *sink_open(struct sink *s)
 	return f;
 }
 
-/* Every local participant's data through the kernel's write hook into the
- * sinks, one a participant and kind: r->d->data points at them meanwhile. */
-static void write_through(struct nb_run *r, const size_t *n, struct sink *sinks, const char *path)
+/* Every local participant's part through write into the sinks, one a
+ * participant and file. */
+static void write_through(struct nb_run *r, const struct nb_node_set *s, nb_node_writer *write,
+			  void *arg, struct sink *sinks, const char *path)
 {
-	int nf = r->k->nfiles;
-	size_t count = (size_t)r->ranks.nlocal * nf;
+	size_t count = (size_t)r->ranks.nlocal * s->nfiles;
 	FILE **files = calloc(count, sizeof(*files));
 
 	if (!files)
 		nb_fail(NB_EXIT_FAILURE, "out of memory");
 	for (size_t i = 0; i < count; i++)
 		files[i] = sink_open(&sinks[i]);
-	r->d->data = files;
-	for (int i = 0; i < r->ranks.nlocal; i++)
-		r->d->results->write(r, i, n[i]);
-	r->d->data = NULL;
+	write(r, files, arg);
 	for (size_t i = 0; i < count; i++)
 		if (fclose(files[i]) != 0)
 			nb_fail(NB_EXIT_FAILURE, "cannot write %s: %s", path, strerror(errno));
 	free(files);
 }
 
-void nb_node_data_write(struct nb_run *r, const size_t *n)
+void nb_node_set_write(struct nb_run *r, struct nb_node_set *s, nb_node_writer *write, void *arg)
 {
-	int nf = r->k->nfiles, nlocal = r->ranks.nlocal;
+	int nf = s->nfiles, nlocal = r->ranks.nlocal;
 	size_t count = (size_t)nlocal * nf;
 	struct sink *sinks = calloc(count, sizeof(*sinks));
 	uint64_t *at = calloc(count, sizeof(*at));
@@ -133,12 +133,12 @@ void nb_node_data_write(struct nb_run *r, const size_t *n)
 		nb_fail(NB_EXIT_FAILURE, "out of memory");
 	for (size_t i = 0; i < count; i++)
 		sinks[i].fd = -1;
-	write_through(r, n, sinks, r->prefix);
+	write_through(r, s, write, arg, sinks, r->prefix);
 	for (size_t i = 0; i < count; i++)
 		at[i] = sinks[i].written;
 	nb_ranks_node_offsets(&r->ranks, at, nf);
 	for (int f = 0; f < nf && r->ranks.node_first; f++)
-		snprintf(tmp[f], sizeof(tmp[f]), "%s", r->d->node_data[f]->tmp);
+		snprintf(tmp[f], sizeof(tmp[f]), "%s", s->files[f]->tmp);
 	nb_ranks_node_bcast(&r->ranks, tmp, (size_t)nf * sizeof(*tmp));
 	for (int f = 0; f < nf; f++) {
 		fd[f] = open(tmp[f], O_WRONLY);
@@ -146,29 +146,29 @@ void nb_node_data_write(struct nb_run *r, const size_t *n)
 			nb_fail(NB_EXIT_FAILURE, "cannot open %s: %s", tmp[f], strerror(errno));
 	}
 	for (size_t i = 0; i < count; i++) {
-		r->d->ranges[i][0] = at[i];
-		r->d->ranges[i][1] = sinks[i].written;
+		s->ranges[i][0] = at[i];
+		s->ranges[i][1] = sinks[i].written;
 		sinks[i] = (struct sink){ .fd = fd[i % nf], .at = at[i] };
 	}
-	write_through(r, n, sinks, tmp[0]);
+	write_through(r, s, write, arg, sinks, tmp[0]);
 	for (size_t i = 0; i < count; i++)
-		if (sinks[i].written != r->d->ranges[i][1])
-			nb_fail(NB_EXIT_FAILURE, "%s: the data of rank %d came to %llu bytes, not the "
+		if (sinks[i].written != s->ranges[i][1])
+			nb_fail(NB_EXIT_FAILURE, "%s: the part of rank %d came to %llu bytes, not the "
 				"%llu counted", tmp[i % nf], r->ranks.local[i / nf].index,
 				(unsigned long long)sinks[i].written,
-				(unsigned long long)r->d->ranges[i][1]);
+				(unsigned long long)s->ranges[i][1]);
 	for (int f = 0; f < nf; f++)
 		if (close(fd[f]) != 0)
 			nb_fail(NB_EXIT_FAILURE, "cannot write %s: %s", tmp[f], strerror(errno));
 	nb_ranks_node_barrier(&r->ranks);
 	for (int f = 0; f < nf && r->ranks.node_first; f++) {
-		struct nb_outfile *o = r->d->node_data[f];
+		struct nb_outfile *o = s->files[f];
 
-		r->d->node_data[f] = NULL;
+		s->files[f] = NULL;
 		nb_outfile_commit_or_fail(o);
 	}
-	free(r->d->node_data);
-	r->d->node_data = NULL;
+	free(s->files);
+	s->files = NULL;
 	free(fd);
 	free(tmp);
 	free(at);

@@ -1,28 +1,46 @@
-/* With node files (driver.h's node_files), the data files of a node's
- * participants as one file a kind, each participant's data in a range of
- * it (node_data.c). */
+/* With node files (driver.h's node_files), the participants' files of a
+ * kind (the kernel's data files, --inject logs, --trace causes) as one file
+ * a node and suffix, each participant's in a byte range of it
+ * (node_data.c). */
 #ifndef NB_NODE_DATA_H
 #define NB_NODE_DATA_H
 
 #include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
 
 #include "kernel.h"
 
-/* Node `node`'s file of kind f (base: without the prefix's directory, as
- * the JSON names it). */
-void nb_node_data_name(const struct nb_run *r, int node, int f, char *buf, size_t size, int base);
+/* A set of a node's files, one a suffix, written together. */
+struct nb_node_set {
+	int nfiles;
+	const char *const *suffixes;
+	struct nb_outfile **files; /* the node's first rank's, until written */
+	uint64_t (*ranges)[2];     /* [offset, bytes]: nfiles per local participant */
+};
 
-/* Before the run, on the node's first rank: its files under their temporary
- * names. On failure says why in why and returns -1. */
-int nb_node_data_open(struct nb_run *r, char *why, size_t size);
+/* Writes local participant i's files of the set: files[i * nfiles + f]. */
+typedef void nb_node_writer(struct nb_run *r, FILE **files, void *arg);
 
-/* After a complete run, on every process of the node at once: each local
- * participant's n[i] samples written by the kernel's write hook into its
- * range of each file, the ranges in r->d->ranges, the files renamed into
- * place once the whole node has written. */
-void nb_node_data_write(struct nb_run *r, const size_t *n);
+/* Node `node`'s file of this suffix (base: without the prefix's directory,
+ * as the JSON names it). */
+void nb_node_file_name(const struct nb_run *r, int node, const char *suffix, char *buf,
+		       size_t size, int base);
 
-/* The temporary files of a run that will not write them (interrupted). */
-void nb_node_data_discard(struct nb_run *r);
+/* Before the run, on every process: the set's ranges, and on the node's
+ * first rank its files under their temporary names. On failure says why in
+ * why and returns -1. */
+int nb_node_set_open(struct nb_run *r, struct nb_node_set *s, int nfiles,
+		     const char *const *suffixes, char *why, size_t size);
+
+/* After a complete run, on every process of the node at once: write runs
+ * twice, once counting each participant's bytes, then into its range of
+ * each file (the ranges in s->ranges); the files are renamed into place
+ * once the whole node has written. */
+void nb_node_set_write(struct nb_run *r, struct nb_node_set *s, nb_node_writer *write, void *arg);
+
+/* The temporary files of a set that will not be written (interrupted), and
+ * its ranges. */
+void nb_node_set_discard(struct nb_node_set *s);
 
 #endif

@@ -137,3 +137,11 @@ void nb_json_null(struct nb_json *j, const char *key)
 	member(j, key);
 	fputs("null", j->f);
 }
+
+void nb_json_range(struct nb_json *j, const char *key, const uint64_t range[2])
+{
+	nb_json_array(j, key);
+	nb_json_uint(j, NULL, range[0]);
+	nb_json_uint(j, NULL, range[1]);
+	nb_json_end(j, ']');
+}

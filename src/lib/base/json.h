@@ -29,5 +29,7 @@ void nb_json_uint(struct nb_json *j, const char *key, uint64_t value);
 void nb_json_double(struct nb_json *j, const char *key, double value); /* NaN -> null */
 void nb_json_bool(struct nb_json *j, const char *key, int value);
 void nb_json_null(struct nb_json *j, const char *key);
+/* [offset, bytes]: where a participant's part lies in a node's file */
+void nb_json_range(struct nb_json *j, const char *key, const uint64_t range[2]);
 
 #endif

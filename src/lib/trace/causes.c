@@ -417,7 +417,7 @@ void nb_causes_discard(struct nb_outfile **files, int n)
 
 void nb_causes_attribute(const struct nb_trace *t, const struct nb_thread *p, int n, int which,
 			 const struct nb_cause_detour *d, size_t nd, double ticks_per_ns,
-			 struct nb_outfile *o, struct nb_cause_totals *tot)
+			 FILE *f, const char *name, struct nb_cause_totals *tot)
 {
 	const struct nb_thread *me = &p[which];
 	struct nb_cause_segment *seg;
@@ -432,15 +432,11 @@ void nb_causes_attribute(const struct nb_trace *t, const struct nb_thread *p, in
 	tot->lost_events = t->lost;
 	for (size_t i = 0; i < t->nev; i++)
 		tot->trace_events += t->ev[i].cpu == me->cpu;
-	if (nb_causes_join(seg, nseg, &me->injections, d, nd, me->start_tick, ticks_per_ns,
-			   o ? o->f : NULL, tot) < 0 ||
-	    (o && (fflush(o->f) != 0 || ferror(o->f))))
-		nb_fail(NB_EXIT_FAILURE, "cannot write %s: %s", o ? o->tmp : "causes",
-			strerror(errno));
+	if (nb_causes_join(seg, nseg, &me->injections, d, nd, me->start_tick, ticks_per_ns, f,
+			   tot) < 0 ||
+	    (f && (fflush(f) != 0 || ferror(f))))
+		nb_fail(NB_EXIT_FAILURE, "cannot write %s: %s", f ? name : "causes", strerror(errno));
 	free(seg);
-	if (!o)
-		return;
-	nb_outfile_commit_or_fail(o);
 }
 
 static double share_of(const struct nb_cause_totals *tot, double part)
@@ -453,7 +449,7 @@ static double share_of(const struct nb_cause_totals *tot, double part)
 }
 
 void nb_causes_json(struct nb_json *j, const struct nb_cause_totals *tot, double ticks_per_ns,
-		    const char *file)
+		    const char *file, const uint64_t *range)
 {
 	nb_json_object(j, "causes");
 	nb_json_bool(j, "attributed", tot->attributed);
@@ -462,6 +458,8 @@ void nb_causes_json(struct nb_json *j, const struct nb_cause_totals *tot, double
 			nb_json_string(j, "file", file);
 		else
 			nb_json_null(j, "file");
+		if (file && range)
+			nb_json_range(j, "file_range", range);
 		nb_json_uint(j, "detours", tot->detours);
 		nb_json_double(j, "noise_ns", tot->noise / ticks_per_ns);
 		nb_json_uint(j, "trace_events", tot->trace_events);

@@ -103,17 +103,18 @@ struct nb_outfile **nb_causes_start(struct nb_trace *t, int asked, const struct 
 void nb_causes_discard(struct nb_outfile **files, int n);
 
 /* Joins participant `which` of p[0..n) (its detours d, in time order) to
- * what the trace saw on its CPU, writes and renames its causes file o (NULL:
- * none), and fills *tot. The other participants are measured too: their time
- * is nobody's noise. */
+ * what the trace saw on its CPU, writes its causes into f (NULL: none; name
+ * is the file's, for errors), and fills *tot. The other participants are
+ * measured too: their time is nobody's noise. */
 void nb_causes_attribute(const struct nb_trace *t, const struct nb_thread *p, int n, int which,
 			 const struct nb_cause_detour *d, size_t nd, double ticks_per_ns,
-			 struct nb_outfile *o, struct nb_cause_totals *tot);
+			 FILE *f, const char *name, struct nb_cause_totals *tot);
 
 /* The "causes" object of a participant's JSON (times in ns; file NULL when
- * the samples went to stdout). */
+ * the samples went to stdout; range its [offset, bytes] in a node's file, or
+ * NULL: the file is the participant's own). */
 void nb_causes_json(struct nb_json *j, const struct nb_cause_totals *tot, double ticks_per_ns,
-		    const char *file);
+		    const char *file, const uint64_t *range);
 /* " causes=class:share%,... top_cause=class:name" for a summary line
  * (nothing when not traced). */
 void nb_causes_print(const struct nb_cause_totals *tot);

@@ -194,6 +194,19 @@ def test_node_files_hold_each_ranks_causes_and_injections(run, tmp_path):
     assert not list(tmp_path.glob("nf_[0-9]*_*"))
 
 
+def test_a_node_where_nothing_was_attributed_keeps_no_causes_file(run, tmp_path):
+    """Unpinned, no detour can be attributed (the trace is per CPU): the
+    entries say so and name no file, and the node's causes file is removed,
+    not left empty."""
+    done = run("fwq", "-t", 2, "--no-pin", "-n", 2000, "--trace", "--node-files", "-o", "np")
+    assert done.returncode == 0, done.stderr
+    assert "not pinned" in done.stderr
+    for r in load_description(tmp_path / "np.json")["ranks"]:
+        assert r["causes"] == {"attributed": False}, r["causes"]
+    assert (tmp_path / "np_node0_times.dat").exists()
+    assert not list(tmp_path.glob("np_*causes*"))
+
+
 @pytest.mark.parametrize("kernel, args", [
     ("fwq", ["-n", 4000, "-w", 14]),
     ("psnap", ["-n", 1000]),

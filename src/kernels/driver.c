@@ -611,6 +611,11 @@ static size_t taken(struct nb_run *r, int local, int signo)
 				r->k->done_word);
 }
 
+static struct nb_participant *participant_at(const struct nb_run *r, char *mine, int local)
+{
+	return (struct nb_participant *)(mine + (size_t)local * r->d->results->size);
+}
+
 static void participant(struct nb_run *r, int local, uint64_t samples, struct nb_participant *p)
 {
 	struct nb_thread *t = &r->ranks.local[local];
@@ -673,22 +678,20 @@ static int attribute(struct nb_run *r, int local, size_t n, FILE *f, const char 
 	return 1;
 }
 
-static struct nb_participant *participant_at(const struct nb_run *r, char *mine, int local)
-{
-	return (struct nb_participant *)(mine + (size_t)local * r->d->results->size);
-}
-
 struct node_causes {
 	const size_t *n;
 	char *mine;
 };
 
-static void write_node_causes(struct nb_run *r, FILE **files, void *arg)
+static int write_node_causes(struct nb_run *r, FILE **files, void *arg)
 {
 	const struct node_causes *a = arg;
+	int attributed = 0;
 
 	for (int i = 0; i < r->ranks.nlocal; i++)
-		attribute(r, i, a->n[i], files[i], r->prefix, &participant_at(r, a->mine, i)->causes);
+		attributed += attribute(r, i, a->n[i], files[i], r->prefix,
+					&participant_at(r, a->mine, i)->causes);
+	return attributed;
 }
 
 /* --trace: every local participant's causes, in its node's file or its own. */
@@ -717,16 +720,18 @@ static void attribute_all(struct nb_run *r, const size_t *n, char *mine)
 	}
 }
 
-/* Writes the injection logs, then renames the local data files into place;
- * fails the run if any could not be written. */
-static void commit_files(struct nb_run *r)
+/* Writes the injection logs, as many injections as each record says, then
+ * renames the local data files into place; fails the run if any could not
+ * be written. */
+static void commit_files(struct nb_run *r, char *mine)
 {
 	for (int i = 0; i < r->ranks.nlocal; i++) {
 		struct nb_outfile *o = r->d->inject_files[i];
 
 		if (!o)
 			continue;
-		if (nb_inject_log_write(o->f, &r->ranks.local[i].injections) < 0)
+		if (nb_inject_log_write(o->f, &r->ranks.local[i].injections,
+					participant_at(r, mine, i)->injections_logged) < 0)
 			nb_fail(NB_EXIT_FAILURE, "cannot write %s: %s", o->tmp, strerror(errno));
 		nb_outfile_commit_or_fail(o);
 		r->d->inject_files[i] = NULL;
@@ -1075,7 +1080,7 @@ static double longest_measurement_s(struct nb_run *r, const char *mine, int sign
 }
 
 /* nb_node_writer of the samples: the kernel's write hook into the node's files */
-static void write_samples(struct nb_run *r, FILE **files, void *arg)
+static int write_samples(struct nb_run *r, FILE **files, void *arg)
 {
 	const size_t *n = arg;
 
@@ -1083,15 +1088,19 @@ static void write_samples(struct nb_run *r, FILE **files, void *arg)
 	for (int i = 0; i < r->ranks.nlocal; i++)
 		r->d->results->write(r, i, n[i]);
 	r->d->data = NULL;
+	return r->ranks.nlocal;
 }
 
-static void write_injections(struct nb_run *r, FILE **files, void *arg)
+/* nb_node_writer of the injection logs, of a complete run: every timer is
+ * disarmed, every log whole */
+static int write_injections(struct nb_run *r, FILE **files, void *arg)
 {
 	(void)arg;
 	for (int i = 0; i < r->ranks.nlocal; i++)
-		if (nb_inject_log_write(files[i], &r->ranks.local[i].injections) < 0)
+		if (nb_inject_log_write(files[i], &r->ranks.local[i].injections, UINT64_MAX) < 0)
 			nb_fail(NB_EXIT_FAILURE, "cannot write the injections of %s: %s", r->prefix,
 				strerror(errno));
+	return r->ranks.nlocal;
 }
 
 /* Each local participant's samples into its data files, and its injection
@@ -1155,7 +1164,7 @@ static void finish(struct nb_run *r, int signo)
 	write_data(r, n, signo);
 	for (int i = 0; i < rk->nlocal; i++)
 		participant(r, i, n[i], (struct nb_participant *)(mine + i * h->size));
-	commit_files(r);
+	commit_files(r, mine);
 	if (h->exchange)
 		h->exchange(r, n, signo);
 	r->measured_s = longest_measurement_s(r, mine, signo);

@@ -102,9 +102,9 @@ static FILE *sink_open(struct sink *s)
 }
 
 /* Every local participant's part through write into the sinks, one a
- * participant and file. */
-static void write_through(struct nb_run *r, const struct nb_node_set *s, nb_node_writer *write,
-			  void *arg, struct sink *sinks, const char *path)
+ * participant and file; returns write's. */
+static int write_through(struct nb_run *r, const struct nb_node_set *s, nb_node_writer *write,
+			 void *arg, struct sink *sinks, const char *path)
 {
 	size_t count = (size_t)r->ranks.nlocal * s->nfiles;
 	FILE **files = calloc(count, sizeof(*files));
@@ -113,11 +113,13 @@ static void write_through(struct nb_run *r, const struct nb_node_set *s, nb_node
 		nb_fail(NB_EXIT_FAILURE, "out of memory");
 	for (size_t i = 0; i < count; i++)
 		files[i] = sink_open(&sinks[i]);
-	write(r, files, arg);
+	int parts = write(r, files, arg);
+
 	for (size_t i = 0; i < count; i++)
 		if (fclose(files[i]) != 0)
 			nb_fail(NB_EXIT_FAILURE, "cannot write %s: %s", path, strerror(errno));
 	free(files);
+	return parts;
 }
 
 void nb_node_set_write(struct nb_run *r, struct nb_node_set *s, nb_node_writer *write, void *arg)
@@ -150,7 +152,8 @@ void nb_node_set_write(struct nb_run *r, struct nb_node_set *s, nb_node_writer *
 		s->ranges[i][1] = sinks[i].written;
 		sinks[i] = (struct sink){ .fd = fd[i % nf], .at = at[i] };
 	}
-	write_through(r, s, write, arg, sinks, tmp[0]);
+	uint64_t parts = (uint64_t)write_through(r, s, write, arg, sinks, tmp[0]);
+
 	for (size_t i = 0; i < count; i++)
 		if (sinks[i].written != s->ranges[i][1])
 			nb_fail(NB_EXIT_FAILURE, "%s: the part of rank %d came to %llu bytes, not the "
@@ -160,12 +163,15 @@ void nb_node_set_write(struct nb_run *r, struct nb_node_set *s, nb_node_writer *
 	for (int f = 0; f < nf; f++)
 		if (close(fd[f]) != 0)
 			nb_fail(NB_EXIT_FAILURE, "cannot write %s: %s", tmp[f], strerror(errno));
-	nb_ranks_node_barrier(&r->ranks);
+	nb_ranks_node_sum(&r->ranks, &parts, 1);
 	for (int f = 0; f < nf && r->ranks.node_first; f++) {
 		struct nb_outfile *o = s->files[f];
 
 		s->files[f] = NULL;
-		nb_outfile_commit_or_fail(o);
+		if (parts)
+			nb_outfile_commit_or_fail(o);
+		else
+			nb_outfile_discard(o);
 	}
 	free(s->files);
 	s->files = NULL;

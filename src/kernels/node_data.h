@@ -19,8 +19,10 @@ struct nb_node_set {
 	uint64_t (*ranges)[2];     /* [offset, bytes]: nfiles per local participant */
 };
 
-/* Writes local participant i's files of the set: files[i * nfiles + f]. */
-typedef void nb_node_writer(struct nb_run *r, FILE **files, void *arg);
+/* Writes local participant i's files of the set, files[i * nfiles + f];
+ * returns how many of them have a part (the others' entries name no file:
+ * a node's files in which none has are not kept). */
+typedef int nb_node_writer(struct nb_run *r, FILE **files, void *arg);
 
 /* Node `node`'s file of this suffix (base: without the prefix's directory,
  * as the JSON names it). */
@@ -36,7 +38,8 @@ int nb_node_set_open(struct nb_run *r, struct nb_node_set *s, int nfiles,
 /* After a complete run, on every process of the node at once: write runs
  * twice, once counting each participant's bytes, then into its range of
  * each file (the ranges in s->ranges); the files are renamed into place
- * once the whole node has written. */
+ * once the whole node has written, or removed if no participant of the
+ * node had a part. */
 void nb_node_set_write(struct nb_run *r, struct nb_node_set *s, nb_node_writer *write, void *arg);
 
 /* The temporary files of a set that will not be written (interrupted), and

@@ -177,11 +177,13 @@ void nb_inject_log_free(struct nb_inject_count *count)
 	count->events = NULL;
 }
 
-int nb_inject_log_write(FILE *f, const struct nb_inject_count *count)
+int nb_inject_log_write(FILE *f, const struct nb_inject_count *count, uint64_t n)
 {
-	uint64_t n = __atomic_load_n(&count->logged, __ATOMIC_ACQUIRE);
+	uint64_t logged = __atomic_load_n(&count->logged, __ATOMIC_ACQUIRE);
 	int rc = 0;
 
+	if (n > logged)
+		n = logged;
 	for (uint64_t i = 0; i < n && rc >= 0; i++) {
 		const struct nb_injection *e = &count->events[i];
 

@@ -60,9 +60,10 @@ void nb_inject_log_alloc(const struct nb_inject *in, double seconds,
 			 struct nb_inject_count *count);
 void nb_inject_log_free(struct nb_inject_count *count);
 
-/* Writes the logged injections, "due_tick entry_tick exit_tick cpu" a line;
- * returns what fprintf returned last (negative on error). */
-int nb_inject_log_write(FILE *f, const struct nb_inject_count *count);
+/* Writes the first n injections logged (a run stopped by a signal may still
+ * be logging: n is the count its JSON gives), "due_tick entry_tick exit_tick
+ * cpu" a line; returns what fprintf returned last (negative on error). */
+int nb_inject_log_write(FILE *f, const struct nb_inject_count *count, uint64_t n);
 
 /* Arms/disarms the calling thread's timer; a no-op without injection.  The
  * handler counts what it serves and what was missed in *count. */

@@ -83,9 +83,12 @@ void nb_ranks_each(struct nb_ranks *r, const void *mine, size_t each,
 void nb_ranks_node_offsets(struct nb_ranks *r, uint64_t *v, int n);
 
 /* On every process of a node: bytes from the node's first rank's buf into
- * every other's; and a barrier of the node's processes. */
+ * every other's. */
 void nb_ranks_node_bcast(struct nb_ranks *r, void *buf, size_t bytes);
-void nb_ranks_node_barrier(struct nb_ranks *r);
+
+/* A barrier of the node's processes that sums v[0..n) over them: each
+ * brings its participants' sums, and takes away the node's. */
+void nb_ranks_node_sum(struct nb_ranks *r, uint64_t *v, int n);
 
 /* One `each`-byte item from every host (its first rank's `mine`) on the
  * root, by host; NULL elsewhere. The count is in *nhosts. Free the result. */

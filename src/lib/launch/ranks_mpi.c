@@ -329,10 +329,10 @@ void nb_ranks_node_bcast(struct nb_ranks *r, void *buf, size_t bytes)
 	MPI_CHECK(MPI_Bcast(buf, (int)bytes, MPI_BYTE, 0, node_comm));
 }
 
-void nb_ranks_node_barrier(struct nb_ranks *r)
+void nb_ranks_node_sum(struct nb_ranks *r, uint64_t *v, int n)
 {
 	(void)r;
-	MPI_CHECK(MPI_Barrier(node_comm));
+	MPI_CHECK(MPI_Allreduce(MPI_IN_PLACE, v, n, MPI_UINT64_T, MPI_SUM, node_comm));
 }
 
 /* The first rank of each node sends; the others take no part. */

@@ -75,6 +75,23 @@ def test_mpi_unwritable_prefix(mpi, bin_dir, tmp_path):
     assert len(lines) == 1 and "/nonexistent/x_0_times.dat" in lines[0]
 
 
+def test_mpmd_ranks_asking_for_node_files_apart_write_their_own(mpi, bin_dir, tmp_path):
+    """One MPI job whose ranks were given different options (an MPMD job):
+    rank 0 asks for node files, injects and traces, rank 1 does none of it.
+    A node's files are written by all its ranks together, so none is: each
+    rank writes files of its own, as asked, and the run completes."""
+    psnap = bin_dir / "psnap_mpi"
+    common = ["--warmup-ms", "0", "-n", "300", "-o", "mp"]
+    res = mpirun(bin_dir, tmp_path, 1, psnap, *common, "--node-files", "--inject", "5000:50",
+                 "--trace", ":", "-n", "1", psnap, *common)
+    assert res.returncode == 0, res.stderr
+    meta = json.loads((tmp_path / "mp.json").read_text())
+    assert "node_files" not in meta and len(meta["ranks"]) == 2
+    assert not list(tmp_path.glob("mp_node*"))
+    assert (tmp_path / "mp_0_injections.dat").exists() and (tmp_path / "mp_1_times.dat").exists()
+    assert not (tmp_path / "mp_1_injections.dat").exists()
+
+
 @pytest.mark.parametrize("kernel,launcher", [("psnap", "threads"), ("selfish", "threads"),
                                              ("psnap", "mpirun"), ("selfish", "srun")])
 def test_sigterm_keeps_samples(request, bin_dir, tmp_path, kernel, launcher):

@@ -324,6 +324,12 @@ static void open_inject_files(struct nb_run *r, char *why, size_t size)
 static const char *const injections_suffix[] = { "injections.dat" };
 static const char *const causes_suffix[] = { "causes.dat" };
 
+/* Whether `mine` holds on every rank of the run (a collective). */
+static int every_rank(struct nb_ranks *rk, int mine)
+{
+	return nb_ranks_first_failing(rk, !mine) < 0;
+}
+
 /* Every file is created under its temporary name before anything is
  * measured, on every rank: an unwritable prefix fails now, not after the run. */
 static void open_files(struct nb_run *r)
@@ -342,17 +348,18 @@ static void open_files(struct nb_run *r)
 	 * Beyond, each node's first rank writes its node's, all nodes at once,
 	 * and no file grows with the ranks of the whole machine, nor does the
 	 * count of files: the data files are the node's too (node_data.h). */
-	r->d->node_files = r->d->node_files || rk->size > NB_INLINE_RANKS;
+	/* A node's files are written by all its ranks at once: each kind only
+	 * if every rank of the run asked for it (the ranks of an MPMD job,
+	 * srun --multi-prog, may be given different options). */
+	r->d->node_files = every_rank(rk, r->d->node_files || rk->size > NB_INLINE_RANKS);
+	r->d->data_by_node = every_rank(rk, data && r->d->node_files);
+	int inject_by_node = every_rank(rk, r->inject.duration_us != 0) && r->d->data_by_node;
+	int causes_by_node = every_rank(rk, r->trace_opt) && r->d->data_by_node;
+
 	r->d->files = calloc((size_t)rk->nlocal * k->nfiles, sizeof(*r->d->files));
 	r->d->inject_files = calloc(rk->nlocal, sizeof(*r->d->inject_files));
 	if (!r->d->files || !r->d->inject_files)
 		nb_fail(NB_EXIT_FAILURE, "out of memory");
-	r->d->data_by_node = data && r->d->node_files;
-	/* a node's file of logs or causes is written by all its ranks at once:
-	 * only if every rank asked for them (srun --multi-prog may differ) */
-	int inject_by_node = r->d->data_by_node &&
-			     nb_ranks_first_failing(rk, !r->inject.duration_us) < 0;
-	int causes_by_node = r->d->data_by_node && nb_ranks_first_failing(rk, !r->trace_opt) < 0;
 
 	if (data && !r->d->data_by_node)
 		open_rank_files(r, why, sizeof(why));

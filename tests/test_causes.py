@@ -198,7 +198,7 @@ def test_a_node_where_nothing_was_attributed_keeps_no_causes_file(run, tmp_path)
     """Unpinned, no detour can be attributed (the trace is per CPU): the
     entries say so and name no file, and the node's causes file is removed,
     not left empty."""
-    done = run("fwq", "-t", 2, "--no-pin", "-n", 2000, "--trace", "--node-files", "-o", "np")
+    done = run("fwq", "-t", 0, "--no-pin", "-n", 2000, "--trace", "--node-files", "-o", "np")
     assert done.returncode == 0, done.stderr
     assert "not pinned" in done.stderr
     for r in load_description(tmp_path / "np.json")["ranks"]:

@@ -75,6 +75,24 @@ def test_mpi_unwritable_prefix(mpi, bin_dir, tmp_path):
     assert len(lines) == 1 and "/nonexistent/x_0_times.dat" in lines[0]
 
 
+BLOCK_SIGRTMIN = ("import os, signal, sys; signal.pthread_sigmask(signal.SIG_BLOCK, "
+                  "{signal.SIGRTMIN}); os.execv(sys.argv[1], sys.argv[1:])")
+
+
+def test_mpi_injector_failing_on_every_rank_says_so_once(mpi, bin_dir, tmp_path):
+    """Every rank's injector fails its check before the run alike (here its
+    signal blocked: a mask survives exec): one line for the job, exit 1
+    (a failure while running, not bad input), and no file."""
+    res = mpirun(bin_dir, tmp_path, 4, "python3", "-c", BLOCK_SIGRTMIN, bin_dir / "fwq_mpi",
+                 "--no-pin", "-n", "100", "--inject", "1000:10", "-o", "blocked",
+                 extra=["--oversubscribe"])
+    lines = our_lines(res.stderr, "fwq")
+    assert len(lines) == 1 and "--inject: the timer's signal did not arrive (0 of 64" in lines[0], \
+        res.stderr
+    assert res.returncode == 1, res.stderr
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_mpmd_ranks_asking_for_node_files_apart_write_their_own(mpi, bin_dir, tmp_path):
     """One MPI job whose ranks were given different options (an MPMD job):
     rank 0 asks for node files, injects and traces, rank 1 does none of it.

@@ -254,8 +254,8 @@ static void parse(struct nb_run *r)
 }
 
 /* Every rank learns whether any failed; the first failing one says why in
- * one line, and all leave having written nothing. */
-static void agree(struct nb_run *r, const char *why)
+ * one line, and all leave having written nothing, with exit code `code`. */
+static void agree_or_exit(struct nb_run *r, const char *why, int code)
 {
 	int first = nb_ranks_first_failing(&r->ranks, why != NULL);
 
@@ -266,7 +266,13 @@ static void agree(struct nb_run *r, const char *why)
 	if (first == r->ranks.rank)
 		fprintf(stderr, "%s: error: %s\n", nb_program(), why);
 	nb_ranks_finalize(&r->ranks);
-	exit(NB_EXIT_USAGE);
+	exit(code);
+}
+
+/* agree_or_exit for bad input */
+static void agree(struct nb_run *r, const char *why)
+{
+	agree_or_exit(r, why, NB_EXIT_USAGE);
 }
 
 static void file_name(struct nb_run *r, int rank, const char *suffix, char *buf, size_t size,
@@ -572,7 +578,7 @@ int nb_driver_main(const struct nb_kernel *k, int argc, char **argv)
 	nb_machine_describe(&r->d->machine);
 	r->d->machines = nb_ranks_hosts(&r->ranks, &r->d->machine, sizeof(r->d->machine), &r->d->nhosts);
 	nb_calibrate(&r->cal, r->d->ticks_per_ns_opt);
-	nb_inject_setup(&r->inject, r->cal.ticks_per_ns);
+	agree_or_exit(r, nb_inject_setup(&r->inject, r->cal.ticks_per_ns), NB_EXIT_FAILURE);
 	for (int i = 0; i < r->ranks.nlocal; i++)
 		r->ranks.local[i].arg = r;
 	agree(r, k->configure(r));

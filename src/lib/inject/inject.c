@@ -210,10 +210,12 @@ static void mark_edges(int sig)
  * notes both ticks, interrupts such a loop 64 times (every 100 us); each
  * time, the loop's gap less exit - due. The median is kept: on a machine
  * whose CPU other work takes in slices (a vCPU at 60% speed), a few of the
- * 64 gaps hold a slice, which is that work's time, not the injector's. */
-static uint64_t measure_overhead(void)
+ * 64 gaps hold a slice, which is that work's time, not the injector's.
+ * Returns why it could not, or NULL. */
+static const char *measure_overhead(uint64_t *overhead)
 {
 	enum { TRIES = 64 };
+	static char why[160];
 	struct sigaction sa;
 	struct sigevent ev;
 	struct itimerspec its = { { 0, 100000 }, { 0, 100000 } };
@@ -229,20 +231,31 @@ static uint64_t measure_overhead(void)
 	ev._sigev_un._tid = (pid_t)syscall(SYS_gettid);
 	period_ns = 100000;
 	if (sigaction(SIGRTMIN, &sa, NULL) != 0 ||
-	    timer_create(CLOCK_MONOTONIC, &ev, &own_timer) != 0)
-		nb_fail(NB_EXIT_FAILURE, "--inject: cannot set up the timer signal: %s",
-			strerror(errno));
-	if (timer_settime(own_timer, 0, &its, NULL) != 0)
-		nb_fail(NB_EXIT_FAILURE, "--inject: timer_settime: %s", strerror(errno));
+	    timer_create(CLOCK_MONOTONIC, &ev, &own_timer) != 0) {
+		snprintf(why, sizeof(why), "--inject: cannot set up the timer signal: %s",
+			 strerror(errno));
+		return why;
+	}
+	if (timer_settime(own_timer, 0, &its, NULL) != 0) {
+		snprintf(why, sizeof(why), "--inject: timer_settime: %s", strerror(errno));
+		timer_delete(own_timer);
+		return why;
+	}
 	last = nb_ticks();
 	uint64_t give_up = last + (uint64_t)(5e9 * ticks_per_ns); /* 64 periods take 6.4 ms */
 
 	while (n < TRIES) {
 		uint64_t now = nb_ticks(), e = handler_exit, due = handler_due;
 
-		if (now > give_up)
-			nb_fail(NB_EXIT_FAILURE, "--inject: the timer's signal did not arrive (%d of %d "
-				"in 5 s): is SIGRTMIN blocked?", n, TRIES);
+		/* a CPU shared by many processes runs this loop too seldom to see
+		 * the handler between two reads */
+		if (now > give_up) {
+			snprintf(why, sizeof(why), "--inject: the timer's signal did not arrive "
+				 "(%d of %d in 5 s): is SIGRTMIN blocked, or the CPU shared by "
+				 "too many processes?", n, TRIES);
+			timer_delete(own_timer);
+			return why;
+		}
 
 		/* counted when the handler ran between the two reads */
 		if (e != seen && e > last && e < now) {
@@ -255,17 +268,22 @@ static uint64_t measure_overhead(void)
 	}
 	timer_delete(own_timer);
 	nb_sort_u64(d, TRIES);
-	return d[TRIES / 2];
+	*overhead = d[TRIES / 2];
+	return NULL;
 }
 
-void nb_inject_setup(struct nb_inject *in, double tpn)
+const char *nb_inject_setup(struct nb_inject *in, double tpn)
 {
+	static char why[160];
 	struct sigaction sa;
+	const char *failed;
 
 	if (!in->duration_us)
-		return;
+		return NULL;
 	ticks_per_ns = tpn;
-	in->overhead_ticks = measure_overhead();
+	failed = measure_overhead(&in->overhead_ticks);
+	if (failed)
+		return failed;
 	period_ns = in->period_us * 1000;
 	duration_ns = in->duration_us * 1000;
 	poisson = in->poisson;
@@ -274,8 +292,11 @@ void nb_inject_setup(struct nb_inject *in, double tpn)
 	sa.sa_handler = busy_wait;
 	sa.sa_flags = SA_RESTART;
 	sigemptyset(&sa.sa_mask);
-	if (sigaction(SIGRTMIN, &sa, NULL) != 0)
-		nb_fail(NB_EXIT_FAILURE, "--inject: sigaction: %s", strerror(errno));
+	if (sigaction(SIGRTMIN, &sa, NULL) != 0) {
+		snprintf(why, sizeof(why), "--inject: sigaction: %s", strerror(errno));
+		return why;
+	}
+	return NULL;
 }
 
 void nb_inject_arm(const struct nb_inject *in, timer_t *timer, struct nb_inject_count *count)

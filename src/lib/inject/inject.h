@@ -40,7 +40,7 @@ struct nb_inject {
 	/* measured by nb_inject_setup: how much longer than its logged due to
 	 * exit an injection looks to the interrupted code (an interrupt a little
 	 * ahead of the due time read back, and the return after the exit tick):
-	 * the 90th percentile of 64 */
+	 * the median of 64 */
 	uint64_t overhead_ticks;
 };
 
@@ -49,8 +49,10 @@ struct nb_inject {
 void nb_inject_parse(const char *opt, const char *arg, struct nb_inject *in);
 
 /* Measures the injector's overhead (overhead_ticks) and installs the
- * handler; call once, before any thread arms a timer. */
-void nb_inject_setup(struct nb_inject *in, double ticks_per_ns);
+ * handler; call once, before any thread arms a timer. Returns why it could
+ * not (one line), or NULL: every rank of a run fails here alike, and the
+ * caller has one of them say so. */
+const char *nb_inject_setup(struct nb_inject *in, double ticks_per_ns);
 
 /* Faults in room for the injections of a run of about `seconds`, before the
  * warm-up: four times that, as noise (the injection's own included) can

@@ -1,9 +1,10 @@
 # lapply over the cores data.table may use (all of them unless the user set
-# fewer, e.g. with R_DATATABLE_NUM_THREADS): forked workers share the samples
-# read without copying them, and return only what they compute. The first
-# error met in a worker is raised again here, with its own class and message.
+# fewer, e.g. with R_DATATABLE_NUM_THREADS), as many as memory allows
+# (memory_cores): forked workers share the samples read without copying
+# them, and return only what they compute. The first error met in a worker
+# is raised again here, with its own class and message.
 lapply_cores <- function(x, f) {
-  cores <- min(length(x), getDTthreads())
+  cores <- min(length(x), getDTthreads(), memory_cores())
   if (cores < 2) return(lapply(x, f))
   out <- parallel::mclapply(x, function(e) {
     tryCatch(f(e), error = function(cond) structure(list(cond), class = "worker_error"))
@@ -14,6 +15,23 @@ lapply_cores <- function(x, f) {
     if (is.null(o)) stop("analysis: a worker process died (out of memory?)", call. = FALSE)
   }
   out
+}
+
+# The most forked workers the memory holds: a worker's garbage collections
+# write to the objects it shares (their marks), so each comes to copy much
+# of this process's heap (a third to two thirds of a 400 MB report's,
+# measured). As many workers as the memory available holds copies of this
+# process: a report of a whole machine, tens of GB, takes fewer cores rather
+# than running out of memory. The files are Linux's; elsewhere no bound.
+memory_cores <- function(status = "/proc/self/status", meminfo = "/proc/meminfo") {
+  kib <- function(file, field) {
+    line <- if (file.exists(file)) grep(paste0("^", field, ":"), readLines(file), value = TRUE)
+    if (length(line) != 1) NA_real_ else as.numeric(gsub("[^0-9]", "", line))
+  }
+  rss <- kib(status, "VmRSS")
+  available <- kib(meminfo, "MemAvailable")
+  if (is.na(rss) || is.na(available) || rss == 0) return(Inf)
+  max(1, floor(available / rss))
 }
 
 # The CPUs this process may use: a job's, not the node's.

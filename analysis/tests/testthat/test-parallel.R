@@ -36,3 +36,18 @@ test_that("a worker killed is an error, not a missing result", {
     )
   })
 })
+
+test_that("no more workers than copies of this process the memory available holds", {
+  dir <- withr_tempdir()
+  status <- file.path(dir, "status")
+  meminfo <- file.path(dir, "meminfo")
+  writeLines(c("Name:\tR", "VmHWM:\t  9000 kB", "VmRSS:\t  1000 kB"), status)
+  writeLines(c("MemTotal:  64000 kB", "MemAvailable:   3500 kB"), meminfo)
+  expect_equal(memory_cores(status, meminfo), 3)
+  writeLines("MemAvailable:   500 kB", meminfo)
+  expect_equal(memory_cores(status, meminfo), 1)
+  expect_equal(memory_cores(status, file.path(dir, "none")), Inf)
+  # this process, on this machine: at least one, and a whole number
+  n <- memory_cores()
+  expect_true(n >= 1 && (is.infinite(n) || n == round(n)))
+})

@@ -9,17 +9,22 @@
 stream_json_pattern <- "_[0-9]+_stream\\.json$"
 
 # Streamed runs under the results: one per prefix, its ranks' checkpoints,
-# with the run's own JSON (meta) where there is one.
+# with the run's own JSON (meta) where there is one. hosts: the ranks on the
+# hosts matching it only, the others' per-second and event files left unread.
 read_streams <- function(stream_paths, run_paths, run_metas, hosts = NULL) {
   if (length(stream_paths) == 0) return(list())
   prefixes <- sub(stream_json_pattern, "", stream_paths)
   streams <- lapply(unique(prefixes), function(p) {
     meta_at <- match(paste0(p, ".json"), run_paths)
-    ranks <- lapply(sort(stream_paths[prefixes == p]), read_stream_rank)
+    paths <- sort(stream_paths[prefixes == p])
+    infos <- lapply(paths, read_stream_info)
     if (!is.null(hosts)) {
-      ranks <- Filter(function(r) on_hosts(r$info$host %||% NA_character_, hosts), ranks)
-      if (length(ranks) == 0) return(NULL)
+      kept <- on_hosts(vapply(infos, function(i) i$host %||% NA_character_, ""), hosts)
+      if (!any(kept)) return(NULL)
+      paths <- paths[kept]
+      infos <- infos[kept]
     }
+    ranks <- Map(read_stream_rank, paths, infos, USE.NAMES = FALSE)
     ranks <- ranks[order(vapply(ranks, function(r) r$info$rank, 0))]
     meta <- if (!is.na(meta_at)) run_metas[[meta_at]]
     list(name = p, path = p, kernel = ranks[[1]]$info$stream_of, meta = meta,
@@ -28,11 +33,17 @@ read_streams <- function(stream_paths, run_paths, run_metas, hosts = NULL) {
   Filter(Negate(is.null), setNames(streams, unique(prefixes)))
 }
 
-read_stream_rank <- function(path) {
+# A rank's checkpoint, checked for the fields the report needs
+read_stream_info <- function(path) {
   info <- read_json_file(path)
   for (field in c("stream_of", "rank", "ticks_per_ns", "reference", "histogram", "seconds_file")) {
     json_field(info, field, path)
   }
+  info
+}
+
+# A rank's stream: its checkpoint (info), per-second lines and events
+read_stream_rank <- function(path, info = read_stream_info(path)) {
   dir <- dirname(path)
   events <- lapply(Filter(function(e) !is.null(e$file), info$events), function(e) {
     d <- read_numbers(file.path(dir, e$file), c("value", "tick"), e$samples)

@@ -6,7 +6,8 @@
 # tabulated in 1% buckets as stream.c does, one event of the longest with
 # its samples, and the per-second lines (the last one cut short, as a kill
 # leaves it).
-write_stream_rank <- function(dir, prefix, rank, losses, reference = 10000, kernel = "fwq") {
+write_stream_rank <- function(dir, prefix, rank, losses, reference = 10000, kernel = "fwq",
+                              host = "synth") {
   g <- 1.01
   bucket <- ifelse(losses < 1, 0, 1 + floor(log(losses) / log(g)))
   counts <- table(bucket)
@@ -19,7 +20,7 @@ write_stream_rank <- function(dir, prefix, rank, losses, reference = 10000, kern
   writeLines(c("# second samples min max mean lost_percent", "0 100 10000 20000 10100.5 1.25",
     "1 100 10000 10500 10010.0 0.5"), file.path(dir, seconds_file))
   cat("2 50 100", file = file.path(dir, seconds_file), append = TRUE) # cut short
-  info <- list(stream_of = kernel, complete = FALSE, rank = rank, cpu = rank, host = "synth",
+  info <- list(stream_of = kernel, complete = FALSE, rank = rank, cpu = rank, host = host,
     work = "multiiter", work_loops_per_sample = 4096, ticks_per_ns = 1, start_tick = 1e6,
     unit = "ticks", reference = reference, samples = length(losses), lost_samples = 0,
     seconds = 2.5, lost_percent = 1, checkpoints = 3, checkpoint_ms_max = 2,
@@ -57,6 +58,17 @@ test_that("a stream killed outright is read to its last checkpoint", {
   expect_equal(tails$above_10us_per_hour, 10 / hours)
   expect_equal(tails$above_100us_per_hour, 10 / hours)
   expect_equal(tails$above_1000us_per_hour, 0)
+})
+
+test_that("a report of some hosts reads only their ranks' per-second and event files", {
+  dir <- withr_tempdir()
+  write_stream_rank(dir, "soak", 0, c(rep(0, 100), 5000), host = "nid001")
+  write_stream_rank(dir, "soak", 1, c(rep(0, 100), 7000), host = "nid002")
+  unlink(file.path(dir, "soak_1_seconds.dat"))
+  expect_error(read_results(dir), "soak_1_seconds.dat: missing", class = "noisebench_input_error")
+  s <- read_results(dir, hosts = "^nid001$")$streams$soak
+  expect_equal(vapply(s$ranks, function(r) r$info$rank, 0), 0)
+  expect_equal(nrow(s$ranks[[1]]$seconds), 2)
 })
 
 test_that("a P-SNAP stream's losses are its iterations' ticks beyond the best, as FWQ's", {

@@ -1,8 +1,10 @@
 /* Unit tests of the measurement library: known inputs, known answers. */
+#include <dirent.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cpuset.h"
 #include "json.h"
@@ -10,6 +12,7 @@
 #include "spectrum.h"
 #include "speed.h"
 #include "stats.h"
+#include "stream.h"
 #include "stretches.h"
 #include "tails.h"
 #include "work.h"
@@ -311,6 +314,71 @@ static void test_spectrum_between_bins(void)
 	free(x);
 }
 
+static void remove_dir(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	char path[4200];
+
+	while (d && (e = readdir(d)) != NULL) {
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		unlink(path);
+	}
+	if (d)
+		closedir(d);
+	rmdir(dir);
+}
+
+/* A stream's reference is the best sample of its first second as the
+ * sample is folded in: with FWQ, the ticks between two chunks join the
+ * next chunk's first sample. Two chunks of 1 ms samples (1 tick a ns) of
+ * 1,000,100 ticks, but chunk 1's first of 1,000,000 after a gap of 50:
+ * folded, it is 1,000,050, the run's least, and the reference. */
+static void test_stream_reference_as_folded(void)
+{
+	struct nb_stream_opts o = { .on = 1, .checkpoint_s = 60, .top = 2, .context_s = 0.001 };
+	struct nb_stream s, **all = malloc(sizeof(*all));
+	char dir[] = "/tmp/nb-unit-stream-XXXXXX";
+	double writer_ms;
+
+	memset(&s, 0, sizeof(s));
+	nb_stream_init(&s, &o, NB_STREAM_FWQ, 1e6, 1.0);
+	if (!all || !mkdtemp(dir)) {
+		CHECK(!"a temporary directory");
+		free(all);
+		nb_stream_free(&s);
+		return;
+	}
+	snprintf(s.path, sizeof(s.path), "%s/u_0_", dir);
+	s.kernel = "fwq";
+	s.work = "multiiter";
+	s.loops = 1;
+	s.start_tick = 1000;
+	uint64_t m = s.chunk_samples, tick = s.start_tick, *ring = s.ring;
+
+	CHECK(m == 10);
+	for (uint64_t seq = 0; seq < 2; seq++) {
+		tick += seq ? 50 : 0;
+		s.chunks[seq].first_tick = tick;
+		for (uint64_t i = 0; i < m; i++) {
+			ring[seq * m + i] = seq == 1 && i == 0 ? 1000000 : 1000100;
+			tick += ring[seq * m + i];
+		}
+		s.chunks[seq].seq = seq + 1;
+	}
+	s.done = 2;
+	all[0] = &s;
+	nb_stream_writer_finish(nb_stream_writer_start(all, 1, &o, NULL, 0), 1, &writer_ms);
+	CHECK(s.samples == 2 * m && s.lost == 0);
+	CHECK(s.min == 1000050);
+	CHECK(s.reference == s.min);
+	CHECK(s.last_tick == tick);
+	remove_dir(dir);
+	nb_stream_free(&s);
+}
+
 int main(void)
 {
 	test_stats_known_values();
@@ -325,6 +393,7 @@ int main(void)
 	test_stretches();
 	test_spectrum_comb();
 	test_spectrum_between_bins();
+	test_stream_reference_as_folded();
 	printf("unit: %d passed, %d failed\n", passed, failed);
 	return failed != 0;
 }

@@ -340,15 +340,27 @@ static void capture_events(struct nb_stream *s, uint64_t folded_samples_end, int
 	}
 }
 
+/* FWQ: the ticks between the sample that ended at `prev_end` (0: none) and
+ * chunk seq's first, the loop returning and being called again. They belong
+ * to that first sample, so that every tick of the run is in some sample. */
+static uint64_t gap_before(const struct nb_stream *s, uint64_t seq, uint64_t prev_end)
+{
+	uint64_t first = s->chunks[seq & (s->nchunks - 1)].first_tick;
+
+	return s->kind == NB_STREAM_FWQ && prev_end && first > prev_end ? first - prev_end : 0;
+}
+
 /* The reference: the best sample of the chunks that cover the first second
- * (or all of a shorter run's). */
+ * (or all of a shorter run's), each as fold_chunk will fold it in. */
 static void choose_reference(struct nb_stream *s, uint64_t done)
 {
-	uint64_t m = s->chunk_samples, values[m], ticks[m];
+	uint64_t m = s->chunk_samples, values[m], ticks[m], prev_end = 0;
 	uint64_t best = s->kind == NB_STREAM_FWQ ? UINT64_MAX : 0;
 
 	for (uint64_t seq = 0; seq < done && seq < s->nchunks; seq++) {
 		chunk_samples(s, seq, m, values, ticks);
+		values[0] += gap_before(s, seq, prev_end);
+		prev_end = ticks[m - 1];
 		for (uint64_t j = 0; j < m; j++)
 			best = s->kind == NB_STREAM_FWQ ? (values[j] < best ? values[j] : best)
 							: (values[j] > best ? values[j] : best);
@@ -388,14 +400,9 @@ static void fold_chunk(struct nb_stream *s, uint64_t seq, size_t count)
 		s->after_loss = 1;
 		return;
 	}
-	/* FWQ: the ticks between two chunks (the loop returning and being called
-	 * again) belong to the first sample of the next, so that every tick of
-	 * the run is in some sample; not the time of chunks lost in between */
-	if (s->kind == NB_STREAM_FWQ && s->last_tick && count && !s->after_loss) {
-		uint64_t first = s->chunks[seq & (s->nchunks - 1)].first_tick;
-
-		if (first > s->last_tick)
-			s->gaps[seq & (s->nchunks - 1)] = first - s->last_tick;
+	/* not the time of chunks lost in between */
+	if (count && !s->after_loss) {
+		s->gaps[seq & (s->nchunks - 1)] = gap_before(s, seq, s->last_tick);
 		values[0] += s->gaps[seq & (s->nchunks - 1)];
 	}
 	s->after_loss = 0;

@@ -400,7 +400,7 @@ static void fold_chunk(struct nb_stream *s, uint64_t seq, size_t count)
 		s->after_loss = 1;
 		return;
 	}
-	/* not the time of chunks lost in between */
+	/* after a lost chunk the gap would span the lost chunks' time: none */
 	if (count && !s->after_loss) {
 		s->gaps[seq & (s->nchunks - 1)] = gap_before(s, seq, s->last_tick);
 		values[0] += s->gaps[seq & (s->nchunks - 1)];

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "cpuset.h"
+#include "figures.h"
 #include "json.h"
 #include "samples.h"
 #include "spectrum.h"
@@ -379,6 +380,56 @@ static void test_stream_reference_as_folded(void)
 	nb_stream_free(&s);
 }
 
+static const struct nb_figure *figure(const struct nb_figures *fs, const char *key)
+{
+	for (size_t i = 0; i < fs->n; i++)
+		if (!strcmp(fs->f[i].key, key))
+			return &fs->f[i];
+	return NULL;
+}
+
+/* Two nodes' lines reduced apart and merged, as the root does: numbers by
+ * their smallest, mean and largest as printed, lists by name, words the
+ * first node's first line's; the prefix left out. */
+static void test_figures_of_lines(void)
+{
+	static const char *const skip[] = { "rank", "host", NULL };
+	struct nb_figures a = { 0 }, b = { 0 };
+	const struct nb_figure *f;
+	char *text = NULL;
+	size_t size = 0;
+	FILE *out;
+
+	nb_figures_add_line(&a, "rank rank=0 host=n1 x=2.50 ci=1.0:2.0 causes=irq:3.1%,timer:0.4% "
+				"top=irq:eth0 v=nan\n", skip);
+	nb_figures_add_line(&a, "rank rank=1 host=n1 x=10.00 causes=timer:7.0% top=timer:hr v=1",
+			    skip);
+	nb_figures_add_line(&b, "rank rank=2 host=n2 x=-1 y=5 top=softirq:net", skip);
+	nb_figures_merge(&a, b.f, b.n, b.lines);
+	CHECK(a.lines == 3 && !figure(&a, "rank") && !figure(&a, "host"));
+	f = figure(&a, "x");
+	CHECK(f && f->count == 3 && !strcmp(f->min_text, "-1") && !strcmp(f->max_text, "10.00"));
+	NEAR(f->sum, 11.5, 1e-12);
+	f = figure(&a, "causes_timer");
+	CHECK(f && f->count == 2 && !strcmp(f->max_text, "7.0") && !strcmp(f->min_text, "0.4"));
+	f = figure(&a, "causes_irq");
+	CHECK(f && f->count == 1 && f->max == 3.1);
+	CHECK(figure(&a, "ci")->is_word && !strcmp(figure(&a, "ci")->first, "1.0:2.0"));
+	CHECK(!strcmp(figure(&a, "top")->first, "irq:eth0") && figure(&a, "top")->count == 3);
+	f = figure(&a, "v"); /* not finite: left out of the number */
+	CHECK(f && f->count == 1 && f->max == 1);
+	CHECK(!strcmp(a.f[0].key, "x") && !strcmp(a.f[a.n - 1].key, "y"));
+	out = open_memstream(&text, &size);
+	nb_figures_print(&a, out);
+	fclose(out);
+	CHECK(strstr(text, " x_min=-1 x_avg=3.83333 x_max=10.00 ") == text);
+	CHECK(strstr(text, " causes_timer_min=0.4 causes_timer_avg=3.7 causes_timer_max=7.0 "));
+	CHECK(strstr(text, " top_first=irq:eth0 "));
+	free(text);
+	nb_figures_free(&a);
+	nb_figures_free(&b);
+}
+
 int main(void)
 {
 	test_stats_known_values();
@@ -394,6 +445,7 @@ int main(void)
 	test_spectrum_comb();
 	test_spectrum_between_bins();
 	test_stream_reference_as_folded();
+	test_figures_of_lines();
 	printf("unit: %d passed, %d failed\n", passed, failed);
 	return failed != 0;
 }

@@ -10,7 +10,7 @@ import re
 import subprocess
 
 import pytest
-from conftest import ROOT, mpi_env
+from conftest import ROOT, check_ranks_line, mpi_env, ranks_line
 from kernel_files import check_node_data, json_histogram, load_description
 
 RANKS = 128
@@ -46,6 +46,8 @@ def test_every_rank_reports_and_writes_its_files(kernel, bin_dir, tmp_path):
             assert (tmp_path / name).exists(), name
     lines = [line for line in done.stdout.splitlines() if re.match(RANK_LINE.replace("{kernel}", kernel), line)]
     assert sorted(int(re.search(r"rank=(\d+)", line)[1]) for line in lines) == list(range(RANKS))
+    # and the one line of their figures, reduced node by node in the job
+    check_ranks_line(done.stdout, kernel, lines)
     # the run's loss by length, summed where the ranks are, is their sum
     tails = [r["tails"]["histogram"]["samples"] for r in meta["ranks"] if "tails" in r]
     if tails:
@@ -77,6 +79,13 @@ def test_node_files_of_128_ranks(bin_dir, tmp_path):
     by_file = check_node_data(tmp_path, meta["ranks"], "ftq")
     assert {name: len(parts) for name, parts in by_file.items()} == \
         {"ftq_node0_counts.dat": RANKS, "ftq_node0_times.dat": RANKS}
+    # the root printed no line a rank, but the reduction of their figures
+    assert not re.search(RANK_LINE.replace("{kernel}", "ftq"), done.stdout, re.M)
+    got = ranks_line(done.stdout, "ftq")
+    assert int(got["ranks"]) == RANKS
+    assert int(got["max_counts_max"]) == max(r["stats"]["max"] for r in meta["ranks"])
+    assert float(got["p99_9_loss_us_max"]) == \
+        pytest.approx(max(r["tails"]["p99_9_us"] for r in meta["ranks"]), abs=1e-3)
     report = subprocess.run(["Rscript", ROOT / "analysis" / "report.R", tmp_path],
                             capture_output=True, text=True, timeout=600)
     assert report.returncode == 0, report.stderr[-2000:]

@@ -11,7 +11,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, cannot_tell, mpi_env
+from conftest import ROOT, cannot_tell, check_ranks_line, mpi_env, ranks_line
 from jube_runs import project_copy, result_rows, run_to_end, workpackage_dirs
 from ground_truth import load_injections
 from kernel_files import check_node_data, check_node_parts, load_description
@@ -92,9 +92,11 @@ def test_the_root_takes_the_ranks_node_by_node(slurm_nodes, mpi_bin, tmp_path):
     runs = [h for i, h in enumerate(hosts) if i == 0 or h != hosts[i - 1]]
     assert sorted(runs) == sorted(HOSTS) and all(hosts.count(h) == 2 for h in HOSTS), hosts
     assert [r["rank"] % 4 for r in ranks[::2]] == [r["rank"] % 4 for r in ranks[1::2]], hosts
-    lines = [dict(kv.split("=", 1) for kv in line.split()[1:5])
-             for line in done.stdout.splitlines() if line.startswith("rank kernel=psnap")]
+    printed = [line for line in done.stdout.splitlines() if line.startswith("rank kernel=psnap")]
+    lines = [dict(kv.split("=", 1) for kv in line.split()[1:5]) for line in printed]
     assert [(int(x["rank"]), x["host"]) for x in lines] == [(r["rank"], r["host"]) for r in ranks]
+    # the ranks line is their figures reduced, the nodes' merged in order
+    check_ranks_line(done.stdout, "psnap", printed)
 
     seconds = [r["total_time_us"] / 1e6 for r in ranks]
     summary = meta["summary"]
@@ -119,7 +121,8 @@ def test_each_node_describes_its_own_ranks(slurm_nodes, mpi_bin, tmp_path):
     writes its node's rank entries, and PREFIX.json lists those files
     instead of holding them. Two ranks on each of four nodes, dealt round
     robin: each file holds its own host's ranks, by rank; together, every
-    rank once, in the order of the result lines; each node's data file and
+    rank once; the root prints no line a rank, only their figures reduced
+    (the ranks line); each node's data file and
     injection log hold its own ranks', each in its range; and the report reads
     them as it reads a run described in one file, and with --hosts the
     ranks of the nodes asked for only."""
@@ -150,9 +153,15 @@ def test_each_node_describes_its_own_ranks(slurm_nodes, mpi_bin, tmp_path):
     for r in ranks:
         assert len(load_injections(tmp_path, r)["due"]) == r["injections_logged"], r["rank"]
     assert not list(tmp_path.glob("fwq_[0-9]*_*"))
-    lines = [dict(kv.split("=", 1) for kv in line.split()[1:5])
-             for line in done.stdout.splitlines() if line.startswith("rank kernel=fwq")]
-    assert [(int(x["rank"]), x["host"]) for x in lines] == [(r["rank"], r["host"]) for r in ranks]
+    # no line a rank: what travelled to the root is each node's reduction of
+    # its ranks' figures, merged into the ranks line
+    assert "rank kernel=fwq" not in done.stdout
+    got = ranks_line(done.stdout, "fwq")
+    assert int(got["ranks"]) == 8
+    assert int(got["min_ticks_min"]) == min(r["stats"]["min"] for r in ranks)
+    assert int(got["max_ticks_max"]) == max(r["stats"]["max"] for r in ranks)
+    assert int(got["injections_min"]) == min(r["injections"] for r in ranks)
+    assert int(got["injections_max"]) == max(r["injections"] for r in ranks) > 0
 
     report = subprocess.run(["Rscript", ROOT / "analysis" / "report.R", tmp_path],
                             capture_output=True, text=True, timeout=300)

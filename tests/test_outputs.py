@@ -6,7 +6,7 @@ import subprocess
 
 import numpy as np
 import pytest
-from conftest import summaries
+from conftest import check_ranks_line, ranks_line, summaries
 from kernel_files import check_node_data, load_run
 
 NCPUS = len(os.sched_getaffinity(0))
@@ -90,6 +90,27 @@ def test_ftq_files_and_quanta(run, tmp_path, layout):
     assert meta["frequency_hz"] == 5000
     assert meta["quantum_ns"] == pytest.approx(200000, rel=1e-5)
     rows = summaries(res.stdout)
+    if layout:
+        # with node files the threads print no line of their own: the ranks
+        # line reduces them in the job
+        assert not rows
+        got = ranks_line(res.stdout, "ftq")
+        assert int(got["max_counts_max"]) == max(t["counts"].max() for t in threads)
+        assert int(got["samples_min"]) == int(got["samples_max"]) == 3000
+        assert float(got["mean_counts_avg"]) == pytest.approx(
+            np.mean([t["counts"].mean() for t in threads]), rel=1e-5)
+    else:
+        check_ranks_line(res.stdout, "ftq", [line for line in res.stdout.splitlines()
+                                             if line.startswith("rank kernel=ftq ")])
+        # the run's strongest line: the largest share of any thread's, at
+        # its frequency
+        run_line = dict(kv.split("=") for kv in res.stdout.split("ftq summary ")[1]
+                        .splitlines()[0].split())
+        best = max(rows, key=lambda row: float(row["line_share_percent"]))
+        assert int(run_line["ranks"]) == len(rows) == NCPUS
+        assert float(run_line["line_share_percent"]) == \
+            pytest.approx(float(best["line_share_percent"]), rel=1e-3)
+        assert run_line["line_hz"] == best["line_hz"]
     for row, data in zip(rows, threads):
         counts, times = data["counts"], data["times"]
         assert len(counts) == len(times) == 3000

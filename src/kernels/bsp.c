@@ -179,15 +179,15 @@ static double slowdown(const struct result *r)
 	return (r->mean_phase_us - r->collective_us) / r->calibrated_us;
 }
 
-static void print(const struct nb_run *r, const void *record)
+static void print(const struct nb_run *r, const void *record, FILE *out)
 {
 	const struct result *x = record;
 
 	(void)r;
-	printf(" phases=%llu calibrated_us=%.3f collective_us=%.3f mean_work_us=%.3f "
-	       "mean_phase_us=%.3f max_phase_us=%.3f slowdown=%.4f",
-	       (unsigned long long)x->p.samples, x->calibrated_us, x->collective_us,
-	       x->mean_work_us, x->mean_phase_us, x->max_phase_us, slowdown(x));
+	fprintf(out, " phases=%llu calibrated_us=%.3f collective_us=%.3f mean_work_us=%.3f "
+		"mean_phase_us=%.3f max_phase_us=%.3f slowdown=%.4f",
+		(unsigned long long)x->p.samples, x->calibrated_us, x->collective_us,
+		x->mean_work_us, x->mean_phase_us, x->max_phase_us, slowdown(x));
 }
 
 /* The mean over the ranks of each one's calibrated compute and slowdown,

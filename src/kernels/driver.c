@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "errors.h"
+#include "figures.h"
 #include "interrupt.h"
 #include "kernel_files.h"
 #include "node_data.h"
@@ -770,22 +771,47 @@ void *nb_run_gather(struct nb_run *r, const void *mine, size_t each, int signo, 
 	return all;
 }
 
-/* A rank's result record on stdout, one line, the same grammar for every
- * kernel (the catalogue's rank_line): "rank kernel=K rank=N host=H cpu=C",
- * then the kernel's key=value figures, the injections and the causes. */
-static void rank_line(const struct nb_run *r, const void *record)
+/* A rank's result record, one line, the same grammar for every kernel (the
+ * catalogue's rank_line): "rank kernel=K rank=N host=H cpu=C", then the
+ * kernel's key=value figures, the injections and the causes. */
+static void rank_line(const struct nb_run *r, const void *record, FILE *out)
 {
 	const struct nb_participant *p = record;
 
-	printf("rank kernel=%s rank=%d host=%s cpu=%d", r->k->name, p->rank, p->host, p->cpu);
-	r->d->results->print(r, record);
+	fprintf(out, "rank kernel=%s rank=%d host=%s cpu=%d", r->k->name, p->rank, p->host,
+		p->cpu);
+	r->d->results->print(r, record, out);
 	if (p->tails.measured)
-		nb_tails_print(&p->tails);
-	printf(" injections=%llu", (unsigned long long)p->injections);
+		nb_tails_print(&p->tails, out);
+	fprintf(out, " injections=%llu", (unsigned long long)p->injections);
 	if (p->inject_duration_us)
-		printf(" injections_missed=%llu", (unsigned long long)p->injections_missed);
-	nb_causes_print(&p->causes);
-	putchar('\n');
+		fprintf(out, " injections_missed=%llu", (unsigned long long)p->injections_missed);
+	nb_causes_print(&p->causes, out);
+	fputc('\n', out);
+}
+
+/* the rank line's prefix, which says which rank, not how it measured */
+static const char *const rank_line_prefix[] = { "kernel", "rank", "host", "cpu", NULL };
+
+/* A rank's line into the figures of the run's "ranks" line; its text, to
+ * free, in *text when text is not NULL. */
+static void add_rank_line(const struct nb_run *r, const void *record, struct nb_figures *fs,
+			  char **text)
+{
+	char *line = NULL;
+	size_t size = 0;
+	FILE *f = open_memstream(&line, &size);
+
+	if (!f)
+		nb_fail(NB_EXIT_FAILURE, "out of memory for a result line");
+	rank_line(r, record, f);
+	if (fclose(f))
+		nb_fail(NB_EXIT_FAILURE, "out of memory for a result line");
+	nb_figures_add_line(fs, line, rank_line_prefix);
+	if (text)
+		*text = line;
+	else
+		free(line);
 }
 
 static void json_head(struct nb_run *r, struct nb_json *j, int signo)
@@ -977,6 +1003,13 @@ struct report {
 	struct nb_run *r;
 	struct nb_json j;
 	uint64_t samples;
+	struct nb_figures figures; /* of every rank's line, on the root */
+};
+
+/* What a node sends the root with node_files instead of its records. */
+struct node_summary {
+	uint64_t samples, lines, n;
+	struct nb_figure figures[];
 };
 
 /* A participant's entry in the run's description: in PREFIX.json's "ranks",
@@ -1000,21 +1033,28 @@ static void report_rank(const void *x, void *arg)
 	struct report *rep = arg;
 	struct nb_run *r = rep->r;
 	const struct nb_participant *p = x;
+	char *line;
 
-	rank_line(r, p);
+	add_rank_line(r, p, &rep->figures, &line);
+	fputs(line, stdout);
+	free(line);
 	rep->samples += p->samples;
 	if (!r->d->node_files)
 		json_rank_entry(r, &rep->j, p);
 }
 
-/* With node_files, on each node's first rank: the node's entries in its own
- * file, {"node": K, "host": H, "ranks": [...]}, written by every node at
- * once. */
-static void report_node(const void *records, int n, void *arg)
+/* With node_files, on each node's first rank, every node at once: the
+ * node's entries in its own file, {"node": K, "host": H, "ranks": [...]},
+ * and what the root is sent instead of them: the figures of their lines
+ * and their samples. */
+static void *report_node(const void *records, int n, void *arg, size_t *bytes)
 {
 	struct report *rep = arg;
 	struct nb_run *r = rep->r;
 	struct nb_outfile *o = r->d->node_json;
+	struct nb_figures fs = { 0 };
+	struct node_summary *sum;
+	uint64_t samples = 0;
 	struct nb_json j;
 
 	nb_json_open(&j, o->f);
@@ -1030,6 +1070,34 @@ static void report_node(const void *records, int n, void *arg)
 	nb_json_end(&j, '}');
 	r->d->node_json = NULL;
 	nb_outfile_commit_or_fail(o);
+	for (int i = 0; i < n; i++) {
+		const struct nb_participant *p =
+			(const void *)((const char *)records + (size_t)i * r->d->results->size);
+
+		add_rank_line(r, p, &fs, NULL);
+		samples += p->samples;
+	}
+	*bytes = sizeof(*sum) + fs.n * sizeof(*fs.f);
+	sum = malloc(*bytes);
+	if (!sum)
+		nb_fail(NB_EXIT_FAILURE, "out of memory for the node's figures");
+	*sum = (struct node_summary){ .samples = samples, .lines = fs.lines, .n = fs.n };
+	if (fs.n)
+		memcpy(sum->figures, fs.f, fs.n * sizeof(*fs.f));
+	nb_figures_free(&fs);
+	return sum;
+}
+
+/* On the root, with node_files: a node's summary, in node order */
+static void report_node_summary(const void *x, size_t bytes, void *arg)
+{
+	struct report *rep = arg;
+	const struct node_summary *sum = x;
+
+	if (bytes < sizeof(*sum) || bytes != sizeof(*sum) + sum->n * sizeof(*sum->figures))
+		nb_fail(NB_EXIT_FAILURE, "a node's summary of %zu bytes is not whole", bytes);
+	rep->samples += sum->samples;
+	nb_figures_merge(&rep->figures, sum->figures, sum->n, sum->lines);
 }
 
 static void report_head(struct nb_run *r, struct report *rep, const struct run_loss *l, int n,
@@ -1066,6 +1134,11 @@ static void report_tail(struct nb_run *r, struct report *rep, int n)
 
 	if (!r->d->node_files)
 		nb_json_end(&rep->j, ']');
+	/* every rank line's figures in one line, with or without the lines */
+	printf("ranks kernel=%s ranks=%d", r->k->name, n);
+	nb_figures_print(&rep->figures, stdout);
+	putchar('\n');
+	nb_figures_free(&rep->figures);
 	if (h->print_run)
 		h->print_run(r, n);
 	if (r->d->info.signo && r->ranks.nlocal < r->ranks.size)
@@ -1198,9 +1271,10 @@ static void finish(struct nb_run *r, int signo)
 	r->d->node_files = r->d->node_files && !signo;
 	if (rk->root)
 		report_head(r, &rep, &loss, nall, signo);
-	if (!signo)
-		nb_ranks_each(rk, mine, h->size, r->d->node_files ? report_node : NULL, report_rank,
-			      &rep);
+	if (!signo && r->d->node_files)
+		nb_ranks_nodes(rk, mine, h->size, report_node, report_node_summary, &rep);
+	else if (!signo)
+		nb_ranks_each(rk, mine, h->size, NULL, report_rank, &rep);
 	else if (rk->root)
 		for (int i = 0; i < rk->nlocal; i++)
 			report_rank(mine + i * h->size, &rep);

@@ -189,10 +189,10 @@ static void json_options(const struct nb_run *r, struct nb_json *j)
 					 "times in ticks");
 }
 
-static void summary(const struct nb_participant *p, const struct nb_stats *s)
+static void summary(const struct nb_participant *p, const struct nb_stats *s, FILE *out)
 {
 	(void)s;
-	printf(" quantum_ns=%.1f", (double)interval_ticks / p->ticks_per_ns);
+	fprintf(out, " quantum_ns=%.1f", (double)interval_ticks / p->ticks_per_ns);
 }
 
 /* A quantum's count, at the tick it ended. */

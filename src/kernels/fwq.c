@@ -100,9 +100,9 @@ static void json_options(const struct nb_run *r, struct nb_json *j)
 	nb_json_string(j, "sample_unit", "ticks");
 }
 
-static void summary(const struct nb_participant *p, const struct nb_stats *s)
+static void summary(const struct nb_participant *p, const struct nb_stats *s, FILE *out)
 {
-	printf(" mean_ns=%.1f", s->mean / p->ticks_per_ns);
+	fprintf(out, " mean_ns=%.1f", s->mean / p->ticks_per_ns);
 }
 
 /* A sample's loss: its time beyond the fastest sample's. */

@@ -104,7 +104,7 @@ struct nb_results {
 	/* required, the root: a rank's key=value figures on its result line, each
 	 * with a leading space (the driver prints the prefix, the injections and
 	 * the causes) */
-	void (*print)(const struct nb_run *r, const void *record);
+	void (*print)(const struct nb_run *r, const void *record, FILE *out);
 	/* the root, before and after the rank lines of n participants: the
 	 * lines about the whole run (the original tool's, where it had some) */
 	void (*print_head)(const struct nb_run *r, int n);

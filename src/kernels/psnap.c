@@ -410,16 +410,16 @@ static void print_head(const struct nb_run *r, int nranks)
 	}
 }
 
-static void print(const struct nb_run *r, const void *record)
+static void print(const struct nb_run *r, const void *record, FILE *out)
 {
 	const struct result *x = record;
 
 	(void)r;
-	printf(" count=%llu iterations=%llu total_time_us=%.0f min_us=%.3f mean_us=%.3f "
-	       "max_us=%.3f correlation=%.6f noise_percent=%.4f",
-	       (unsigned long long)x->count, (unsigned long long)x->p.samples, x->total_us,
-	       x->min_us, x->mean_us, x->max_us, x->correlation, noise_percent(x));
-	nb_speed_print(&x->speed);
+	fprintf(out, " count=%llu iterations=%llu total_time_us=%.0f min_us=%.3f mean_us=%.3f "
+		"max_us=%.3f correlation=%.6f noise_percent=%.4f",
+		(unsigned long long)x->count, (unsigned long long)x->p.samples, x->total_us,
+		x->min_us, x->mean_us, x->max_us, x->correlation, noise_percent(x));
+	nb_speed_print(&x->speed, out);
 }
 
 /* The run's figures over every rank, summed where the ranks are: PRACE's

@@ -55,35 +55,76 @@ static double undisturbed(const struct nb_stats *s)
 	return s->median > 0 ? s->median : s->max;
 }
 
-void nb_quantum_print(const struct nb_run *r, const void *record)
+/* The frequency and share (%) of the strongest line of the record's
+ * spectrum; 0 without one. */
+static double line_hz(const struct nb_quantum_record *x)
+{
+	return x->spectrum.n > 0 ? x->spectrum.line[0].frequency_hz : 0;
+}
+
+static double line_share(const struct nb_quantum_record *x)
+{
+	return x->spectrum.n > 0 ? nb_spectral_line_share_percent(&x->spectrum.line[0],
+								   undisturbed(&x->stats))
+				 : 0;
+}
+
+/* The run's strongest line: the largest share of any rank's, and its
+ * frequency (the highest, where ranks tie). */
+static struct {
+	double hz, share;
+} run_line;
+
+void nb_quantum_reduce(struct nb_run *r, const void *mine, int nlocal, int signo)
+{
+	const struct nb_quantum_record *x = mine;
+	double share = 0, hz = 0;
+
+	if (!quantum_of(r)->sampling_hz)
+		return;
+	for (int i = 0; i < nlocal; i++)
+		share = fmax(share, line_share(&x[i]));
+	if (!signo)
+		share = nb_ranks_max(&r->ranks, share);
+	for (int i = 0; i < nlocal; i++)
+		if (line_share(&x[i]) == share)
+			hz = fmax(hz, line_hz(&x[i]));
+	nb_run_max(r, &hz, 1, signo);
+	run_line.share = share;
+	run_line.hz = hz;
+}
+
+void nb_quantum_print_run(const struct nb_run *r, int n)
+{
+	if (quantum_of(r)->sampling_hz)
+		printf("%s summary ranks=%d line_hz=%.6g line_share_percent=%.4g\n", r->k->name, n,
+		       run_line.hz, run_line.share);
+}
+
+void nb_quantum_print(const struct nb_run *r, const void *record, FILE *out)
 {
 	const struct nb_quantum *q = quantum_of(r);
 	const struct nb_quantum_record *x = record;
 	const char *u = r->k->value_unit;
 	const struct nb_stats *s = &x->stats;
 
-	printf(" work=%s samples=%zu min_%s=%.0f "
-	       "mean_%s=%.2f max_%s=%.0f std_%s=%.2f median_%s=%.1f ci95_%s=%.2f:%.2f "
-	       "scaled_noise_mean=%.6f",
-	       r->work->name, s->n, u, s->min, u, s->mean, u, s->max, u, s->std, u, s->median,
-	       u, s->ci95_low, s->ci95_high, q->scaled_noise_mean(s));
+	fprintf(out, " work=%s samples=%zu min_%s=%.0f "
+		"mean_%s=%.2f max_%s=%.0f std_%s=%.2f median_%s=%.1f ci95_%s=%.2f:%.2f "
+		"scaled_noise_mean=%.6f",
+		r->work->name, s->n, u, s->min, u, s->mean, u, s->max, u, s->std, u, s->median,
+		u, s->ci95_low, s->ci95_high, q->scaled_noise_mean(s));
 	/* Sequoia's other two figures: the sd of the scaled noise (the values'
 	 * sd over the best one) and its kurtosis, which no shift or scale changes */
-	printf(" scaled_noise_sd=%.6g kurtosis=%.6g skewness=%.6g", s->std / q->best(s),
-	       s->kurtosis, s->skewness);
-	q->summary(&x->p, s);
+	fprintf(out, " scaled_noise_sd=%.6g kurtosis=%.6g skewness=%.6g", s->std / q->best(s),
+		s->kurtosis, s->skewness);
+	q->summary(&x->p, s, out);
 	if (q->best_is_max)
-		printf(" best_p99_9_%s=%.0f robust_noise_mean=%.6f samples_at_max=%llu", u,
-		       x->robust_best, robust_noise_mean(x), (unsigned long long)x->at_max);
-	if (q->sampling_hz) { /* the strongest spectral line; 0 0 when none stands out */
-		const struct nb_spectral_line *l = &x->spectrum.line[0];
-		int any = x->spectrum.n > 0;
-
-		printf(" line_hz=%.6g line_share_percent=%.4g", any ? l->frequency_hz : 0,
-		       any ? nb_spectral_line_share_percent(l, undisturbed(s)) : 0);
-	}
+		fprintf(out, " best_p99_9_%s=%.0f robust_noise_mean=%.6f samples_at_max=%llu", u,
+			x->robust_best, robust_noise_mean(x), (unsigned long long)x->at_max);
+	if (q->sampling_hz) /* the strongest spectral line; 0 0 when none stands out */
+		fprintf(out, " line_hz=%.6g line_share_percent=%.4g", line_hz(x), line_share(x));
 	if (q->speed)
-		nb_speed_print(&x->speed);
+		nb_speed_print(&x->speed, out);
 }
 
 void nb_quantum_json_run(const struct nb_run *r, struct nb_json *j, int n)

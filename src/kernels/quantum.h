@@ -24,7 +24,7 @@ struct nb_quantum {
 	void (*stretches)(const struct nb_run *r, const struct nb_thread *t, size_t n,
 			  struct nb_stretches *s);
 	/* the end of a result line */
-	void (*summary)(const struct nb_participant *p, const struct nb_stats *s);
+	void (*summary)(const struct nb_participant *p, const struct nb_stats *s, FILE *out);
 	/* whether the best value is the largest (FTQ); the summary then gives,
 	 * beside the Sequoia figures against it, a robust best (the 99.9th
 	 * percentile) and how many samples reached the largest */
@@ -48,7 +48,11 @@ struct nb_quantum_record {
 };
 
 void nb_quantum_summarise(struct nb_run *r, int local, size_t n, void *record);
-void nb_quantum_print(const struct nb_run *r, const void *record);
+void nb_quantum_print(const struct nb_run *r, const void *record, FILE *out);
+/* the run's strongest spectral line (with sampling_hz): reduced over the
+ * ranks, on "K summary ranks=N line_hz=.. line_share_percent=.." */
+void nb_quantum_reduce(struct nb_run *r, const void *mine, int nlocal, int signo);
+void nb_quantum_print_run(const struct nb_run *r, int n);
 void nb_quantum_json_run(const struct nb_run *r, struct nb_json *j, int n);
 void nb_quantum_json_rank(const struct nb_run *r, struct nb_json *j, const void *record);
 
@@ -57,7 +61,8 @@ void nb_quantum_json_rank(const struct nb_run *r, struct nb_json *j, const void 
 	{                                                                             \
 		.size = sizeof(struct nb_quantum_record), .write = (write_),          \
 		.detours = (detours_), .summarise = nb_quantum_summarise,             \
-		.print = nb_quantum_print, .json_run = nb_quantum_json_run,           \
+		.reduce = nb_quantum_reduce, .print = nb_quantum_print,               \
+		.print_run = nb_quantum_print_run, .json_run = nb_quantum_json_run,   \
 		.json_rank = nb_quantum_json_rank,                                    \
 	}
 

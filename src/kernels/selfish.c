@@ -328,18 +328,18 @@ static void print_head(const struct nb_run *r, int nranks)
 	printf("# Measurement period: %.2f s\n", s->period);
 }
 
-static void print(const struct nb_run *r, const void *record)
+static void print(const struct nb_run *r, const void *record, FILE *out)
 {
 	const struct result *x = record;
 
 	(void)r;
-	printf(" min_iteration_ticks=%llu min_iteration_ns=%.1f detours=%llu detours_per_s=%.1f "
-	       "median_detour_ns=%.0f cpu_overhead_percent=%.4f period_s=%.3f unmeasured_ms=%.3f "
-	       "stopped=%s",
-	       (unsigned long long)x->min_ticks, x->min_ns, (unsigned long long)x->detours,
-	       x->detours_per_s, x->median_detour_ns, x->overhead_percent, x->period_s,
-	       x->unmeasured_ms, x->full ? "detours_full" : "seconds");
-	nb_speed_print(&x->speed);
+	fprintf(out, " min_iteration_ticks=%llu min_iteration_ns=%.1f detours=%llu "
+		"detours_per_s=%.1f median_detour_ns=%.0f cpu_overhead_percent=%.4f period_s=%.3f unmeasured_ms=%.3f "
+		"stopped=%s",
+		(unsigned long long)x->min_ticks, x->min_ns, (unsigned long long)x->detours,
+		x->detours_per_s, x->median_detour_ns, x->overhead_percent, x->period_s,
+		x->unmeasured_ms, x->full ? "detours_full" : "seconds");
+	nb_speed_print(&x->speed, out);
 }
 
 static void print_run(const struct nb_run *r, int nranks)

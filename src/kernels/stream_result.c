@@ -55,22 +55,23 @@ static void summarise(struct nb_run *r, int local, size_t n, void *record)
 	x->checkpoint_ms_max = s->checkpoint_ms_max;
 }
 
-static void print(const struct nb_run *r, const void *record)
+static void print(const struct nb_run *r, const void *record, FILE *out)
 {
 	const struct record *x = record;
 	const char *u = unit(r);
 
-	printf(" work=%s samples=%llu lost_samples=%llu seconds=%.3f min_%s=%llu mean_%s=%.2f "
-	       "max_%s=%llu lost_percent=%.4f",
-	       r->work->name, (unsigned long long)x->p.samples, (unsigned long long)x->lost_samples,
-	       x->seconds, u, (unsigned long long)x->min, u, x->mean, u,
-	       (unsigned long long)x->max, x->lost_percent);
+	fprintf(out, " work=%s samples=%llu lost_samples=%llu seconds=%.3f min_%s=%llu "
+		"mean_%s=%.2f max_%s=%llu lost_percent=%.4f",
+		r->work->name, (unsigned long long)x->p.samples,
+		(unsigned long long)x->lost_samples,
+		x->seconds, u, (unsigned long long)x->min, u, x->mean, u,
+		(unsigned long long)x->max, x->lost_percent);
 	for (int k = 0; k < 4; k++)
-		printf(" loss_%s_%s=%.6g", loss_names[k], u, x->loss[k]);
+		fprintf(out, " loss_%s_%s=%.6g", loss_names[k], u, x->loss[k]);
 	for (int k = 0; k < 4; k++)
-		printf(" loss_%s_us=%.6g", loss_names[k], x->loss[k] * x->us_per_unit);
-	printf(" memory_bytes=%llu checkpoints=%llu", (unsigned long long)x->memory_bytes,
-	       (unsigned long long)x->checkpoints);
+		fprintf(out, " loss_%s_us=%.6g", loss_names[k], x->loss[k] * x->us_per_unit);
+	fprintf(out, " memory_bytes=%llu checkpoints=%llu", (unsigned long long)x->memory_bytes,
+		(unsigned long long)x->checkpoints);
 }
 
 static void json_run(const struct nb_run *r, struct nb_json *j, int n)

@@ -129,8 +129,8 @@ void nb_loss_edges_json(struct nb_json *j, const char *key)
 	nb_json_end(j, ']');
 }
 
-void nb_tails_print(const struct nb_tails *t)
+void nb_tails_print(const struct nb_tails *t, FILE *out)
 {
-	printf(" p99_9_loss_us=%.3f max_loss_us=%.3f above_100us_per_hour=%.1f", t->p99_9_ns / 1e3,
-	       t->max_ns / 1e3, t->above_per_hour[1]);
+	fprintf(out, " p99_9_loss_us=%.3f max_loss_us=%.3f above_100us_per_hour=%.1f",
+		t->p99_9_ns / 1e3, t->max_ns / 1e3, t->above_per_hour[1]);
 }

@@ -9,6 +9,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "json.h"
 
@@ -58,6 +59,6 @@ void nb_loss_histogram_json(struct nb_json *j, const struct nb_loss_histogram *h
 /* key: [the edges in ns] */
 void nb_loss_edges_json(struct nb_json *j, const char *key);
 /* " p99_9_loss_us=... max_loss_us=... above_100us_per_hour=..." for a summary line */
-void nb_tails_print(const struct nb_tails *t);
+void nb_tails_print(const struct nb_tails *t, FILE *out);
 
 #endif

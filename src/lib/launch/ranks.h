@@ -76,6 +76,15 @@ void nb_ranks_each(struct nb_ranks *r, const void *mine, size_t each,
 		   void (*node_fn)(const void *records, int n, void *arg),
 		   void (*fn)(const void *record, void *arg), void *arg);
 
+/* After the run, as nb_ranks_each, but what travels to the root is each
+ * node's summary of its records, not the records: node_fn makes it
+ * (malloc'd, *bytes long) on each node's first rank, every node at once,
+ * and fn has them on the root in node order. The root's work and memory
+ * grow with the nodes, not the ranks. */
+void nb_ranks_nodes(struct nb_ranks *r, const void *mine, size_t each,
+		    void *(*node_fn)(const void *records, int n, void *arg, size_t *bytes),
+		    void (*fn)(const void *summary, size_t bytes, void *arg), void *arg);
+
 /* After the run, on every process of a node at once (the node's data files,
  * one range a participant): v holds n counts for each local participant,
  * each replaced by the sum of the same count over the participants before

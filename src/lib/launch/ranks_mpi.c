@@ -262,6 +262,23 @@ static void *alloc_records(int n, size_t each)
 	return p;
 }
 
+/* The node's records on its first rank (NULL elsewhere), n of them. */
+static char *gather_node(const void *mine, size_t each, int *n)
+{
+	int local_rank;
+	char *node = NULL;
+
+	MPI_CHECK(MPI_Comm_rank(node_comm, &local_rank));
+	MPI_CHECK(MPI_Comm_size(node_comm, n));
+	if ((size_t)*n * each > INT_MAX)
+		nb_fail(NB_EXIT_FAILURE, "%d records of %zu bytes are more than MPI_Gather takes",
+			*n, each);
+	if (local_rank == 0)
+		node = alloc_records(*n, each);
+	MPI_CHECK(MPI_Gather(mine, (int)each, MPI_BYTE, node, (int)each, MPI_BYTE, 0, node_comm));
+	return node;
+}
+
 /* Each node's first rank gathers its node's records, hands them to node_fn,
  * then sends them to the root in turn: the root's memory is two nodes'
  * records, not one per rank. */
@@ -269,17 +286,9 @@ void nb_ranks_each(struct nb_ranks *r, const void *mine, size_t each,
 		   void (*node_fn)(const void *records, int n, void *arg),
 		   void (*fn)(const void *record, void *arg), void *arg)
 {
-	int local_rank, local_size, nodes, n;
-	char *node = NULL, *other = NULL;
+	int local_size, nodes, n;
+	char *node = gather_node(mine, each, &local_size), *other = NULL;
 
-	MPI_CHECK(MPI_Comm_rank(node_comm, &local_rank));
-	MPI_CHECK(MPI_Comm_size(node_comm, &local_size));
-	if ((size_t)local_size * each > INT_MAX)
-		nb_fail(NB_EXIT_FAILURE, "%d records of %zu bytes are more than MPI_Gather takes",
-			local_size, each);
-	if (local_rank == 0)
-		node = alloc_records(local_size, each);
-	MPI_CHECK(MPI_Gather(mine, (int)each, MPI_BYTE, node, (int)each, MPI_BYTE, 0, node_comm));
 	if (leaders == MPI_COMM_NULL)
 		return;
 	if (node_fn)
@@ -303,6 +312,42 @@ void nb_ranks_each(struct nb_ranks *r, const void *mine, size_t each,
 	}
 	free(other);
 	free(node);
+}
+
+void nb_ranks_nodes(struct nb_ranks *r, const void *mine, size_t each,
+		    void *(*node_fn)(const void *records, int n, void *arg, size_t *bytes),
+		    void (*fn)(const void *summary, size_t bytes, void *arg), void *arg)
+{
+	int local_size, nodes;
+	char *node = gather_node(mine, each, &local_size);
+	uint64_t bytes;
+	size_t made;
+	void *summary;
+
+	if (leaders == MPI_COMM_NULL)
+		return;
+	summary = node_fn(node, local_size, arg, &made);
+	free(node);
+	if (made > INT_MAX)
+		nb_fail(NB_EXIT_FAILURE, "a node's summary of %zu bytes is more than MPI takes", made);
+	bytes = made;
+	if (!r->root) {
+		MPI_CHECK(MPI_Send(&bytes, 1, MPI_UINT64_T, 0, 2, leaders));
+		MPI_CHECK(MPI_Send(summary, (int)bytes, MPI_BYTE, 0, 3, leaders));
+		free(summary);
+		return;
+	}
+	fn(summary, made, arg);
+	free(summary);
+	MPI_CHECK(MPI_Comm_size(leaders, &nodes));
+	for (int k = 1; k < nodes; k++) {
+		MPI_CHECK(MPI_Recv(&bytes, 1, MPI_UINT64_T, k, 2, leaders, MPI_STATUS_IGNORE));
+		summary = alloc_records((int)bytes, 1);
+		MPI_CHECK(MPI_Recv(summary, (int)bytes, MPI_BYTE, k, 3, leaders,
+				   MPI_STATUS_IGNORE));
+		fn(summary, (size_t)bytes, arg);
+		free(summary);
+	}
 }
 
 void nb_ranks_node_offsets(struct nb_ranks *r, uint64_t *v, int n)

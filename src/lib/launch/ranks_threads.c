@@ -137,6 +137,18 @@ void nb_ranks_each(struct nb_ranks *r, const void *mine, size_t each,
 		fn((const char *)mine + (size_t)i * each, arg);
 }
 
+void nb_ranks_nodes(struct nb_ranks *r, const void *mine, size_t each,
+		    void *(*node_fn)(const void *records, int n, void *arg, size_t *bytes),
+		    void (*fn)(const void *summary, size_t bytes, void *arg), void *arg)
+{
+	size_t bytes;
+	void *summary = node_fn(mine, r->nlocal, arg, &bytes);
+
+	(void)each;
+	fn(summary, bytes, arg);
+	free(summary);
+}
+
 /* One process is the node: its participants' counts add up in turn. */
 void nb_ranks_node_offsets(struct nb_ranks *r, uint64_t *v, int n)
 {

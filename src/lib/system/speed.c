@@ -60,11 +60,12 @@ double nb_speed_percent(const struct nb_speed *s, double part)
 	return s->total_ticks > 0 ? 100.0 * part / s->total_ticks : NAN;
 }
 
-void nb_speed_print(const struct nb_speed *s)
+void nb_speed_print(const struct nb_speed *s, FILE *out)
 {
-	printf(" detour_percent=%.4f slow_percent=%.4f slow_time_percent=%.4f slow_factor=%.4f",
-	       nb_speed_percent(s, s->detour_ticks), nb_speed_percent(s, s->slow_ticks),
-	       nb_speed_percent(s, s->slow_span_ticks), s->slow_factor);
+	fprintf(out,
+		" detour_percent=%.4f slow_percent=%.4f slow_time_percent=%.4f slow_factor=%.4f",
+		nb_speed_percent(s, s->detour_ticks), nb_speed_percent(s, s->slow_ticks),
+		nb_speed_percent(s, s->slow_span_ticks), s->slow_factor);
 }
 
 void nb_speed_json(struct nb_json *j, const struct nb_speed *s)

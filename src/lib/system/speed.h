@@ -17,6 +17,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "json.h"
 
@@ -41,7 +42,7 @@ void nb_speed_split(const uint64_t *x, size_t n, double ideal, struct nb_speed *
  * (time spent running slow) and slow_factor. */
 double nb_speed_percent(const struct nb_speed *s, double part);
 /* " detour_percent=... slow_factor=..." on stdout, for a summary line. */
-void nb_speed_print(const struct nb_speed *s);
+void nb_speed_print(const struct nb_speed *s, FILE *out);
 /* The same keys in the current JSON object. */
 void nb_speed_json(struct nb_json *j, const struct nb_speed *s);
 

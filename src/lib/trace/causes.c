@@ -490,7 +490,7 @@ void nb_causes_json(struct nb_json *j, const struct nb_cause_totals *tot, double
 	nb_json_end(j, '}');
 }
 
-void nb_causes_print(const struct nb_cause_totals *tot)
+void nb_causes_print(const struct nb_cause_totals *tot, FILE *out)
 {
 	const char *sep = " causes=";
 
@@ -500,7 +500,7 @@ void nb_causes_print(const struct nb_cause_totals *tot)
 		double s = share_of(tot, tot->cls[c].total);
 
 		if (s >= 0.0005) {
-			printf("%s%s:%.1f%%", sep, nb_cause_class_names[c], 100 * s);
+			fprintf(out, "%s%s:%.1f%%", sep, nb_cause_class_names[c], 100 * s);
 			sep = ",";
 		}
 	}
@@ -508,10 +508,10 @@ void nb_causes_print(const struct nb_cause_totals *tot)
 	 * kernel could explain */
 	for (int i = 0; i < tot->ntop; i++)
 		if (tot->top[i].cls != NB_CAUSE_HARDWARE) {
-			printf(" top_cause=%s:%s", nb_cause_class_names[tot->top[i].cls],
-			       tot->top[i].name);
+			fprintf(out, " top_cause=%s:%s", nb_cause_class_names[tot->top[i].cls],
+				tot->top[i].name);
 			break;
 		}
 	if (tot->lost_events)
-		printf(" trace_lost_events=%llu", (unsigned long long)tot->lost_events);
+		fprintf(out, " trace_lost_events=%llu", (unsigned long long)tot->lost_events);
 }

@@ -117,6 +117,6 @@ void nb_causes_json(struct nb_json *j, const struct nb_cause_totals *tot, double
 		    const char *file, const uint64_t *range);
 /* " causes=class:share%,... top_cause=class:name" for a summary line
  * (nothing when not traced). */
-void nb_causes_print(const struct nb_cause_totals *tot);
+void nb_causes_print(const struct nb_cause_totals *tot, FILE *out);
 
 #endif

@@ -141,7 +141,7 @@ class noise_run_base(rfm.RunOnlyRegressionTest):
         """The largest over the threads or ranks of the 99.9th percentile of
         the time a sample lost (selfish: of its detours): a site bounds the
         tail, which a mean hides."""
-        return sn.max(self.rank_values('p99_9_loss_us'))
+        return self.over_ranks('p99_9_loss_us_max')
 
     @run_before('performance')
     def set_references(self):
@@ -161,14 +161,12 @@ class noise_run_base(rfm.RunOnlyRegressionTest):
     def default_references(self):
         return {}
 
-    def rank_lines(self):
-        """The pattern of the result line every kernel prints per thread or
-        rank (the catalogue's rank_line)."""
-        return KERNELS['rank_line'].replace('{kernel}', self.kernel)
-
-    def rank_values(self, key):
-        """KEY of every thread's or rank's result line."""
-        return sn.extractall(rf'(?m){self.rank_lines()} .*\b{key}=(\S+)', self.stdout, 1, float)
+    def over_ranks(self, figure):
+        """FIGURE (KEY_min, KEY_avg, KEY_max) of the line of every thread's
+        or rank's figures reduced in the job (the catalogue's ranks_line):
+        one line, however many ranks printed theirs."""
+        return sn.extractsingle(rf'(?m){ranks_line(self.kernel)} .*\b{figure}=(\S+)',
+                                self.stdout, 1, float)
 
     @run_before('performance')
     def add_cause_variables(self):
@@ -179,7 +177,7 @@ class noise_run_base(rfm.RunOnlyRegressionTest):
             return
         for cls in CAUSE_CLASSES:
             self.perf_variables[f'max_{cls}_percent'] = sn.make_performance_function(
-                cause_share(self.stdout, self.rank_lines(), cls), '%')
+                cause_share(self.stdout, ranks_line(self.kernel), cls), '%')
 
     def run_summary(self, key):
         """KEY of the kernel's one summary line over all ranks (P-SNAP, selfish)."""
@@ -190,25 +188,25 @@ class noise_run_base(rfm.RunOnlyRegressionTest):
 CAUSE_CLASSES = tuple(KERNELS['cause_classes'])
 
 
+def ranks_line(kernel):
+    """The pattern of the one line of every rank's figures reduced."""
+    return KERNELS['ranks_line'].replace('{kernel}', kernel)
+
+
 @sn.deferrable
-def cause_share(stdout, lines, cls):
-    """The largest share (%) of `cls` over the threads' or ranks' lines; a
-    class a line leaves out (under 0.05%) counts as 0. Every line must carry
-    its causes: a run that could not trace fails here, with the reason the
-    kernel printed."""
-    shares = []
+def cause_share(stdout, line, cls):
+    """The largest share (%) of `cls` over the threads or ranks (the ranks
+    line's causes_<cls>_max); a class no rank printed (under 0.05%) counts
+    as 0. A run that could not trace, whose lines carry no causes, fails
+    here, with the reason the kernel printed."""
     with open(stdout) as f:
-        for line in f:
-            if not re.match(lines, line):
-                continue
-            found = re.search(r'\bcauses=(\S+)', line)
-            if not found:
-                raise SanityError(f'no causes in {line.split()[:4]}: see the warning in stderr')
-            parts = dict(p.split(':') for p in found.group(1).split(','))
-            shares.append(float(parts.get(cls, '0%').rstrip('%')))
+        found = [ln for ln in f if re.match(line, ln)]
+    if not found:
+        raise SanityError('no ranks line to read the causes from')
+    shares = dict(re.findall(r'\bcauses_(\w+)_max=(\S+)', found[-1]))
     if not shares:
-        raise SanityError('no thread or rank lines to read the causes from')
-    return max(shares)
+        raise SanityError('no causes on the ranks line: see the warning in stderr')
+    return float(shares.get(cls, 0))
 
 
 class speed_figures(rfm.RegressionMixin):
@@ -217,11 +215,11 @@ class speed_figures(rfm.RegressionMixin):
 
     @performance_function('%')
     def max_detour_percent(self):
-        return sn.max(self.rank_values('detour_percent'))
+        return self.over_ranks('detour_percent_max')
 
     @performance_function('%')
     def max_slow_percent(self):
-        return sn.max(self.rank_values('slow_percent'))
+        return self.over_ranks('slow_percent_max')
 
 
 class fwq_base(noise_run_base, speed_figures):
@@ -246,22 +244,15 @@ class fwq_base(noise_run_base, speed_figures):
 
     @performance_function('')
     def max_scaled_noise_mean(self):
-        return sn.max(self.rank_values('scaled_noise_mean'))
+        return self.over_ranks('scaled_noise_mean_max')
 
     @performance_function('')
     def max_scaled_noise_sd(self):
-        return sn.max(self.rank_values('scaled_noise_sd'))
+        return self.over_ranks('scaled_noise_sd_max')
 
     @performance_function('')
     def max_kurtosis(self):
-        return sn.max(self.rank_values('kurtosis'))
-
-
-@sn.deferrable
-def strongest(lines):
-    """Of (Hz, share %) pairs, the one of the largest share; (0, 0) when
-    none (the kernel's own "no line stood out")."""
-    return max(lines, key=lambda line: line[1], default=(0.0, 0.0))
+        return self.over_ranks('kurtosis_max')
 
 
 class ftq_base(noise_run_base):
@@ -278,23 +269,19 @@ class ftq_base(noise_run_base):
 
     @performance_function('')
     def noise_fraction(self):
-        return sn.max(self.rank_values('scaled_noise_mean'))
-
-    def largest_line(self):
-        """(Hz, share %) of the strongest line of the counts' spectrum over
-        the threads or ranks: each found it in its own counts (line_hz and
-        line_share_percent of its result line, docs/kernels.md)."""
-        return strongest(sn.extractall(
-            rf'(?m){self.rank_lines()} .*\bline_hz=(\S+) line_share_percent=(\S+)',
-            self.stdout, (1, 2), (float, float)))
+        return self.over_ranks('scaled_noise_mean_max')
 
     @performance_function('Hz')
     def largest_peak_hz(self):
-        return self.largest_line()[0]
+        """The strongest line of the counts' spectrum over the threads or
+        ranks, each of which found its own in its counts (0 0 when none
+        stood out; docs/kernels.md): its frequency and share, reduced in the
+        job onto the kernel's summary line."""
+        return self.run_summary('line_hz')
 
     @performance_function('%')
     def largest_peak_share(self):
-        return self.largest_line()[1]
+        return self.run_summary('line_share_percent')
 
 
 class psnap_base(noise_run_base, speed_figures):

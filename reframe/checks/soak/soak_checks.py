@@ -10,7 +10,6 @@ survey's checks stay short. docs/running.md describes a 24-hour soak."""
 import os
 
 import reframe as rfm
-import reframe.utility.sanity as sn
 from reframe.core.builtins import parameter, performance_function, run_before, variable
 
 from noisebench_reframe.base import KERNELS, noise_run_base
@@ -46,32 +45,29 @@ class soak_base(noise_run_base):
         return ['--stream', '--seconds', str(self.soak_seconds), '--checkpoint',
                 str(self.checkpoint_s)]
 
-    def stream_values(self, key):
-        return sn.extractall(rf'(?m)^rank kernel={self.kernel} .*\b{key}=(\S+)', self.stdout,
-                             1, float)
-
     @performance_function('us')
     def max_p99_9_loss_us(self):
         """The largest over the threads or ranks of the 99.9th percentile of
         a sample's loss (from the histogram: within 1%)."""
-        return sn.max(self.stream_values('loss_p99_9_us'))
+        return self.over_ranks('loss_p99_9_us_max')
 
     @performance_function('us')
     def max_loss_us(self):
-        return sn.max(self.stream_values('loss_max_us'))
+        return self.over_ranks('loss_max_us_max')
 
     @performance_function('%')
     def max_lost_percent(self):
-        return sn.max(self.stream_values('lost_percent'))
+        return self.over_ranks('lost_percent_max')
 
     @performance_function('')
     def lost_samples(self):
-        """Samples the writer lost (it fell behind): 0 on a sound run."""
-        return sn.sum(self.stream_values('lost_samples'))
+        """The most samples a rank's writer lost (it fell behind): 0 on a
+        sound run."""
+        return self.over_ranks('lost_samples_max')
 
     @performance_function('MiB')
     def max_memory_mib(self):
-        return sn.max(self.stream_values('memory_bytes')) / 2**20
+        return self.over_ranks('memory_bytes_max') / 2**20
 
 
 @rfm.simple_test

@@ -106,20 +106,28 @@ class Noisebench(CMakePackage):
     def _figures(out, key):
         return [float(v) for v in re.findall(rf"\b{key}=(\S+)", out)]
 
+    @staticmethod
+    def _least_over_ranks(out, key):
+        """KEY's smallest over the threads or ranks: the ranks line, their
+        figures reduced in the job (the catalogue's ranks_line)"""
+        found = re.search(rf"(?m)^ranks kernel=.* {key}_min=(\S+)", out)
+        assert found, f"no {key}_min on a ranks line:\n{out}"
+        return float(found.group(1))
+
     def test_fwq(self):
         """fwq reports an injected 20% noise with every work kind built"""
         for work in self._work_kinds():
             with test_part(self, f"test_fwq_{work}", purpose=f"fwq --work {work}"):
                 out = self._run("fwq", "-n", "3000", "-w", str(self._work_bits(work)),
                                 "--work", work)
-                noise = self._figures(out, "scaled_noise_mean")
-                assert noise and min(noise) > 0.1, f"injected noise not found: {noise}"
+                noise = self._least_over_ranks(out, "scaled_noise_mean")
+                assert noise > 0.1, f"injected noise not found: {noise}"
 
     def test_ftq(self):
         """ftq reports an injected 20% noise as missing work"""
         out = self._run("ftq", "--freq", "10000", "-n", "10000")
-        missing = self._figures(out, "scaled_noise_mean")
-        assert missing and min(missing) > 0.1, f"injected noise not found: {missing}"
+        missing = self._least_over_ranks(out, "scaled_noise_mean")
+        assert missing > 0.1, f"injected noise not found: {missing}"
 
     def test_psnap(self):
         """psnap reports an injected 20% noise as OS noise"""
@@ -144,9 +152,9 @@ class Noisebench(CMakePackage):
         if not self.spec.satisfies("+mpi"):
             raise SkipTest("built without MPI")
         out = self._run("fwq_mpi", "-n", "3000", mpi=True)
-        assert min(self._figures(out, "scaled_noise_mean")) > 0.1, out
+        assert self._least_over_ranks(out, "scaled_noise_mean") > 0.1, out
         out = self._run("ftq_mpi", "-n", "10000", mpi=True)
-        assert min(self._figures(out, "scaled_noise_mean")) > 0.1, out
+        assert self._least_over_ranks(out, "scaled_noise_mean") > 0.1, out
         out = self._run("psnap_mpi", "-n", "300", mpi=True)
         assert self._figures(out, "os_noise_percent")[0] > 10, out
         out = self._run("selfish_mpi", "--seconds", "1", mpi=True)

@@ -1274,7 +1274,7 @@ static void finish(struct nb_run *r, int signo)
 	if (!signo && r->d->node_files)
 		nb_ranks_nodes(rk, mine, h->size, report_node, report_node_summary, &rep);
 	else if (!signo)
-		nb_ranks_each(rk, mine, h->size, NULL, report_rank, &rep);
+		nb_ranks_each(rk, mine, h->size, report_rank, &rep);
 	else if (rk->root)
 		for (int i = 0; i < rk->nlocal; i++)
 			report_rank(mine + i * h->size, &rep);

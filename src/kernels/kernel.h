@@ -101,16 +101,19 @@ struct nb_results {
 	 * nb_run_sum_u64, nb_run_max), the root's for print_head, print_run
 	 * and json_run */
 	void (*reduce)(struct nb_run *r, const void *mine, int nlocal, int signo);
-	/* required, the root: a rank's key=value figures on its result line, each
+	/* required: a rank's key=value figures on its result line, into out, each
 	 * with a leading space (the driver prints the prefix, the injections and
-	 * the causes) */
+	 * the causes); on the root, or with node files on each node's first
+	 * rank, which reduces its node's lines for the ranks line (figures.h) */
 	void (*print)(const struct nb_run *r, const void *record, FILE *out);
 	/* the root, before and after the rank lines of n participants: the
 	 * lines about the whole run (the original tool's, where it had some) */
 	void (*print_head)(const struct nb_run *r, int n);
 	void (*print_run)(const struct nb_run *r, int n);
-	/* the root: the run's keys of the JSON, and a rank's (the root sees the
-	 * records one node's at a time, never all of them: nb_ranks_each) */
+	/* the root: the run's keys of the JSON; and a rank's, where its entry
+	 * is written: on the root, which sees the records one node's at a time,
+	 * never all of them (nb_ranks_each), or with node files on each node's
+	 * first rank */
 	void (*json_run)(const struct nb_run *r, struct nb_json *j, int n);
 	void (*json_rank)(const struct nb_run *r, struct nb_json *j, const void *record);
 };

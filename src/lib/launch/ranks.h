@@ -68,12 +68,9 @@ void nb_ranks_max_doubles(struct nb_ranks *r, double *v, size_t n);
 
 /* After the run: every participant's `each` bytes (mine holds the local
  * ones) handed to fn on the root, one node's at a time, nodes in the order
- * of their first rank and each node's by rank. Before that, unless NULL,
- * node_fn has its node's records on the process of each node's first rank,
- * every node at once. No process ever holds more than two nodes' records,
- * whatever the number of nodes. */
+ * of their first rank and each node's by rank. No process ever holds more
+ * than two nodes' records, whatever the number of nodes. */
 void nb_ranks_each(struct nb_ranks *r, const void *mine, size_t each,
-		   void (*node_fn)(const void *records, int n, void *arg),
 		   void (*fn)(const void *record, void *arg), void *arg);
 
 /* After the run, as nb_ranks_each, but what travels to the root is each

@@ -279,11 +279,10 @@ static char *gather_node(const void *mine, size_t each, int *n)
 	return node;
 }
 
-/* Each node's first rank gathers its node's records, hands them to node_fn,
- * then sends them to the root in turn: the root's memory is two nodes'
- * records, not one per rank. */
+/* Each node's first rank gathers its node's records, then sends them to
+ * the root in turn: the root's memory is two nodes' records, not one per
+ * rank. */
 void nb_ranks_each(struct nb_ranks *r, const void *mine, size_t each,
-		   void (*node_fn)(const void *records, int n, void *arg),
 		   void (*fn)(const void *record, void *arg), void *arg)
 {
 	int local_size, nodes, n;
@@ -291,8 +290,6 @@ void nb_ranks_each(struct nb_ranks *r, const void *mine, size_t each,
 
 	if (leaders == MPI_COMM_NULL)
 		return;
-	if (node_fn)
-		node_fn(node, local_size, arg);
 	if (!r->root) {
 		MPI_CHECK(MPI_Send(&local_size, 1, MPI_INT, 0, 0, leaders));
 		MPI_CHECK(MPI_Send(node, (int)((size_t)local_size * each), MPI_BYTE, 0, 1, leaders));

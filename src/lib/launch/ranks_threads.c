@@ -128,11 +128,8 @@ void nb_ranks_gather(struct nb_ranks *r, const void *mine, size_t each, void *al
 }
 
 void nb_ranks_each(struct nb_ranks *r, const void *mine, size_t each,
-		   void (*node_fn)(const void *records, int n, void *arg),
 		   void (*fn)(const void *record, void *arg), void *arg)
 {
-	if (node_fn)
-		node_fn(mine, r->nlocal, arg);
 	for (int i = 0; i < r->nlocal; i++)
 		fn((const char *)mine + (size_t)i * each, arg);
 }

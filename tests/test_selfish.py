@@ -77,6 +77,20 @@ def test_selfish_runs_as_long_as_asked_whatever_the_detours(run, tmp_path):
     assert "stopped=seconds" in done.stdout
 
 
+def test_node_files_keep_netgauge_head_line_to_a_range(run, tmp_path):
+    """With node files (beyond 4,096 ranks) no line lists every rank:
+    Netgauge's head line gives the smallest and largest of the ranks'
+    minimal iterations, which the node files hold each."""
+    done = run("selfish", "-t", 0, "--seconds", 0.1, "--node-files", "-o", "s")
+    assert done.returncode == 0, done.stderr
+    ranks = json.loads((tmp_path / "s_node0.json").read_text())["ranks"]
+    ticks = [r["min_iteration_ticks"] for r in ranks]
+    assert len(ticks) == NCPUS
+    assert f"# min ticks per iteration over the {NCPUS} ranks: {min(ticks)} to {max(ticks)} " \
+        in done.stdout
+    assert "per rank:" not in done.stdout and "rank kernel=" not in done.stdout
+
+
 def test_a_full_detour_store_stops_the_run_and_says_so(run, tmp_path):
     done = run("selfish", "--seconds", 5, "--threshold", 150, "--detours", 1000, "-o", "s")
     assert done.returncode == 0, done.stderr

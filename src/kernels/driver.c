@@ -919,6 +919,11 @@ uint64_t nb_run_start_tick(const struct nb_run *r)
 	return r->d->team.start_tick;
 }
 
+int nb_run_node_files(const struct nb_run *r)
+{
+	return r->d->node_files;
+}
+
 int nb_run_signal(const struct nb_run *r)
 {
 	return r->d->info.signo;

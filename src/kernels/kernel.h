@@ -214,6 +214,10 @@ void nb_run_max(struct nb_run *r, double *v, size_t n, int signo);
 void *nb_run_gather(struct nb_run *r, const void *mine, size_t each, int signo, int *n);
 /* In the finish: the signal that ended the run, 0 when it completed. */
 int nb_run_signal(const struct nb_run *r);
+/* Whether each node describes its own ranks (node files: beyond 4,096
+ * ranks, or --node-files): the root then prints no line a rank, and a
+ * kernel's lines about the run should not either. */
+int nb_run_node_files(const struct nb_run *r);
 /* What a work loop of the run's kind costs on this host, at least (ticks). */
 double nb_run_ticks_per_work_loop(const struct nb_run *r);
 

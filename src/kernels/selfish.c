@@ -267,15 +267,18 @@ struct summary {
 static struct summary run_summary;
 /* Netgauge's head names each rank's shortest iteration: the root's copy, by
  * rank (8 bytes a rank, the one figure the root holds per rank). */
+/* Netgauge's head line: every rank's minimal iteration, or with node files
+ * (a line a rank no more) the smallest and largest of them */
 static uint64_t *min_ticks;
+static double min_ticks_range[2];
 
 /* Sums, minima and maxima where the ranks are; each rank warns of its own
  * full store. */
 static void reduce(struct nb_run *r, const void *mine, int nlocal, int signo)
 {
 	const struct result *x = mine;
-	/* the largest of: -min_ns, period, -known */
-	double sums[2] = { 0 }, max[3] = { -INFINITY, 0, -1 }, n;
+	/* the largest of: -min_ns, period, -known, -min_ticks, min_ticks */
+	double sums[2] = { 0 }, max[5] = { -INFINITY, 0, -1, -INFINITY, -INFINITY }, n;
 	uint64_t counts[2] = { 0 }, *local;
 	struct summary *s = &run_summary;
 	int nranks;
@@ -295,13 +298,20 @@ static void reduce(struct nb_run *r, const void *mine, int nlocal, int signo)
 		counts[1] += x[i].detours;
 		sums[0] += x[i].overhead_percent;
 		sums[1] += x[i].detours_per_s;
+		max[3] = fmax(max[3], -(double)x[i].min_ticks);
+		max[4] = fmax(max[4], (double)x[i].min_ticks);
 		local[i] = x[i].min_ticks;
 	}
 	nb_run_sum(r, sums, 2, signo);
-	nb_run_max(r, max, 3, signo);
+	nb_run_max(r, max, 5, signo);
 	nb_run_sum_u64(r, counts, 2, signo);
-	min_ticks = nb_run_gather(r, local, sizeof(*local), signo, &nranks);
+	if (nb_run_node_files(r) && !signo)
+		nranks = r->ranks.size;
+	else
+		min_ticks = nb_run_gather(r, local, sizeof(*local), signo, &nranks);
 	free(local);
+	min_ticks_range[0] = -max[3];
+	min_ticks_range[1] = max[4];
 	n = nranks;
 	*s = (struct summary){ .min_ns = -max[0], .period = max[1], .known = max[2] < -0.5,
 			       .iterations = counts[0], .detours = counts[1],
@@ -314,10 +324,16 @@ static void print_head(const struct nb_run *r, int nranks)
 	const struct summary *s = &run_summary;
 
 	(void)r;
-	printf("# min ticks per iteration per rank:");
-	for (int i = 0; i < nranks; i++)
-		printf(" %llu", (unsigned long long)min_ticks[i]);
-	printf("\n");
+	if (min_ticks) {
+		printf("# min ticks per iteration per rank:");
+		for (int i = 0; i < nranks; i++)
+			printf(" %llu", (unsigned long long)min_ticks[i]);
+		printf("\n");
+	} else {
+		printf("# min ticks per iteration over the %d ranks: %.0f to %.0f (each rank's: its "
+		       "node file's min_iteration_ticks)\n", nranks, min_ticks_range[0],
+		       min_ticks_range[1]);
+	}
 	printf("# Minimal iteration length [ns]: %.1f\n", s->min_ns);
 	if (s->known)
 		printf("# Number of iterations (recorded+unrecorded): %llu\n",

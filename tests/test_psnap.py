@@ -67,6 +67,17 @@ def test_the_json_histogram_is_the_sum_of_the_ranks(bin_dir, tmp_path):
     assert diff <= 2 * near_edge and abs(len(us) - len(inside) - overflow) <= near_edge
 
 
+def test_node_files_print_one_histogram_of_all_ranks(run, tmp_path):
+    """With node files (beyond 4,096 ranks) the root prints no block a rank,
+    however few: the histogram of every rank's iterations, as beyond 64."""
+    done = run("psnap", "-t", "0", "-n", "200", "-g", "100", "--warmup-ms", "0", "--node-files",
+               "-o", "p")
+    assert done.returncode == 0, done.stderr
+    assert not re.search(r"(?m)^(#rank|# \d+ |rank kernel=)", done.stdout)
+    block = done.stdout.split(f"# all ranks={NCPUS}\n")[1].split("ranks kernel=psnap ")[0]
+    assert sum(int(line.split()[1]) for line in block.splitlines()) == 200 * NCPUS
+
+
 @pytest.mark.timing
 @pytest.mark.parametrize("how", LAUNCHERS)
 def test_psnap_finds_injected_noise(launch, tmp_path, how):

@@ -251,7 +251,8 @@ static void exchange(struct nb_run *r, const size_t *n, int signo)
 	uint64_t *copy = NULL;
 	int nranks;
 
-	per_rank = signo || rk->size <= HISTOGRAMS_PER_RANK_MAX;
+	/* with node files the root prints no line a rank: no block either */
+	per_rank = signo || (rk->size <= HISTOGRAMS_PER_RANK_MAX && !nb_run_node_files(r));
 	hist = calloc(rk->nlocal, sizeof(*hist));
 	if (!hist)
 		nb_fail(NB_EXIT_FAILURE, "out of memory for the histograms");

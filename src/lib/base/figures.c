@@ -63,14 +63,20 @@ static void add_number(struct nb_figures *fs, const char *key, const char *text,
 	f->count++;
 }
 
-/* "name:number,..." with names beginning with a letter */
-static int is_list(const char *s, size_t len)
+/* Whether s is a list "name:number,..." with names beginning with a letter;
+ * with fs, its numbers are added to it as KEY_name. */
+static int list(struct nb_figures *fs, const char *key, const char *s, size_t len)
 {
 	const char *end = s + len;
+	size_t klen = strlen(key);
+	char sub[NB_FIGURE_KEY];
 
+	if (!len)
+		return 0;
 	while (s < end) {
 		const char *colon = memchr(s, ':', (size_t)(end - s));
 		const char *comma = memchr(s, ',', (size_t)(end - s));
+		size_t nlen, vlen;
 		double v;
 
 		if (!comma)
@@ -78,37 +84,19 @@ static int is_list(const char *s, size_t len)
 		if (!colon || colon > comma || !isalpha((unsigned char)*s) ||
 		    !number(colon + 1, (size_t)(comma - colon - 1), &v))
 			return 0;
+		nlen = (size_t)(colon - s);
+		vlen = (size_t)(comma - colon - 1);
+		if (fs && klen + 1 + nlen < sizeof(sub)) {
+			memcpy(sub, key, klen);
+			sub[klen] = '_';
+			memcpy(sub + klen + 1, s, nlen);
+			sub[klen + 1 + nlen] = '\0';
+			/* the % stays out of the reduced figures' text */
+			add_number(fs, sub, colon + 1, vlen - (comma[-1] == '%'), v);
+		}
 		s = comma + 1;
 	}
 	return 1;
-}
-
-static void add_list(struct nb_figures *fs, const char *key, const char *s, size_t len)
-{
-	const char *end = s + len;
-	char sub[NB_FIGURE_KEY];
-
-	while (s < end) {
-		const char *colon = memchr(s, ':', (size_t)(end - s));
-		const char *comma = memchr(s, ',', (size_t)(end - s));
-		double v;
-
-		if (!comma)
-			comma = end;
-		size_t klen = strlen(key), nlen = (size_t)(colon - s);
-
-		if (klen + 1 + nlen >= sizeof(sub))
-			return;
-		memcpy(sub, key, klen);
-		sub[klen] = '_';
-		memcpy(sub + klen + 1, s, nlen);
-		sub[klen + 1 + nlen] = '\0';
-		number(colon + 1, (size_t)(comma - colon - 1), &v);
-		/* the % stays out of the reduced figures' text */
-		add_number(fs, sub, colon + 1,
-			   (size_t)(comma - colon - 1) - (comma[-1] == '%'), v);
-		s = comma + 1;
-	}
 }
 
 static int skipped(const char *key, const char *const *skip)
@@ -141,8 +129,8 @@ void nb_figures_add_line(struct nb_figures *fs, const char *line, const char *co
 		len = (size_t)(end - eq - 1);
 		if (number(eq + 1, len, &v)) {
 			add_number(fs, key, eq + 1, len - (eq[len] == '%'), v);
-		} else if (is_list(eq + 1, len)) {
-			add_list(fs, key, eq + 1, len);
+		} else if (list(NULL, key, eq + 1, len)) {
+			list(fs, key, eq + 1, len);
 		} else {
 			struct nb_figure *f = find(fs, key, 1);
 

@@ -14,7 +14,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-enum { NB_FIGURE_KEY = 64, NB_FIGURE_TEXT = 48 };
+enum { NB_FIGURE_KEY = 64, NB_FIGURE_TEXT = 64 };
 
 struct nb_figure {
 	char key[NB_FIGURE_KEY];

@@ -97,8 +97,9 @@ def test_ftq_files_and_quanta(run, tmp_path, layout):
         got = ranks_line(res.stdout, "ftq")
         assert int(got["max_counts_max"]) == max(t["counts"].max() for t in threads)
         assert int(got["samples_min"]) == int(got["samples_max"]) == 3000
+        # the mean of the means as printed (2 decimals), to 6 digits
         assert float(got["mean_counts_avg"]) == pytest.approx(
-            np.mean([t["counts"].mean() for t in threads]), rel=1e-5)
+            np.mean([t["counts"].mean() for t in threads]), rel=1e-5, abs=0.006)
     else:
         check_ranks_line(res.stdout, "ftq", [line for line in res.stdout.splitlines()
                                              if line.startswith("rank kernel=ftq ")])
@@ -106,11 +107,12 @@ def test_ftq_files_and_quanta(run, tmp_path, layout):
         # its frequency
         run_line = dict(kv.split("=") for kv in res.stdout.split("ftq summary ")[1]
                         .splitlines()[0].split())
-        best = max(rows, key=lambda row: float(row["line_share_percent"]))
+        share = max(float(row["line_share_percent"]) for row in rows)
         assert int(run_line["ranks"]) == len(rows) == NCPUS
-        assert float(run_line["line_share_percent"]) == \
-            pytest.approx(float(best["line_share_percent"]), rel=1e-3)
-        assert run_line["line_hz"] == best["line_hz"]
+        assert float(run_line["line_share_percent"]) == pytest.approx(share, rel=1e-3)
+        # (threads whose shares print alike may differ in the digits cut)
+        assert run_line["line_hz"] in {row["line_hz"] for row in rows
+                                       if float(row["line_share_percent"]) == share}
     for row, data in zip(rows, threads):
         counts, times = data["counts"], data["times"]
         assert len(counts) == len(times) == 3000

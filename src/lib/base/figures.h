@@ -25,8 +25,8 @@ struct nb_figure {
 	char first[NB_FIGURE_TEXT];  /* a word: the first line's */
 };
 
-/* Keys in the order they first came; plain data, so that a node's can be
- * sent as bytes (nb_figures_bytes) and merged on the root. */
+/* Keys in the order they first came; f[0..n) is plain data, so that a
+ * node's can be sent as bytes and merged on the root (nb_figures_merge). */
 struct nb_figures {
 	uint64_t lines;
 	size_t n, cap;

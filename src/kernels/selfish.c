@@ -350,8 +350,8 @@ static void print(const struct nb_run *r, const void *record, FILE *out)
 
 	(void)r;
 	fprintf(out, " min_iteration_ticks=%llu min_iteration_ns=%.1f detours=%llu "
-		"detours_per_s=%.1f median_detour_ns=%.0f cpu_overhead_percent=%.4f period_s=%.3f unmeasured_ms=%.3f "
-		"stopped=%s",
+		"detours_per_s=%.1f median_detour_ns=%.0f cpu_overhead_percent=%.4f "
+		"period_s=%.3f unmeasured_ms=%.3f stopped=%s",
 		(unsigned long long)x->min_ticks, x->min_ns, (unsigned long long)x->detours,
 		x->detours_per_s, x->median_detour_ns, x->overhead_percent, x->period_s,
 		x->unmeasured_ms, x->full ? "detours_full" : "seconds");

@@ -194,13 +194,14 @@ def ranks_line(kernel):
 
 
 @sn.deferrable
-def cause_share(stdout, line, cls):
-    """The largest share (%) of `cls` over the threads or ranks (the ranks
-    line's causes_<cls>_max); a class no rank printed (under 0.05%) counts
-    as 0. A run that could not trace, whose lines carry no causes, fails
-    here, with the reason the kernel printed."""
+def cause_share(stdout, pattern, cls):
+    """The largest share (%) of `cls` over the threads or ranks (causes_<cls>_max
+    of the line `pattern` matches, the ranks line); a class no rank printed
+    (under 0.05%) counts as 0. A run in which no rank could trace leaves no
+    causes on it and fails here; each rank that could not said why on
+    stderr."""
     with open(stdout) as f:
-        found = [ln for ln in f if re.match(line, ln)]
+        found = [ln for ln in f if re.match(pattern, ln)]
     if not found:
         raise SanityError('no ranks line to read the causes from')
     shares = dict(re.findall(r'\bcauses_(\w+)_max=(\S+)', found[-1]))

@@ -7,7 +7,7 @@ stream_section <- function(tables, labels) {
     "<h2>Streamed runs</h2>",
     "<p>Runs of any length in fixed memory (--stream), per rank: samples folded in,",
     "lost_samples (overwritten before the writer read them: it fell behind), seconds",
-    "measured and seconds_in_file (whole lines of the per-second file), lost_percent (the",
+    "measured, lost_percent (the",
     "share of the time lost against the best sample of the first second), how many",
     "checkpoints were written and the longest took (ms), the memory the stream held",
     "(MiB, fixed whatever the length). complete: the run ended as asked; otherwise it was",

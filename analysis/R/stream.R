@@ -10,7 +10,9 @@ stream_json_pattern <- "_[0-9]+_stream\\.json$"
 
 # Streamed runs under the results: one per prefix, its ranks' checkpoints,
 # with the run's own JSON (meta) where there is one. hosts: the ranks on the
-# hosts matching it only, the others' per-second and event files left unread.
+# hosts matching it only. A rank's per-second and event files (4 MB a day
+# and up to 20 MB a core) are left on disk: the figures read them for the
+# ranks they show only (stream_detail).
 read_streams <- function(stream_paths, run_paths, run_metas, hosts = NULL) {
   if (length(stream_paths) == 0) return(list())
   prefixes <- sub(stream_json_pattern, "", stream_paths)
@@ -24,7 +26,8 @@ read_streams <- function(stream_paths, run_paths, run_metas, hosts = NULL) {
       paths <- paths[kept]
       infos <- infos[kept]
     }
-    ranks <- Map(read_stream_rank, paths, infos, USE.NAMES = FALSE)
+    ranks <- Map(function(path, info) list(info = info, dir = dirname(path)), paths, infos,
+      USE.NAMES = FALSE)
     ranks <- ranks[order(vapply(ranks, function(r) r$info$rank, 0))]
     meta <- if (!is.na(meta_at)) run_metas[[meta_at]]
     list(name = p, path = p, kernel = ranks[[1]]$info$stream_of, meta = meta,
@@ -42,15 +45,17 @@ read_stream_info <- function(path) {
   info
 }
 
-# A rank's stream: its checkpoint (info), per-second lines and events
-read_stream_rank <- function(path, info = read_stream_info(path)) {
-  dir <- dirname(path)
-  events <- lapply(Filter(function(e) !is.null(e$file), info$events), function(e) {
-    d <- read_numbers(file.path(dir, e$file), c("value", "tick"), e$samples)
+# A rank of read_streams with its per-second lines and the samples around
+# its longest losses read too
+stream_detail <- function(rank) {
+  info <- rank$info
+  event_info <- Filter(function(e) !is.null(e$file), info$events)
+  events <- lapply(event_info, function(e) {
+    d <- read_numbers(file.path(rank$dir, e$file), c("value", "tick"), e$samples)
     d[, index := e$first + seq_len(.N) - 1]
   })
-  list(info = info, seconds = read_stream_seconds(file.path(dir, info$seconds_file)),
-    events = events, event_info = Filter(function(e) !is.null(e$file), info$events))
+  c(rank, list(seconds = read_stream_seconds(file.path(rank$dir, info$seconds_file)),
+    events = events, event_info = event_info))
 }
 
 # The per-second lines written so far. The file grows while the run goes
@@ -127,7 +132,7 @@ stream_table <- function(streams) {
       i <- r$info
       data.table(run = n, kernel = s$kernel, host = i$host, thread = i$rank, cpu = i$cpu,
         complete = isTRUE(i$complete), samples = i$samples, lost_samples = i$lost_samples,
-        seconds = i$seconds, seconds_in_file = nrow(r$seconds), lost_percent = i$lost_percent,
+        seconds = i$seconds, lost_percent = i$lost_percent,
         checkpoints = i$checkpoints, checkpoint_ms_max = i$checkpoint_ms_max,
         memory_mib = i$memory_bytes / 2^20)
     }))
@@ -215,9 +220,9 @@ stream_figures <- function(dir, name, s, label) {
   add <- function(plot, file, caption, height = 5) {
     if (!is.null(plot)) figs[[caption]] <<- save_figure(plot, dir, file, height = height)
   }
-  lost <- vapply(s$ranks, function(r) mean(r$seconds$lost_percent), numeric(1))
+  lost <- vapply(s$ranks, function(r) r$info$lost_percent %||% NA_real_, numeric(1))
   all_ranks <- length(s$ranks)
-  s$ranks <- s$ranks[detail_positions(lost)]
+  s$ranks <- lapply(s$ranks[detail_positions(lost)], stream_detail)
   add(plot_stream_series(s, paste(label, ": the whole run")), paste0(name, "-stream-series"),
     paste0(label, ": per second of the run (time from its start), the share of the time lost to noise (%) ",
       "against the best sample of the first second, and the longest single loss (us), one ",

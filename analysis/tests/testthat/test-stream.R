@@ -46,7 +46,7 @@ test_that("a stream killed outright is read to its last checkpoint", {
   s <- data$streams$soak
   expect_false(s$complete)
   # the line cut short is not read
-  expect_equal(s$ranks[[1]]$seconds$second, c(0, 1))
+  expect_equal(stream_detail(s$ranks[[1]])$seconds$second, c(0, 1))
   tails <- stream_tail_table(data$streams)
   # type 1 percentiles of the losses (us), each within its 1% bucket
   exact <- sort(losses)[ceiling(c(0.5, 0.99, 0.999, 0.9999) * length(losses))] / 1e3
@@ -60,15 +60,39 @@ test_that("a stream killed outright is read to its last checkpoint", {
   expect_equal(tails$above_1000us_per_hour, 0)
 })
 
-test_that("a report of some hosts reads only their ranks' per-second and event files", {
+test_that("a report of some hosts reads only their ranks' checkpoints", {
   dir <- withr_tempdir()
   write_stream_rank(dir, "soak", 0, c(rep(0, 100), 5000), host = "nid001")
   write_stream_rank(dir, "soak", 1, c(rep(0, 100), 7000), host = "nid002")
-  unlink(file.path(dir, "soak_1_seconds.dat"))
-  expect_error(read_results(dir), "soak_1_seconds.dat: missing", class = "noisebench_input_error")
   s <- read_results(dir, hosts = "^nid001$")$streams$soak
   expect_equal(vapply(s$ranks, function(r) r$info$rank, 0), 0)
-  expect_equal(nrow(s$ranks[[1]]$seconds), 2)
+  expect_equal(nrow(stream_detail(s$ranks[[1]])$seconds), 2)
+})
+
+test_that("a stream's per-second and event files are read for the ranks shown only", {
+  dir <- withr_tempdir()
+  # ranks 0-9 lose 1% to 10%: the figures show the 7 noisiest and the quietest
+  for (rank in 0:9) {
+    write_stream_rank(dir, "soak", rank, c(rep(0, 100), 5000 + rank))
+    path <- file.path(dir, sprintf("soak_%d_stream.json", rank))
+    info <- jsonlite::read_json(path)
+    info$lost_percent <- rank + 1
+    writeLines(jsonlite::toJSON(info, auto_unbox = TRUE, digits = NA), path)
+  }
+  # ranks 1 and 2 are neither: their files are never opened
+  for (rank in 1:2) {
+    unlink(Sys.glob(file.path(dir, sprintf("soak_%d_[se][ev]*.dat", rank))))
+  }
+  expect_length(Sys.glob(file.path(dir, "soak_[12]_*.dat")), 0)
+  write_report(dir)
+  expect_true(file.exists(file.path(dir, "report", "soak-stream-events-9.png")))
+  expect_true(file.exists(file.path(dir, "report", "soak-stream-events-0.png")))
+  expect_false(file.exists(file.path(dir, "report", "soak-stream-events-1.png")))
+  expect_equal(nrow(fread(file.path(dir, "report", "streams.csv"))), 10)
+  # a rank shown whose per-second file is missing is an error that names it
+  unlink(file.path(dir, "soak_9_seconds.dat"))
+  expect_error(write_report(dir), "soak_9_seconds.dat: missing",
+    class = "noisebench_input_error")
 })
 
 test_that("a P-SNAP stream's losses are its iterations' ticks beyond the best, as FWQ's", {
@@ -92,7 +116,6 @@ test_that("the report of streamed runs has their table, tails and figures", {
   expect_match(page, "FWQ multiiter streamed, 2 CPUs on synth \\(to its last checkpoint\\)")
   streams <- fread(file.path(dir, "report", "streams.csv"))
   expect_equal(streams$thread, 0:1)
-  expect_equal(streams$seconds_in_file, c(2, 2))
   expect_true(file.exists(file.path(dir, "report", "soak-stream-series.png")))
   expect_true(file.exists(file.path(dir, "report", "soak-stream-events-1.png")))
   tails <- fread(file.path(dir, "report", "tails.csv"))

@@ -168,24 +168,33 @@ stream_tail_table <- function(streams) {
   }))
 }
 
+# A panel is a few hundred pixels wide: past this many points a line or a
+# cloud only costs drawing time (a day of seconds at 8 panels, 10 events of
+# 30,000 samples at 8 ranks: 10 s a figure).
+stream_points_max <- 1500
+
 # The whole run on one screen: per second, the share of the time lost (%)
-# and the longest sample's loss (us), one column of panels per rank; a day
-# of seconds is kept whole, longer runs by each minute's worst.
+# and the longest sample's loss (us), one column of panels per rank; beyond
+# stream_points_max seconds, each step's worst (steps of 10 s, a minute, 10
+# minutes, an hour: a day is 1,440 minutes).
 plot_stream_series <- function(s, title) {
   d <- rbindlist(lapply(s$ranks, function(r) {
     i <- r$info
     # the second's worst sample: the longest (fixed work) or the smallest count
     worst <- if (stream_fixed_work(s$kernel)) r$seconds$max - i$reference else
       i$reference - r$seconds$min
-    r$seconds[, .(hours = second / 3600, lost_percent,
-      longest_us = pmax(worst, 0) * stream_us_per_unit(i),
+    r$seconds[, .(second, lost_percent, longest_us = pmax(worst, 0) * stream_us_per_unit(i),
       rank = unit_label(i$rank, i$cpu, i$host))]
   }))
-  if (nrow(d) > 86400 * length(s$ranks)) {
+  span <- max(d$second, 0) + 1
+  step <- c(1, 10, 60, 600, 3600)
+  step <- step[c(span / step[-length(step)] <= stream_points_max, TRUE)][1]
+  if (step > 1) {
     d <- d[, .(lost_percent = max(lost_percent), longest_us = max(longest_us)),
-      by = .(rank, hours = floor(hours * 60) / 60)]
+      by = .(rank, second = floor(second / step) * step)]
   }
-  long <- melt(d, id.vars = c("rank", "hours"), variable.name = "figure")
+  d[, hours := second / 3600]
+  long <- melt(d[, !"second"], id.vars = c("rank", "hours"), variable.name = "figure")
   long[, figure := ifelse(figure == "lost_percent", "time lost (%)", "longest loss (us)")]
   # hours for a soak, minutes or seconds for shorter runs
   span <- max(long$hours, 0)
@@ -197,7 +206,9 @@ plot_stream_series <- function(s, title) {
 }
 
 # The samples around each of a rank's longest losses: each sample's loss
-# (us) against its time from the event (ms), one small panel per event.
+# (us) against its time from the event (ms), one small panel per event; of
+# an event of more than stream_points_max samples, the longest and the
+# shortest loss of each of stream_points_max / 2 equal slices of its time.
 plot_stream_events <- function(r, kernel, title) {
   i <- r$info
   k <- stream_us_per_unit(i)
@@ -205,9 +216,13 @@ plot_stream_events <- function(r, kernel, title) {
     e <- r$event_info[[j]]
     x <- r$events[[j]]
     loss <- stream_loss(kernel, x$value, i$reference)
-    data.table(event = sprintf("%.0f us at %.1f s", e$loss * k,
+    d <- data.table(event = sprintf("%.0f us at %.1f s", e$loss * k,
       (e$tick - i$start_tick) / i$ticks_per_ns / 1e9),
       ms = (x$tick - e$tick) / i$ticks_per_ns / 1e6, loss_us = pmax(loss, 0) * k)
+    if (nrow(d) <= stream_points_max) return(d)
+    slices <- stream_points_max / 2
+    d[, slice := pmin(floor((ms - min(ms)) / (diff(range(ms)) / slices)), slices - 1)]
+    d[d[, .I[c(which.max(loss_us), which.min(loss_us))], by = slice]$V1, !"slice"]
   }))
   if (nrow(d) == 0) return(NULL)
   ggplot(d, aes(ms, loss_us)) + geom_point(size = 0.3, colour = "steelblue4") +
@@ -224,17 +239,22 @@ stream_figures <- function(dir, name, s, label) {
   all_ranks <- length(s$ranks)
   s$ranks <- lapply(s$ranks[detail_positions(lost)], stream_detail)
   add(plot_stream_series(s, paste(label, ": the whole run")), paste0(name, "-stream-series"),
-    paste0(label, ": per second of the run (time from its start), the share of the time lost to noise (%) ",
-      "against the best sample of the first second, and the longest single loss (us), one ",
-      "column per CPU. A day fits on one screen: a step is a change that lasted, a spike a ",
-      "rare event (its samples are in the next figures).",
+    paste0(label, ": per second of the run (time from its start), the share of the time ",
+      "lost to noise (%) against the best sample of the first second, and the longest ",
+      "single loss (us), one column per CPU (beyond ", format(stream_points_max, big.mark = ","),
+      " seconds, the worst of each 10 s, minute, 10 minutes or hour). A day fits on one ",
+      "screen: a step is a change that lasted, a spike a rare event (its samples are in the ",
+      "next figures).",
       detail_note(length(s$ranks), all_ranks, where = "streams.csv")), height = 4)
   for (r in s$ranks) {
     add(plot_stream_events(r, s$kernel, paste(label, ": the longest losses, rank", r$info$rank)),
       paste0(name, "-stream-events-", r$info$rank), paste0(label, ", rank ", r$info$rank,
         ": the samples around each of the longest losses, each sample's loss (us) against ",
-        "its time from the event (ms). One spike is a single detour; a shelf, a stretch of ",
-        "slow samples; spikes at even spacing, a periodic source."),
+        "its time from the event (ms) (of an event of more than ",
+        format(stream_points_max, big.mark = ","), " samples, the longest and the shortest ",
+        "loss of each of ", stream_points_max / 2, " equal slices of its time). One spike is ",
+        "a single detour; a shelf, a stretch of slow samples; spikes at even spacing, a ",
+        "periodic source."),
       height = 2 + 1.2 * ceiling(length(r$events) / 3))
   }
   figs

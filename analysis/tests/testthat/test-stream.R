@@ -131,3 +131,31 @@ test_that("a streamed run beside the others is in the same report", {
   tails <- fread(file.path(dir, "report", "tails.csv"))
   expect_setequal(tails$run, c("fwq", "soak"))
 })
+
+test_that("a long stream's figures keep each step's worst and each slice's extremes", {
+  dir <- withr_tempdir()
+  # 3 hours of seconds, one of them losing 40%; an event of 10,000 samples
+  # with one loss of 9 us
+  losses <- c(rep(0, 5000), 9000, rep(0, 4999))
+  write_stream_rank(dir, "soak", 0, losses)
+  seconds <- data.table(second = 0:10799, samples = 100, min = 10000, max = 10100,
+    mean = 10010, lost_percent = 0.5)
+  seconds[second == 7777, `:=`(max = 30000, lost_percent = 40)]
+  fwrite(seconds, file.path(dir, "soak_0_seconds.dat"), sep = " ", col.names = FALSE)
+  rank <- stream_detail(read_results(dir)$streams$soak$ranks[[1]])
+  expect_equal(nrow(rank$seconds), 10800)
+  expect_equal(nrow(rank$events[[1]]), 11)
+  # the event's samples: all of them around the longest loss, as written
+  rank$events[[1]] <- data.table(value = 10000 + losses, tick = 1e6 + cumsum(10000 + losses),
+    index = seq_along(losses) - 1)
+  rank$event_info[[1]]$tick <- 1e6 + sum(10000 + losses[1:5001])
+  series <- plot_stream_series(list(kernel = "fwq", ranks = list(rank)), "x")$data
+  # steps of 10 s: 1,080 of each figure, the worst second kept
+  expect_equal(nrow(series), 2 * 1080)
+  expect_equal(max(series[figure == "time lost (%)"]$value), 40)
+  expect_equal(max(series[figure == "longest loss (us)"]$value), 20)
+  events <- plot_stream_events(rank, "fwq", "y")$data
+  expect_lte(nrow(events), stream_points_max)
+  expect_equal(max(events$loss_us), 9)
+  expect_equal(events[which.max(loss_us)]$ms, 0)
+})

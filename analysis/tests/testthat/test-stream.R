@@ -159,3 +159,14 @@ test_that("a long stream's figures keep each step's worst and each slice's extre
   expect_equal(max(events$loss_us), 9)
   expect_equal(events[which.max(loss_us)]$ms, 0)
 })
+
+test_that("a checkpoint whose histogram is not pairs of numbers is an error that names it", {
+  dir <- withr_tempdir()
+  write_stream_rank(dir, "soak", 0, c(rep(0, 100), 5000))
+  path <- file.path(dir, "soak_0_stream.json")
+  info <- jsonlite::read_json(path)
+  info$histogram$buckets <- list(list(1, 2), list(3))
+  writeLines(jsonlite::toJSON(info, auto_unbox = TRUE, digits = NA), path)
+  expect_error(read_results(dir), "soak_0_stream.json: histogram buckets are not",
+    class = "noisebench_input_error")
+})

@@ -85,6 +85,9 @@ bench:
 	mkdir -p .cache/bench && $(BUILD)/bin/fwq -n 20000 -o .cache/bench/fwq >/dev/null
 	Rscript benchmarks/survey_scale.R .cache/bench/fwq.json
 	benchmarks/stream_cost.py $(BUILD)/bin
+	rm -rf .cache/bench/soak && mkdir -p .cache/bench/soak
+	$(BUILD)/bin/fwq -t 0 --stream --seconds 3 -o .cache/bench/soak/soak >/dev/null
+	Rscript benchmarks/stream_report.R .cache/bench/soak
 	benchmarks/jube_overhead.py $(BUILD)/bin
 	benchmarks/reframe_overhead.py
 	benchmarks/bsp_validate.py $(BUILD)/bin

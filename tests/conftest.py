@@ -82,13 +82,14 @@ def run(bin_dir, tmp_path):
     return _run
 
 
+def rank_lines(stdout):
+    """The result lines a kernel prints, one a thread or rank."""
+    return [line for line in stdout.splitlines() if line.startswith("rank kernel=")]
+
+
 def summaries(stdout):
     """The key=value result lines a kernel prints, one dict per rank."""
-    rows = []
-    for line in stdout.splitlines():
-        if line.startswith("rank kernel="):
-            rows.append(dict(f.split("=", 1) for f in line.split()[1:]))
-    return rows
+    return [dict(f.split("=", 1) for f in line.split()[1:]) for line in rank_lines(stdout)]
 
 
 RANK_LINE_PREFIX = ("kernel", "rank", "host", "cpu")

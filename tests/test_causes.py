@@ -19,6 +19,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from competitor import beside_competitors
+from conftest import ROOT, check_ranks_line, rank_lines, summaries
 from ground_truth import load_injections
 from kernel_files import check_node_data, check_node_parts, load_description, part_bytes
 CLASSES = {"hardware", "nmi", "irq", "softirq", "timer", "ipi", "thread", "injection"}
@@ -102,6 +103,9 @@ def test_a_quiet_run_accounts_for_every_detour(run, tmp_path, kernel, args):
     assert done.returncode == 0, done.stderr
     meta = json.loads((tmp_path / "quiet.json").read_text())
     check_accounts(tmp_path, meta)
+    # every thread says it was traced, and the ranks line that all were
+    assert [r["traced"] for r in summaries(done.stdout)] == ["1"] * len(meta["ranks"])
+    assert check_ranks_line(done.stdout, kernel, rank_lines(done.stdout))["traced_min"] == "1"
     assert not list(Path("/sys/kernel/tracing/instances").glob("noisebench-*"))
 
 
@@ -254,3 +258,26 @@ def test_sigterm_writes_the_samples_first_and_removes_the_instance(bin_dir, tmp_
                for t in meta["ranks"]), meta["ranks"]
     written = ["cut.json"] + [f"cut_{t['rank']}_times.dat" for t in meta["ranks"]]
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(written)
+
+
+def test_a_run_that_cannot_trace_says_so_rank_by_rank_and_fails_its_check(run, tmp_path):
+    """Unpinned threads cannot be traced (a CPU's trace is the CPU's, not
+    the thread's): each thread's line says traced=0, stderr says why, and
+    the ReFrame checks' reading of the ranks line fails, counting them."""
+    done = run("fwq", "-t", 0, "-n", 2000, "--no-pin", "--trace", "-o", "unpinned")
+    assert done.returncode == 0, done.stderr
+    assert "not pinned to CPUs" in done.stderr
+    lines = rank_lines(done.stdout)
+    assert lines and all(" traced=0" in line and "causes=" not in line for line in lines)
+    figures = check_ranks_line(done.stdout, "fwq", lines)
+    assert figures["traced_max"] == "0"
+    stdout = tmp_path / "stdout.txt"
+    stdout.write_text(done.stdout)
+    reading = subprocess.run([str(ROOT / ".venv" / "bin" / "python"), "-c", (
+        "import sys, reframe.utility.sanity as sn\n"
+        "from noisebench_reframe.catalogue import cause_share, ranks_line\n"
+        "sn.evaluate(cause_share(sys.argv[1], ranks_line('fwq'), 'irq'))"), str(stdout)],
+        capture_output=True, text=True, timeout=60, check=False)
+    assert reading.returncode != 0
+    assert f"{len(lines)} of the {len(lines)} threads or ranks could not trace" in reading.stderr
+

@@ -2,36 +2,15 @@
 fixture, a run base that knows how to start a kernel on a partition and how
 to hold it to its references, and one base per kernel. The leaves in
 reframe/checks/ only pick parameters and tags."""
-import json
 import os
-import re
 
 import reframe as rfm
 import reframe.core.runtime as rt
 import reframe.utility.sanity as sn
 from reframe.core.builtins import (fixture, parameter, performance_function, run_after,
                                    run_before, sanity_function, variable)
-from reframe.core.exceptions import SanityError
 
-# the checkout this package is installed from (pip install -e reframe/)
-REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), '..', '..'))
-
-
-def catalogue_path():
-    """The kernel catalogue of the kernels the checks run: that of an
-    installed noisebench (NOISEBENCH_BIN_DIR/../share/noisebench/), else
-    this checkout's."""
-    bin_dir = os.environ.get('NOISEBENCH_BIN_DIR', '')
-    installed = os.path.join(bin_dir, '..', 'share', 'noisebench', 'kernels.json')
-    if bin_dir and os.path.exists(installed):
-        return installed
-    return os.path.join(REPO, 'src', 'kernels', 'kernels.json')
-
-
-# what the harness knows of each kernel: its summary lines, the Sequoia
-# limits, the cause classes, FWQ's work amount per work kind
-with open(catalogue_path()) as f:
-    KERNELS = json.load(f)
+from .catalogue import KERNELS, REPO, cause_share, ranks_line
 
 # Sequoia RFP's "diminutive noise": the default FWQ bounds of an acceptance
 # run (value, lower, upper, unit): the figure must stay below the value.
@@ -186,28 +165,6 @@ class noise_run_base(rfm.RunOnlyRegressionTest):
 
 
 CAUSE_CLASSES = tuple(KERNELS['cause_classes'])
-
-
-def ranks_line(kernel):
-    """The pattern of the one line of every rank's figures reduced."""
-    return KERNELS['ranks_line'].replace('{kernel}', kernel)
-
-
-@sn.deferrable
-def cause_share(stdout, pattern, cls):
-    """The largest share (%) of `cls` over the threads or ranks (causes_<cls>_max
-    of the line `pattern` matches, the ranks line); a class no rank printed
-    (under 0.05%) counts as 0. A run in which no rank could trace leaves no
-    causes on it and fails here; each rank that could not said why on
-    stderr."""
-    with open(stdout) as f:
-        found = [ln for ln in f if re.match(pattern, ln)]
-    if not found:
-        raise SanityError('no ranks line to read the causes from')
-    shares = dict(re.findall(r'\bcauses_(\w+)_max=(\S+)', found[-1]))
-    if not shares:
-        raise SanityError('no causes on the ranks line: see the warning in stderr')
-    return float(shares.get(cls, 0))
 
 
 class speed_figures(rfm.RegressionMixin):

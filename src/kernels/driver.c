@@ -786,6 +786,10 @@ static void rank_line(const struct nb_run *r, const void *record, FILE *out)
 	fprintf(out, " injections=%llu", (unsigned long long)p->injections);
 	if (p->inject_duration_us)
 		fprintf(out, " injections_missed=%llu", (unsigned long long)p->injections_missed);
+	/* with --trace, whether this rank's detours were attributed: the ranks
+	 * line's traced_min says whether every rank's were */
+	if (r->trace_opt)
+		fprintf(out, " traced=%d", p->causes.attributed ? 1 : 0);
 	nb_causes_print(&p->causes, out);
 	fputc('\n', out);
 }

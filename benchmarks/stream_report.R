@@ -19,20 +19,15 @@ script <- sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE)
 here <- dirname(script)
 .libPaths(c(file.path(here, "..", "build", "lib", "R"), .libPaths()))
 suppressPackageStartupMessages(library(data.table))
+source(file.path(here, "in_process.R"))
 
 args <- commandArgs(trailingOnly = TRUE)
-if (length(args) == 3 && args[1] == "--time") {
-  dir <- args[3]
-  seconds <- system.time(if (args[2] == "fread") {
+time_if_asked(args, list(
+  fread = function(dir) {
     for (f in list.files(dir, "_seconds\\.dat$", full.names = TRUE)) fread(f, skip = 1)
-  } else {
-    noisebench::write_report(dir)
-  })[["elapsed"]]
-  status <- readLines("/proc/self/status")
-  peak_kib <- as.numeric(gsub("[^0-9]", "", grep("^VmHWM", status, value = TRUE)))
-  cat(seconds, peak_kib / 1024, "\n")
-  quit(save = "no")
-}
+  },
+  report = function(dir) noisebench::write_report(dir)))
+
 if (length(args) != 1) stop("usage: stream_report.R SOURCE_DIR")
 source_dir <- args[1]
 
@@ -67,14 +62,6 @@ write_soak <- function(dir, ranks, length_s) {
   unlink(c(seconds, originals))
 }
 
-rscript <- file.path(R.home("bin"), "Rscript")
-timed <- function(what, dir) {
-  out <- suppressWarnings(system2(rscript, c(shQuote(script), "--time", what, shQuote(dir)),
-    stdout = TRUE, stderr = FALSE))
-  if (!is.null(attr(out, "status"))) stop(sprintf("%s of %s failed", what, dir), call. = FALSE)
-  as.numeric(strsplit(trimws(out[length(out)]), " ")[[1]])
-}
-
 sizes <- data.table(ranks = c(8, 64, 64, 512, 2048), hours = c(1, 1, 24, 1, 1))
 cat(sprintf("report of FWQ soaks (from %s) beside fread of every rank's per-second file,",
   source_dir), "each in a process of its own\n")
@@ -82,8 +69,8 @@ for (i in seq_len(nrow(sizes))) {
   s <- sizes[i]
   dir <- tempfile(sprintf("nb-soak-%d-", s$ranks))
   write_soak(dir, s$ranks, s$hours * 3600)
-  f <- timed("fread", dir)
-  r <- timed("report", dir)
+  f <- timed(script, "fread", dir)
+  r <- timed(script, "report", dir)
   unlink(dir, recursive = TRUE)
   sizes[i, c("fread_s", "fread_mib", "report_s", "report_mib") := as.list(c(f, r))]
   # what a rank adds to the first size's report (its 8 ranks' figures), and

@@ -12,34 +12,19 @@ here <- dirname(script)
 .libPaths(c(file.path(here, "..", "build", "lib", "R"), .libPaths()))
 suppressPackageStartupMessages(library(data.table))
 source(file.path(here, "survey.R"))
+source(file.path(here, "in_process.R"))
 
-# --time WHAT DIR: in this process, the seconds WHAT takes and the peak
-# resident memory (MiB)
 args <- commandArgs(trailingOnly = TRUE)
-if (length(args) == 3 && args[1] == "--time") {
-  dir <- args[3]
-  seconds <- system.time(if (args[2] == "fread") {
+time_if_asked(args, list(
+  fread = function(dir) {
     for (f in list.files(dir, "_times\\.dat$", full.names = TRUE)) fread(f, header = FALSE)
-  } else {
-    noisebench::write_report(dir)
-  })[["elapsed"]]
-  status <- readLines("/proc/self/status")
-  peak_kib <- as.numeric(gsub("[^0-9]", "", grep("^VmHWM", status, value = TRUE)))
-  cat(seconds, peak_kib / 1024, "\n")
-  quit(save = "no")
-}
+  },
+  report = function(dir) noisebench::write_report(dir)))
+
 if (length(args) < 1) stop("usage: survey_scale.R SOURCE.json [SAMPLES_PER_RANK [LARGEST_RANKS]]")
 source_json <- args[1]
 samples <- if (length(args) > 1) as.numeric(args[2]) else 10000
 largest <- if (length(args) > 2) as.numeric(args[3]) else 8192
-
-rscript <- file.path(R.home("bin"), "Rscript")
-timed <- function(what, dir) {
-  out <- suppressWarnings(system2(rscript, c(shQuote(script), "--time", what, shQuote(dir)),
-    stdout = TRUE, stderr = FALSE))
-  if (!is.null(attr(out, "status"))) stop(sprintf("%s of %s failed", what, dir), call. = FALSE)
-  as.numeric(strsplit(trimws(out[length(out)]), " ")[[1]])
-}
 
 # hosts x ranks per host: a laptop, nodes of 16, 64 and 128 cores
 sizes <- data.table(hosts = c(1, 4, 8, 64), per_host = c(2, 16, 64, 128))[
@@ -60,8 +45,8 @@ for (i in seq_len(nrow(sizes))) {
     bad_nodes = if (s$hosts >= 8) 2 else if (s$hosts >= 4) 1 else 0, bad_cores = 3)
   # the smaller sizes three times, the medians: seconds of a second move
   rounds <- if (ranks <= 512) 3 else 1
-  base <- replicate(rounds, timed("fread", dir))
-  report <- replicate(rounds, timed("report", dir))
+  base <- replicate(rounds, timed(script, "fread", dir))
+  report <- replicate(rounds, timed(script, "report", dir))
   planted <- fread(file.path(dir, "planted.csv"))
   flagged <- fread(file.path(dir, "report", "outliers.csv"))
   key <- function(d) paste(d$scope, d$host, ifelse(is.na(d$cpu), "", d$cpu))

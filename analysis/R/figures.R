@@ -114,13 +114,19 @@ plot_spectrum <- function(spectra, peaks, title) {
 heatmap_rows_named <- 30
 
 plot_heatmap <- function(over_time, title) {
-  d <- over_time[, .(time_s, noise_percent, label = unit_label(unit, cpu, host))]
-  rows <- d[, .(lost = sum(noise_percent)), by = label]
-  if (nrow(rows) > detail_units_max) {
-    d[, label := factor(label, levels = rows[order(lost)]$label)]
+  # a label and a total a unit, not a stretch: a whole machine's stretches
+  # are 100 a CPU
+  rows <- over_time[, .(lost = sum(noise_percent)), by = .(unit, cpu, host)]
+  rows[, label := unit_label(unit, cpu, host)]
+  at <- match(over_time$unit, rows$unit)
+  row <- if (nrow(rows) > detail_units_max) {
+    o <- order(rows$lost)
+    structure(match(seq_len(nrow(rows)), o)[at], levels = rows$label[o], class = "factor")
+  } else {
+    rows$label[at]
   }
-  plot_loss_tiles(d[, .(x = time_s, row = label, noise_percent)], "time from the start (s)",
-    "CPUs", title)
+  plot_loss_tiles(data.table(x = over_time$time_s, row = row,
+    noise_percent = over_time$noise_percent), "time from the start (s)", "CPUs", title)
 }
 
 # Tiles coloured by the share of time lost (noise_percent), at x in a row
@@ -165,9 +171,15 @@ tile_bands <- function(d) {
   bands <- tile_rows_max - tile_rows_single
   band_of <- c(ceiling(seq_len(rest) * bands / rest), bands + seq_len(tile_rows_single))
   names <- c(sprintf("band %d", seq_len(bands)), tail(levels(d$row), tile_rows_single))
-  out <- d[, .(noise_percent = mean(noise_percent, na.rm = TRUE)),
-    by = .(x, band = band_of[as.integer(row)])]
-  out[, row := factor(names[band], levels = names)][, band := NULL][]
+  # one integer a (band, x) cell: a whole machine's tiles are millions, and
+  # data.table groups one integer column several times faster than two
+  xs <- sort(unique(d$x))
+  cell <- (as.integer(band_of)[as.integer(d$row)] - 1L) * length(xs) + match(d$x, xs)
+  out <- data.table(cell = cell, v = d$noise_percent)[, .(noise_percent = mean(v, na.rm = TRUE)),
+    keyby = cell]
+  out[, `:=`(x = xs[(cell - 1L) %% length(xs) + 1L],
+    row = structure((cell - 1L) %/% length(xs) + 1L, levels = names, class = "factor"))]
+  out[, .(x, noise_percent, row)]
 }
 
 heatmap_height <- function(rows) 1.5 + 0.4 * min(rows, heatmap_rows_named)

@@ -176,8 +176,8 @@ stream_tail_table <- function(streams) {
 }
 
 # A panel is a few hundred pixels wide: past this many points a line or a
-# cloud only costs drawing time (a day of seconds at 8 panels, 10 events of
-# 30,000 samples at 8 ranks: 10 s a figure).
+# cloud only costs drawing time (a day is 86,400 seconds; an event's context
+# of FWQ samples of 60 us, 30,000 samples).
 stream_points_max <- 1500
 
 # The whole run on one screen: per second, the share of the time lost (%)

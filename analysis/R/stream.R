@@ -38,7 +38,7 @@ read_streams <- function(stream_paths, run_paths, run_metas, hosts = NULL) {
 
 # A rank's checkpoint, checked for the fields the report needs; its
 # histogram's [bucket, count] pairs held as a matrix of two columns (as
-# parsed, a list a pair: 150 KB a rank of 500 buckets, against 8 KB)
+# parsed, a list a pair: 89 KB for 500 buckets, against 8 KB)
 read_stream_info <- function(path) {
   info <- read_json_file(path)
   for (field in c("stream_of", "rank", "ticks_per_ns", "reference", "histogram", "seconds_file")) {

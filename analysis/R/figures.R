@@ -120,8 +120,10 @@ plot_heatmap <- function(over_time, title) {
   rows[, label := unit_label(unit, cpu, host)]
   at <- match(over_time$unit, rows$unit)
   row <- if (nrow(rows) > detail_units_max) {
+    # the levels in the order of the noise, and each unit's place in it
+    # (a permutation's inverse is its order)
     o <- order(rows$lost)
-    structure(match(seq_len(nrow(rows)), o)[at], levels = rows$label[o], class = "factor")
+    structure(order(o)[at], levels = rows$label[o], class = "factor")
   } else {
     rows$label[at]
   }

@@ -60,7 +60,7 @@ test_that("a stream killed outright is read to its last checkpoint", {
   expect_equal(tails$above_1000us_per_hour, 0)
 })
 
-test_that("a report of some hosts reads only their ranks' checkpoints", {
+test_that("a report of some hosts keeps only their ranks", {
   dir <- withr_tempdir()
   write_stream_rank(dir, "soak", 0, c(rep(0, 100), 5000), host = "nid001")
   write_stream_rank(dir, "soak", 1, c(rep(0, 100), 7000), host = "nid002")

@@ -20,7 +20,9 @@ yardstick_leave_in <- 8
 # robust z-score; NA where the group has one member. bins: noise_over_time's
 # rows with `group` and `member` columns.
 against_others <- function(bins) {
-  typical <- bins[, .(typical_percent = stats::median(noise_percent)), by = .(group, member)]
+  # median, not stats::median: data.table's own per group (GForce), which
+  # 65,536 ranks' 100 stretches each need
+  typical <- bins[, .(typical_percent = median(noise_percent)), by = .(group, member)]
   groups <- bins[, .(members = uniqueN(member), centre = stats::median(noise_percent),
     spread = stats::mad(noise_percent)), by = group]
   typical <- typical[groups, on = "group"]
@@ -44,9 +46,10 @@ node_standing <- function(b) {
     .(host = member, typical_percent, centre, spread, robust_z, outlier)]
 }
 
+# a run's units are its ranks, each on one host: a unit names a member
 core_standing <- function(b) {
-  units <- unique(b[, .(member = paste(host, unit), host, unit, cpu)])
-  against_others(b[, .(group = host, member = paste(host, unit), noise_percent)])[
+  units <- unique(b[, .(member = unit, host, unit, cpu)])
+  against_others(b[, .(group = host, member = unit, noise_percent)])[
     units, on = "member"][, .(host, unit, cpu, typical_percent, centre, spread, robust_z,
     outlier)]
 }

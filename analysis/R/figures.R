@@ -113,10 +113,16 @@ plot_spectrum <- function(spectra, peaks, title) {
 # unnamed: a picture of the whole run whose bad rows stand out.
 heatmap_rows_named <- 30
 
-plot_heatmap <- function(over_time, title) {
+# over_time: noise_over_time's rows; noise_percent: theirs, or the same
+# stretches' against another best (stretch_percent_against).
+plot_heatmap <- function(over_time, title, noise_percent = over_time$noise_percent) {
   # a label and a total a unit, not a stretch: a whole machine's stretches
   # are 100 a CPU
-  rows <- over_time[, .(lost = sum(noise_percent)), by = .(unit, cpu, host)]
+  rows <- over_time[which(!duplicated(unit)), .(unit, cpu, host)]
+  # both in the order the units first come (a column named noise_percent
+  # would hide the argument inside over_time[])
+  rows[, lost := data.table(unit = over_time$unit, lost = noise_percent)[,
+    .(lost = sum(lost)), by = unit]$lost]
   rows[, label := unit_label(unit, cpu, host)]
   at <- match(over_time$unit, rows$unit)
   row <- if (nrow(rows) > detail_units_max) {
@@ -127,8 +133,8 @@ plot_heatmap <- function(over_time, title) {
   } else {
     rows$label[at]
   }
-  plot_loss_tiles(data.table(x = over_time$time_s, row = row,
-    noise_percent = over_time$noise_percent), "time from the start (s)", "CPUs", title)
+  plot_loss_tiles(data.table(x = over_time$time_s, row = row, noise_percent = noise_percent),
+    "time from the start (s)", "CPUs", title)
 }
 
 # Tiles coloured by the share of time lost (noise_percent), at x in a row

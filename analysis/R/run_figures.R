@@ -103,8 +103,8 @@ run_figures <- function(dir, name, run, peaks, label, noise, scale = NULL,
         "(co-scheduled). Beyond the trace's windows the prediction stops growing: rarer ",
         "events than the trace holds are not in it."))
   }
-  add(plot_heatmap(stretches_against(stretches, whole_run), paste(label,
-    ": noise per CPU over time")),
+  add(plot_heatmap(stretches, paste(label, ": noise per CPU over time"),
+    stretch_percent_against(stretches, whole_run)),
     paste0(name, "-heatmap"), paste0(label, ": the share of time lost to noise (%, colour) ",
       "in 100 equal stretches of the run (s), one row per CPU", if (all_units > detail_units_max)
         ", the noisiest on top", banded(all_units, "CPUs"), ". Dark cells are stretches that ",

@@ -42,8 +42,11 @@ write_soak <- function(dir, ranks, length_s) {
   fwrite(data.table(second = seq_len(length_s) - 1, rest = paste(first[-1], collapse = " ")),
     seconds, sep = " ", col.names = FALSE, quote = FALSE)
   events <- Filter(function(e) !is.null(e$file), info$events)
-  originals <- file.path(dir, paste0("source_", vapply(events, `[[`, "", "file")))
-  file.copy(file.path(source_dir, vapply(events, `[[`, "", "file")), originals)
+  # the events' samples: one file a rank (older soaks: one an event)
+  event_files <- unique(vapply(events, `[[`, "", "file"))
+  originals <- file.path(dir, paste0("source_", event_files))
+  file.copy(file.path(source_dir, event_files), originals)
+  rank_file <- function(file, rank) sub("^soak_0_", sprintf("soak_%d_", rank), file)
   set.seed(1)
   for (rank in seq_len(ranks) - 1) {
     r <- info
@@ -51,11 +54,11 @@ write_soak <- function(dir, ranks, length_s) {
     r$lost_percent <- stats::runif(1, 0.5, 5)
     r$seconds_file <- sprintf("soak_%d_seconds.dat", rank)
     file.link(seconds, file.path(dir, r$seconds_file))
-    r$events <- Map(function(e, original) {
-      e$file <- sub("^soak_0_", sprintf("soak_%d_", rank), e$file)
-      file.link(original, file.path(dir, e$file))
+    file.link(originals, file.path(dir, rank_file(event_files, rank)))
+    r$events <- lapply(events, function(e) {
+      e$file <- rank_file(e$file, rank)
       e
-    }, events, originals)
+    })
     writeLines(jsonlite::toJSON(r, auto_unbox = TRUE, digits = NA),
       file.path(dir, sprintf("soak_%d_stream.json", rank)))
   }

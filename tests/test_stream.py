@@ -3,7 +3,8 @@ checkpoint (docs/kernels.md#streamed-runs---stream).
 
 Each rank's figures are in PREFIX_<rank>_stream.json (the loss histogram,
 the longest losses), PREFIX_<rank>_seconds.dat (a line a second) and
-PREFIX_<rank>_event_<index>.dat (the samples around each longest loss).
+PREFIX_<rank>_events_<generation>.dat (the samples around each longest
+loss, each event's in its byte range of the rank's one file).
 """
 import json
 import math
@@ -42,10 +43,18 @@ def check_stream_files(directory, stream):
     """What every rank's files must hold, whole or cut by a checkpoint."""
     seconds = seconds_lines(directory / stream["seconds_file"])
     assert histogram_total(stream) == stream["samples"]
+    files = {e["file"] for e in stream["events"] if e["file"]}
+    # a rank's events share one file (a file an event would be millions on
+    # a whole machine)
+    assert len(files) <= 1
     for e in stream["events"]:
         assert e["loss"] > 0
         if e["file"]:
-            raw = np.loadtxt(directory / e["file"], dtype=np.uint64, ndmin=2)
+            with open(directory / e["file"], "rb") as f:
+                f.seek(e["offset"])
+                text = f.read(e["bytes"]).decode()
+            assert len(text) == e["bytes"] and text.endswith("\n")
+            raw = np.loadtxt(text.splitlines(), dtype=np.uint64, ndmin=2)
             assert len(raw) == e["samples"] > 0
             # the event's own sample is among them, where its index says
             assert raw[e["index"] - e["first"], 0] == e["value"]
@@ -81,6 +90,10 @@ def test_a_stream_folds_every_sample_into_its_figures(run, tmp_path, kernel, arg
         assert (np.diff(seconds[:, 0]) > 0).all()
         assert len(stream["events"]) <= 5
         assert rank["memory_bytes"] == stream["memory_bytes"] > 0
+        # three files a rank: an events file of an earlier generation is gone
+        own = {p.name for p in tmp_path.glob(f"s_{rank['rank']}_*")}
+        events_files = {e["file"] for e in stream["events"] if e["file"]}
+        assert own == {rank["stream_file"], stream["seconds_file"]} | events_files
 
 
 def test_a_streams_memory_does_not_grow_with_its_length(run, tmp_path):

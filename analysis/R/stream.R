@@ -2,7 +2,8 @@
 # checkpoint (PREFIX_<rank>_stream.json: a histogram of the loss in 1%
 # buckets, the longest losses, counts), a line a second
 # (PREFIX_<rank>_seconds.dat) and the raw samples around each longest loss
-# (PREFIX_<rank>_event_<index>.dat). A run that ended (completely or by a
+# (PREFIX_<rank>_events_<generation>.dat, each event's in its byte range;
+# soaks written before: PREFIX_<rank>_event_<index>.dat). A run that ended (completely or by a
 # signal) also has PREFIX.json; a run killed outright has only what its
 # last checkpoint wrote, and is read from that.
 
@@ -10,7 +11,7 @@ stream_json_pattern <- "_[0-9]+_stream\\.json$"
 
 # Streamed runs under the results: one per prefix, its ranks' checkpoints,
 # with the run's own JSON (meta) where there is one. hosts: the ranks on the
-# hosts matching it only. A rank's per-second and event files (4 MB a day
+# hosts matching it only. A rank's per-second and events files (4 MB a day
 # and up to 20 MB a core) are left on disk: the figures read them for the
 # ranks they show only (stream_detail).
 read_streams <- function(stream_paths, run_paths, run_metas, hosts = NULL) {
@@ -59,7 +60,10 @@ stream_detail <- function(rank) {
   info <- rank$info
   event_info <- Filter(function(e) !is.null(e$file), info$events)
   events <- lapply(event_info, function(e) {
-    d <- read_numbers(file.path(rank$dir, e$file), c("value", "tick"), e$samples)
+    # the rank's events share a file, each in its byte range (before, a
+    # file an event)
+    range <- if (!is.null(e$offset)) as.numeric(c(e$offset, e$bytes))
+    d <- read_numbers(file.path(rank$dir, e$file), c("value", "tick"), e$samples, range = range)
     d[, index := e$first + seq_len(.N) - 1]
   })
   c(rank, list(seconds = read_stream_seconds(file.path(rank$dir, info$seconds_file)),

@@ -380,6 +380,136 @@ static void test_stream_reference_as_folded(void)
 	nb_stream_free(&s);
 }
 
+/* Chunks [from, to) of 1 ms FWQ samples of 1,000,000 ticks (1 tick a ns),
+ * one of them `loss` ticks longer at `at` (its index in the run), as the
+ * measuring thread leaves them; *tick: where the next sample begins. */
+static void fill_chunks(struct nb_stream *s, uint64_t from, uint64_t to, uint64_t at,
+			uint64_t loss, uint64_t *tick)
+{
+	uint64_t m = s->chunk_samples, *ring = s->ring;
+
+	for (uint64_t seq = from; seq < to; seq++) {
+		s->chunks[seq].first_tick = *tick;
+		for (uint64_t i = 0; i < m; i++) {
+			ring[seq * m + i] = 1000000 + (seq * m + i == at ? loss : 0);
+			*tick += ring[seq * m + i];
+		}
+		s->chunks[seq].seq = seq + 1;
+	}
+	s->done = to;
+}
+
+/* The writer's checkpoint at the end of a run, as often as asked: each
+ * start and finish of the writer is one. */
+static void stream_checkpoint(struct nb_stream *s)
+{
+	struct nb_stream_opts o = { .on = 1, .checkpoint_s = 60, .top = 2, .context_s = 0.001 };
+	struct nb_stream **all = malloc(sizeof(*all));
+	double writer_ms;
+
+	if (s->seconds_file)
+		fclose(s->seconds_file);
+	s->seconds_file = NULL;
+	all[0] = s;
+	nb_stream_writer_finish(nb_stream_writer_start(all, 1, &o, NULL, 0), 1, &writer_ms);
+}
+
+/* The bytes [offset, offset + bytes) of a rank's events file. */
+static int events_range_is(const char *dir, unsigned gen, const struct nb_stream_event *e,
+			   uint64_t value)
+{
+	char path[4200], text[256], want[64];
+	FILE *f;
+	size_t got;
+
+	snprintf(path, sizeof(path), "%s/u_0_events_%u.dat", dir, gen);
+	if (!(f = fopen(path, "r")) || e->bytes >= sizeof(text) ||
+	    fseek(f, (long)e->offset, SEEK_SET) != 0) {
+		if (f)
+			fclose(f);
+		return 0;
+	}
+	got = fread(text, 1, e->bytes, f);
+	fclose(f);
+	text[got] = 0;
+	/* its 3 samples: the event's own in the middle */
+	snprintf(want, sizeof(want), "\n%llu ", (unsigned long long)value);
+	return got == e->bytes && strstr(text, want) && text[got - 1] == '\n';
+}
+
+static const struct nb_stream_event *event_of(const struct nb_stream *s, uint64_t index)
+{
+	for (int i = 0; i < s->top; i++)
+		if (s->events[i].loss != 0 && s->events[i].index == index)
+			return &s->events[i];
+	return NULL;
+}
+
+/* A rank's longest losses share one events file: a new one's samples are
+ * appended, and once more than half the file is losses since dropped, the
+ * kept ones go into the next generation's file and the last is removed.
+ * K = 2, a sample either side of each: losses of 100 and 200 ticks, then
+ * 300 (the 100 dropped: half the file, appended), then 400 (the 200
+ * dropped too: two thirds, a new file). */
+static void test_stream_events_one_file(void)
+{
+	struct nb_stream_opts o = { .on = 1, .checkpoint_s = 60, .top = 2, .context_s = 0.001 };
+	struct nb_stream s;
+	char dir[] = "/tmp/nb-unit-events-XXXXXX", path[4200];
+	uint64_t tick = 1000;
+	const struct nb_stream_event *a, *b, *c, *d;
+
+	memset(&s, 0, sizeof(s));
+	nb_stream_init(&s, &o, NB_STREAM_FWQ, 1e6, 1.0);
+	if (!mkdtemp(dir)) {
+		CHECK(!"a temporary directory");
+		nb_stream_free(&s);
+		return;
+	}
+	snprintf(s.path, sizeof(s.path), "%s/u_0_", dir);
+	s.kernel = "fwq";
+	s.work = "multiiter";
+	s.loops = 1;
+	s.start_tick = tick;
+	CHECK(s.chunk_samples == 10 && s.context_samples == 1);
+
+	fill_chunks(&s, 0, 1, 5, 100, &tick);
+	fill_chunks(&s, 1, 2, 15, 200, &tick);
+	stream_checkpoint(&s);
+	a = event_of(&s, 5);
+	b = event_of(&s, 15);
+	CHECK(a && b && s.events_gen == 0);
+	CHECK(a && b && a->offset + a->bytes == b->offset);
+	CHECK(a && b && s.events_file_bytes == a->bytes + b->bytes);
+	CHECK(a && events_range_is(dir, 0, a, 1000100));
+	CHECK(b && events_range_is(dir, 0, b, 1000200));
+
+	uint64_t first_bytes = s.events_file_bytes;
+
+	fill_chunks(&s, 2, 4, 25, 300, &tick);
+	stream_checkpoint(&s);
+	b = event_of(&s, 15);
+	c = event_of(&s, 25);
+	CHECK(!event_of(&s, 5) && b && c && s.events_gen == 0);
+	CHECK(c && c->offset == first_bytes);
+	CHECK(c && s.events_file_bytes == first_bytes + c->bytes);
+	CHECK(b && events_range_is(dir, 0, b, 1000200));
+	CHECK(c && events_range_is(dir, 0, c, 1000300));
+
+	fill_chunks(&s, 4, 6, 45, 400, &tick);
+	stream_checkpoint(&s);
+	c = event_of(&s, 25);
+	d = event_of(&s, 45);
+	CHECK(!event_of(&s, 15) && c && d && s.events_gen == 1);
+	CHECK(c && d && s.events_file_bytes == c->bytes + d->bytes);
+	CHECK(c && events_range_is(dir, 1, c, 1000300));
+	CHECK(d && events_range_is(dir, 1, d, 1000400));
+	snprintf(path, sizeof(path), "%s/u_0_events_0.dat", dir);
+	CHECK(access(path, F_OK) != 0);
+	remove_dir(dir);
+	nb_stream_free(&s);
+}
+
 static const struct nb_figure *figure(const struct nb_figures *fs, const char *key)
 {
 	for (size_t i = 0; i < fs->n; i++)
@@ -445,6 +575,7 @@ int main(void)
 	test_spectrum_comb();
 	test_spectrum_between_bins();
 	test_stream_reference_as_folded();
+	test_stream_events_one_file();
 	test_figures_of_lines();
 	printf("unit: %d passed, %d failed\n", passed, failed);
 	return failed != 0;

@@ -5,17 +5,28 @@
 # A FWQ (or P-SNAP: `kernel`) stream rank at 1 tick a ns: `losses` (ticks)
 # tabulated in 1% buckets as stream.c does, one event of the longest with
 # its samples, and the per-second lines (the last one cut short, as a kill
-# leaves it).
+# leaves it). The event's samples in its byte range of the rank's events
+# file, after those of an event since dropped; or (events = "files", as
+# soaks were written before) in a file of its own.
 write_stream_rank <- function(dir, prefix, rank, losses, reference = 10000, kernel = "fwq",
-                              host = "synth") {
+                              host = "synth", events = c("ranges", "files")) {
   g <- 1.01
   bucket <- ifelse(losses < 1, 0, 1 + floor(log(losses) / log(g)))
   counts <- table(bucket)
   top <- which.max(losses)
-  event_file <- sprintf("%s_%d_event_%d.dat", prefix, rank, top - 1)
   around <- max(1, top - 5):min(length(losses), top + 5)
-  write_column(file.path(dir, event_file), reference + losses[around],
+  lines <- sprintf("%.0f %.0f\n", reference + losses[around],
     1e6 + cumsum(reference + losses)[around])
+  range <- if (match.arg(events) == "ranges") {
+    event_file <- sprintf("%s_%d_events_0.dat", prefix, rank)
+    dropped <- "10001 1000001\n10002 1000002\n"
+    cat(dropped, lines, file = file.path(dir, event_file), sep = "")
+    list(offset = nchar(dropped), bytes = sum(nchar(lines)))
+  } else {
+    event_file <- sprintf("%s_%d_event_%d.dat", prefix, rank, top - 1)
+    cat(lines, file = file.path(dir, event_file), sep = "")
+    NULL
+  }
   seconds_file <- sprintf("%s_%d_seconds.dat", prefix, rank)
   writeLines(c("# second samples min max mean lost_percent", "0 100 10000 20000 10100.5 1.25",
     "1 100 10000 10500 10010.0 0.5"), file.path(dir, seconds_file))
@@ -28,9 +39,9 @@ write_stream_rank <- function(dir, prefix, rank, losses, reference = 10000, kern
     histogram = list(growth = g, buckets = lapply(names(counts), function(b) {
       list(as.numeric(b), as.numeric(counts[[b]]))
     })),
-    events = list(list(index = top - 1, tick = 1e6 + sum(reference + losses[1:top]),
+    events = list(c(list(index = top - 1, tick = 1e6 + sum(reference + losses[1:top]),
       value = reference + losses[top], loss = losses[top], file = event_file,
-      first = around[1] - 1, samples = length(around))))
+      first = around[1] - 1, samples = length(around)), range)))
   writeLines(jsonlite::toJSON(info, auto_unbox = TRUE, digits = NA),
     file.path(dir, sprintf("%s_%d_stream.json", prefix, rank)))
 }
@@ -158,6 +169,26 @@ test_that("a long stream's figures keep each step's worst and each slice's extre
   expect_lte(nrow(events), stream_points_max)
   expect_equal(max(events$loss_us), 9)
   expect_equal(events[which.max(loss_us)]$ms, 0)
+})
+
+test_that("an event's samples are its byte range of the rank's events file, or its own file", {
+  losses <- c(rep(0, 50), 700, rep(0, 49))
+  for (events in c("ranges", "files")) {
+    dir <- withr_tempdir()
+    write_stream_rank(dir, "soak", 0, losses, events = events)
+    rank <- stream_detail(read_results(dir)$streams$soak$ranks[[1]])
+    # the samples 45-55 around the loss at 50, not the dropped event's before
+    expect_equal(rank$events[[1]]$value, 10000 + losses[46:56])
+    expect_equal(rank$events[[1]]$index, 45:55)
+  }
+  # a range past the file's end is named with the range
+  dir <- withr_tempdir()
+  write_stream_rank(dir, "soak", 0, losses)
+  events_file <- file.path(dir, "soak_0_events_0.dat")
+  writeBin(readBin(events_file, "raw", 40), events_file)
+  expect_error(stream_detail(read_results(dir)$streams$soak$ranks[[1]]),
+    "soak_0_events_0.dat: 40 bytes, but a rank's data end at byte",
+    class = "noisebench_input_error")
 })
 
 test_that("a checkpoint whose histogram is not pairs of numbers is an error that names it", {

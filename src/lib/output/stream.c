@@ -90,9 +90,8 @@ void nb_stream_init(struct nb_stream *s, const struct nb_stream_opts *o, enum nb
 	s->context_samples = context_samples_for(o, sample_time_ticks, ticks_per_ns);
 	s->raw_capacity = 2 * s->context_samples + 1;
 	s->events = calloc((size_t)o->top, sizeof(*s->events));
-	s->stale = calloc((size_t)o->top, sizeof(*s->stale));
 	s->gaps = calloc(s->nchunks, sizeof(*s->gaps));
-	if (!s->events || !s->stale || !s->gaps)
+	if (!s->events || !s->gaps)
 		nb_fail(NB_EXIT_FAILURE, "out of memory for the stream's events");
 	for (int i = 0; i < o->top; i++)
 		s->events[i].raw = nb_samples_alloc(s->raw_capacity, 2 * sizeof(uint64_t));
@@ -107,7 +106,6 @@ void nb_stream_free(struct nb_stream *s)
 	for (int i = 0; s->events && i < s->top; i++)
 		nb_samples_free(s->events[i].raw, s->raw_capacity, 2 * sizeof(uint64_t));
 	free(s->events);
-	free(s->stale);
 	free(s->gaps);
 	if (s->seconds_file)
 		fclose(s->seconds_file);
@@ -191,19 +189,20 @@ static void emit_second(struct nb_stream *s)
 		n->sum / (double)n->n, covered > 0 ? 100.0 * n->lost_ticks / covered : 0);
 }
 
-static void event_file(const struct nb_stream *s, uint64_t index, char *buf, size_t size)
+static void events_file(const struct nb_stream *s, unsigned gen, char *buf, size_t size)
 {
 	char name[64];
 
-	snprintf(name, sizeof(name), "event_%llu.dat", (unsigned long long)index);
+	snprintf(name, sizeof(name), "events_%u.dat", gen);
 	file_path(s, name, buf, size);
 }
 
 static void forget_event(struct nb_stream *s, struct nb_stream_event *e)
 {
-	/* at most K are on disk, each dropped once */
-	if (e->written && s->nstale < s->top)
-		s->stale[s->nstale++] = e->index;
+	/* its bytes stay in the events file, which the last checkpoint names,
+	 * until a checkpoint writes the kept events into a new one */
+	if (e->written)
+		s->events_live_bytes -= e->bytes;
 	uint64_t *raw = e->raw;
 
 	memset(e, 0, sizeof(*e));
@@ -476,14 +475,93 @@ static int write_atomically(const char *path, void (*fill)(struct nb_stream *s, 
 	return nb_outfile_commit(o);
 }
 
-static struct nb_stream_event *filling;
-
-static void fill_event(struct nb_stream *s, FILE *f)
+/* An event's samples, a line each; returns the bytes written, or -1. */
+static int64_t write_event(FILE *f, const struct nb_stream_event *e)
 {
-	(void)s;
-	for (uint64_t k = 0; k < filling->n; k++)
-		fprintf(f, "%llu %llu\n", (unsigned long long)filling->raw[2 * k],
-			(unsigned long long)filling->raw[2 * k + 1]);
+	int64_t bytes = 0;
+
+	for (uint64_t k = 0; k < e->n; k++) {
+		int w = fprintf(f, "%llu %llu\n", (unsigned long long)e->raw[2 * k],
+				(unsigned long long)e->raw[2 * k + 1]);
+
+		if (w < 0)
+			return -1;
+		bytes += w;
+	}
+	return bytes;
+}
+
+static int event_pending(const struct nb_stream_event *e)
+{
+	return e->loss != 0 && !e->written && e->n && e->n != UINT64_MAX;
+}
+
+/* Writes the samples of the events not yet on disk, appended to the rank's
+ * one events file (a file an event would make a soak of 10^6 cores 10^7
+ * files). Ranges the last checkpoint's JSON names are never rewritten: when
+ * more than half of the file is dropped events, the kept ones and the new go
+ * into the next generation's file, under a temporary name, and *old is set to
+ * the generation to remove once the JSON naming the new one is written. */
+static int write_events(struct nb_stream *s, int *old)
+{
+	char path[4200];
+	int pending = 0;
+
+	*old = -1;
+	for (int i = 0; i < s->top; i++)
+		pending |= event_pending(&s->events[i]);
+	if (!pending)
+		return 0;
+	int fresh = s->events_file_bytes == 0 ||
+		    s->events_file_bytes - s->events_live_bytes > s->events_live_bytes;
+	struct nb_outfile *o = NULL;
+	FILE *f;
+	uint64_t at = fresh ? 0 : s->events_file_bytes;
+
+	if (fresh && s->events_file_bytes) {
+		*old = (int)s->events_gen;
+		s->events_gen++;
+	}
+	events_file(s, s->events_gen, path, sizeof(path));
+	if (fresh) {
+		if (!(o = nb_outfile_open(path)))
+			return -1;
+		f = o->f;
+	} else if (!(f = fopen(path, "a"))) {
+		return -1;
+	}
+	for (int i = 0; i < s->top; i++) {
+		struct nb_stream_event *e = &s->events[i];
+
+		if (!event_pending(e) && !(fresh && e->loss != 0 && e->written))
+			continue;
+		int64_t bytes = write_event(f, e);
+
+		if (bytes < 0)
+			break;
+		e->offset = at;
+		e->bytes = (uint64_t)bytes;
+		e->written = 1;
+		at += (uint64_t)bytes;
+	}
+	int failed = ferror(f);
+
+	if (fresh) {
+		if (failed || nb_outfile_sync(o) != 0) {
+			nb_outfile_discard(o);
+			return -1;
+		}
+		if (nb_outfile_commit(o) != 0)
+			return -1;
+	} else if (failed | sync_file(f) | fclose(f)) {
+		return -1;
+	}
+	s->events_file_bytes = at;
+	s->events_live_bytes = 0;
+	for (int i = 0; i < s->top; i++)
+		if (s->events[i].loss != 0 && s->events[i].written)
+			s->events_live_bytes += s->events[i].bytes;
+	return 0;
 }
 
 static int complete_flag;
@@ -553,8 +631,10 @@ static void fill_json(struct nb_stream *s, FILE *f)
 		nb_json_uint(&j, "value", e->value);
 		nb_json_double(&j, "loss", e->loss);
 		if (e->written) {
-			event_file(s, e->index, path, sizeof(path));
+			events_file(s, s->events_gen, path, sizeof(path));
 			nb_json_string(&j, "file", base_name(path));
+			nb_json_uint(&j, "offset", e->offset);
+			nb_json_uint(&j, "bytes", e->bytes);
 			nb_json_uint(&j, "first", e->first);
 			nb_json_uint(&j, "samples", e->n);
 		} else {
@@ -580,30 +660,21 @@ static int checkpoint(struct nb_stream *s, int complete)
 {
 	char path[4200];
 	double t0 = now_ms(CLOCK_MONOTONIC);
+	int old;
 
 	if (s->seconds_file && sync_file(s->seconds_file) != 0)
 		return -1;
-	for (int i = 0; i < s->top; i++) {
-		struct nb_stream_event *e = &s->events[i];
-
-		if (e->loss == 0 || e->written || !e->n || e->n == UINT64_MAX)
-			continue;
-		event_file(s, e->index, path, sizeof(path));
-		filling = e;
-		if (write_atomically(path, fill_event, s) != 0)
-			return -1;
-		e->written = 1;
-	}
+	if (write_events(s, &old) != 0)
+		return -1;
 	s->checkpoints++;
 	complete_flag = complete;
 	file_path(s, "stream.json", path, sizeof(path));
 	if (write_atomically(path, fill_json, s) != 0)
 		return -1;
-	for (int i = 0; i < s->nstale; i++) {
-		event_file(s, s->stale[i], path, sizeof(path));
+	if (old >= 0) {
+		events_file(s, (unsigned)old, path, sizeof(path));
 		unlink(path);
 	}
-	s->nstale = 0;
 	double ms = now_ms(CLOCK_MONOTONIC) - t0;
 
 	s->checkpoint_ms_max = ms > s->checkpoint_ms_max ? ms : s->checkpoint_ms_max;

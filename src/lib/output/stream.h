@@ -7,8 +7,9 @@
  * into the thread's figures: a histogram of the loss in 1% buckets, the K
  * longest losses with the raw samples around each, and one summary line a
  * second. Every checkpoint interval it writes them out: the per-second lines
- * appended and synced, the rest under a temporary name and renamed, so that a
- * run killed by anything loses at most the last interval.
+ * and the events' samples appended and synced, the rest under a temporary
+ * name and renamed, so that a run killed by anything loses at most the last
+ * interval.
  *
  * The loss of a sample is measured against the reference, the best sample of
  * the run's first second (FWQ: fewest ticks; FTQ: largest count): in ticks
@@ -47,7 +48,8 @@ struct nb_stream_event {
 	double loss;     /* beyond the reference, in the same unit */
 	uint64_t first;  /* the raw samples around it: [first, first + n) */
 	uint64_t n;      /* 0 until the samples after it are in */
-	int written;     /* its samples' file is on disk */
+	int written;     /* its samples are on disk, in the events file */
+	uint64_t offset, bytes; /* where: that file's byte range */
 	uint64_t *raw;   /* n pairs: value, end tick */
 };
 
@@ -98,10 +100,10 @@ struct nb_stream {
 	uint64_t *gaps;
 	struct nb_stream_event *events;
 	int top;
-	/* events dropped since the last checkpoint whose samples' files that
-	 * checkpoint's JSON still names: removed once the next one is written */
-	uint64_t *stale;
-	int nstale;
+	/* the events file: PREFIX_<rank>_events_<gen>.dat, its length and the
+	 * bytes in it of the events kept (the rest are events since dropped) */
+	unsigned events_gen;
+	uint64_t events_file_bytes, events_live_bytes;
 	uint64_t context_samples, raw_capacity;
 	size_t memory_bytes;
 	uint64_t checkpoints;

@@ -332,52 +332,26 @@ static void remove_dir(const char *dir)
 	rmdir(dir);
 }
 
-/* A stream's reference is the best sample of its first second as the
- * sample is folded in: with FWQ, the ticks between two chunks join the
- * next chunk's first sample. Two chunks of 1 ms samples (1 tick a ns) of
- * 1,000,100 ticks, but chunk 1's first of 1,000,000 after a gap of 50:
- * folded, it is 1,000,050, the run's least, and the reference. */
-static void test_stream_reference_as_folded(void)
+/* The stream tests': FWQ samples of 1 ms at 1 tick a ns (chunks of 10),
+ * K = 2 and a sample either side of each, its files in the directory made
+ * from the mkdtemp template `dir`. Returns 0, or -1 with nothing to free. */
+static const struct nb_stream_opts unit_stream_opts = { .on = 1, .checkpoint_s = 60, .top = 2,
+							 .context_s = 0.001 };
+
+static int unit_stream(struct nb_stream *s, char *dir)
 {
-	struct nb_stream_opts o = { .on = 1, .checkpoint_s = 60, .top = 2, .context_s = 0.001 };
-	struct nb_stream s, **all = malloc(sizeof(*all));
-	char dir[] = "/tmp/nb-unit-stream-XXXXXX";
-	double writer_ms;
-
-	memset(&s, 0, sizeof(s));
-	nb_stream_init(&s, &o, NB_STREAM_FWQ, 1e6, 1.0);
-	if (!all || !mkdtemp(dir)) {
+	memset(s, 0, sizeof(*s));
+	if (!mkdtemp(dir)) {
 		CHECK(!"a temporary directory");
-		free(all);
-		nb_stream_free(&s);
-		return;
+		return -1;
 	}
-	snprintf(s.path, sizeof(s.path), "%s/u_0_", dir);
-	s.kernel = "fwq";
-	s.work = "multiiter";
-	s.loops = 1;
-	s.start_tick = 1000;
-	uint64_t m = s.chunk_samples, tick = s.start_tick, *ring = s.ring;
-
-	CHECK(m == 10);
-	for (uint64_t seq = 0; seq < 2; seq++) {
-		tick += seq ? 50 : 0;
-		s.chunks[seq].first_tick = tick;
-		for (uint64_t i = 0; i < m; i++) {
-			ring[seq * m + i] = seq == 1 && i == 0 ? 1000000 : 1000100;
-			tick += ring[seq * m + i];
-		}
-		s.chunks[seq].seq = seq + 1;
-	}
-	s.done = 2;
-	all[0] = &s;
-	nb_stream_writer_finish(nb_stream_writer_start(all, 1, &o, NULL, 0), 1, &writer_ms);
-	CHECK(s.samples == 2 * m && s.lost == 0);
-	CHECK(s.min == 1000050);
-	CHECK(s.reference == s.min);
-	CHECK(s.last_tick == tick);
-	remove_dir(dir);
-	nb_stream_free(&s);
+	nb_stream_init(s, &unit_stream_opts, NB_STREAM_FWQ, 1e6, 1.0);
+	snprintf(s->path, sizeof(s->path), "%s/u_0_", dir);
+	s->kernel = "fwq";
+	s->work = "multiiter";
+	s->loops = 1;
+	s->start_tick = 1000;
+	return 0;
 }
 
 /* Chunks [from, to) of 1 ms FWQ samples of 1,000,000 ticks (1 tick a ns),
@@ -403,15 +377,53 @@ static void fill_chunks(struct nb_stream *s, uint64_t from, uint64_t to, uint64_
  * start and finish of the writer is one. */
 static void stream_checkpoint(struct nb_stream *s)
 {
-	struct nb_stream_opts o = { .on = 1, .checkpoint_s = 60, .top = 2, .context_s = 0.001 };
 	struct nb_stream **all = malloc(sizeof(*all));
 	double writer_ms;
 
+	if (!all) {
+		CHECK(!"memory for the writer's streams");
+		return;
+	}
 	if (s->seconds_file)
 		fclose(s->seconds_file);
 	s->seconds_file = NULL;
 	all[0] = s;
-	nb_stream_writer_finish(nb_stream_writer_start(all, 1, &o, NULL, 0), 1, &writer_ms);
+	nb_stream_writer_finish(nb_stream_writer_start(all, 1, &unit_stream_opts, NULL, 0), 1,
+				&writer_ms);
+}
+
+/* A stream's reference is the best sample of its first second as the
+ * sample is folded in: with FWQ, the ticks between two chunks join the
+ * next chunk's first sample. Two chunks of 1 ms samples (1 tick a ns) of
+ * 1,000,100 ticks, but chunk 1's first of 1,000,000 after a gap of 50:
+ * folded, it is 1,000,050, the run's least, and the reference. */
+static void test_stream_reference_as_folded(void)
+{
+	struct nb_stream s;
+	char dir[] = "/tmp/nb-unit-stream-XXXXXX";
+
+	if (unit_stream(&s, dir) != 0)
+		return;
+	uint64_t m = s.chunk_samples, tick = s.start_tick, *ring = s.ring;
+
+	CHECK(m == 10);
+	for (uint64_t seq = 0; seq < 2; seq++) {
+		tick += seq ? 50 : 0;
+		s.chunks[seq].first_tick = tick;
+		for (uint64_t i = 0; i < m; i++) {
+			ring[seq * m + i] = seq == 1 && i == 0 ? 1000000 : 1000100;
+			tick += ring[seq * m + i];
+		}
+		s.chunks[seq].seq = seq + 1;
+	}
+	s.done = 2;
+	stream_checkpoint(&s);
+	CHECK(s.samples == 2 * m && s.lost == 0);
+	CHECK(s.min == 1000050);
+	CHECK(s.reference == s.min);
+	CHECK(s.last_tick == tick);
+	remove_dir(dir);
+	nb_stream_free(&s);
 }
 
 /* The bytes [offset, offset + bytes) of a rank's events file. */
@@ -453,24 +465,14 @@ static const struct nb_stream_event *event_of(const struct nb_stream *s, uint64_
  * dropped too: two thirds, a new file). */
 static void test_stream_events_one_file(void)
 {
-	struct nb_stream_opts o = { .on = 1, .checkpoint_s = 60, .top = 2, .context_s = 0.001 };
 	struct nb_stream s;
 	char dir[] = "/tmp/nb-unit-events-XXXXXX", path[4200];
-	uint64_t tick = 1000;
 	const struct nb_stream_event *a, *b, *c, *d;
 
-	memset(&s, 0, sizeof(s));
-	nb_stream_init(&s, &o, NB_STREAM_FWQ, 1e6, 1.0);
-	if (!mkdtemp(dir)) {
-		CHECK(!"a temporary directory");
-		nb_stream_free(&s);
+	if (unit_stream(&s, dir) != 0)
 		return;
-	}
-	snprintf(s.path, sizeof(s.path), "%s/u_0_", dir);
-	s.kernel = "fwq";
-	s.work = "multiiter";
-	s.loops = 1;
-	s.start_tick = tick;
+	uint64_t tick = s.start_tick;
+
 	CHECK(s.chunk_samples == 10 && s.context_samples == 1);
 
 	fill_chunks(&s, 0, 1, 5, 100, &tick);

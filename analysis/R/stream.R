@@ -3,9 +3,9 @@
 # buckets, the longest losses, counts), a line a second
 # (PREFIX_<rank>_seconds.dat) and the raw samples around each longest loss
 # (PREFIX_<rank>_events_<generation>.dat, each event's in its byte range;
-# soaks written before: PREFIX_<rank>_event_<index>.dat). A run that ended (completely or by a
-# signal) also has PREFIX.json; a run killed outright has only what its
-# last checkpoint wrote, and is read from that.
+# older soaks: PREFIX_<rank>_event_<index>.dat). A run that ended
+# (completely or by a signal) also has PREFIX.json; a run killed outright
+# has only what its last checkpoint wrote, and is read from that.
 
 stream_json_pattern <- "_[0-9]+_stream\\.json$"
 
@@ -60,8 +60,8 @@ stream_detail <- function(rank) {
   info <- rank$info
   event_info <- Filter(function(e) !is.null(e$file), info$events)
   events <- lapply(event_info, function(e) {
-    # the rank's events share a file, each in its byte range (before, a
-    # file an event)
+    # the rank's events share a file, each in its byte range (older soaks:
+    # a file an event)
     range <- if (!is.null(e$offset)) as.numeric(c(e$offset, e$bytes))
     d <- read_numbers(file.path(rank$dir, e$file), c("value", "tick"), e$samples, range = range)
     d[, index := e$first + seq_len(.N) - 1]

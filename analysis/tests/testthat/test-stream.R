@@ -7,7 +7,7 @@
 # its samples, and the per-second lines (the last one cut short, as a kill
 # leaves it). The event's samples in its byte range of the rank's events
 # file, after those of an event since dropped; or (events = "files", as
-# soaks were written before) in a file of its own.
+# older soaks have them) in a file of its own.
 write_stream_rank <- function(dir, prefix, rank, losses, reference = 10000, kernel = "fwq",
                               host = "synth", events = c("ranges", "files")) {
   g <- 1.01

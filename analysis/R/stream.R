@@ -12,7 +12,7 @@ stream_json_pattern <- "_[0-9]+_stream\\.json$"
 # Streamed runs under the results: one per prefix, its ranks' checkpoints,
 # with the run's own JSON (meta) where there is one. hosts: the ranks on the
 # hosts matching it only. A rank's per-second and events files (4 MB a day
-# and up to 20 MB a core) are left on disk: the figures read them for the
+# and up to 40 MB a core) are left on disk: the figures read them for the
 # ranks they show only (stream_detail).
 read_streams <- function(stream_paths, run_paths, run_metas, hosts = NULL) {
   if (length(stream_paths) == 0) return(list())

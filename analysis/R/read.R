@@ -351,9 +351,9 @@ check_run_files <- function(units, dir, info, json_path) {
   first <- which(!is.na(fault))[1]
   if (!is.na(first)) {
     # a file missing or shorter than its ranges is named without its range
-    whole <- is.na(size[first]) || short[first]
-    stop_input(if (whole) each$path[first] else range_label(each$path[first],
-      if (!own[first]) c(each$offset[first], each$bytes[first])), fault[first])
+    whole <- own[first] || is.na(size[first]) || short[first]
+    stop_input(range_label(each$path[first],
+      if (!whole) c(each$offset[first], each$bytes[first])), fault[first])
   }
   invisible()
 }

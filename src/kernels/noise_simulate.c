@@ -42,12 +42,17 @@ struct trace {
 };
 
 /* Where a process is in its trace: `k` the last detour that began at or
- * before its time, in repetition `cycle`; times only move forward. */
+ * before its time, in repetition `cycle`; times only move forward. `next`
+ * (when the detour after k begins) and `end` (when k ends), in trace time,
+ * are kept here: most operations (a collective's sends and receives, of
+ * length 0) meet no new detour, and then need nothing from the trace, whose
+ * arrays are a cache miss away when thousands of processes replay it. */
 struct process {
 	const struct trace *tr;
 	double offset;
 	long cycle;
-	long k; /* -1: before the first detour of the cycle */
+	long k;
+	double next, end;
 };
 
 static void die(const char *what, const char *detail)
@@ -115,12 +120,24 @@ static double lengths_to(const struct trace *tr, long cycle, long k)
 	return (double)cycle * tr->sum[tr->n - 1] + tr->sum[k];
 }
 
+/* Puts p after the k-th detour of repetition `cycle`. */
+static void place(struct process *p, long cycle, long k)
+{
+	long next = k + 1 == (long)p->tr->n ? 0 : k + 1;
+	p->cycle = cycle;
+	p->k = k;
+	p->next = detour_start(p, next ? cycle : cycle + 1, next);
+	p->end = detour_start(p, cycle, k) + p->tr->length[k];
+}
+
 /* Moves p to trace time u; returns the lengths of the detours that began in
  * (old time, u] when `sum`, else 0. A few steps are walked; a longer way
  * (a long operation on a dense trace, every FWQ sample a detour) is
  * searched. */
 static double advance(struct process *p, double u, int sum)
 {
+	if (u < p->next)
+		return 0;
 	const struct trace *tr = p->tr;
 	long cycle = p->cycle, k = p->k;
 	for (int step = 0; step < 8; step++) {
@@ -151,8 +168,7 @@ static double advance(struct process *p, double u, int sum)
 	}
 found:;
 	double total = sum ? lengths_to(tr, cycle, k) - lengths_to(tr, p->cycle, p->k) : 0;
-	p->cycle = cycle;
-	p->k = k;
+	place(p, cycle, k);
 	return total;
 }
 
@@ -163,12 +179,7 @@ static double operation(struct process *p, double t, double len)
 		return t + len;
 	double u = t + p->offset;
 	advance(p, u, 0);
-	double noise = 0;
-	if (p->k >= 0) {
-		double end = detour_start(p, p->cycle, p->k) + p->tr->length[p->k];
-		if (end > u)
-			noise = end - u;
-	}
+	double noise = p->end > u ? p->end - u : 0;
 	noise += advance(p, u + len, 1);
 	return t + len + noise;
 }
@@ -253,8 +264,8 @@ static double replay(struct trace *traces, int ntraces, double phase, long procs
 	for (long i = 0; i < procs; i++) {
 		p[i].tr = &traces[i % ntraces];
 		p[i].offset = (cosched ? common : uniform(seed)) * p[i].tr->duration;
-		p[i].cycle = -1;
-		p[i].k = (long)p[i].tr->n - 1;
+		if (p[i].tr->n)
+			place(&p[i], -1, (long)p[i].tr->n - 1);
 		t[i] = 0;
 	}
 	long warm = 2 + phases / 10;

@@ -174,8 +174,20 @@ predict_slowdown <- function(traces, phases_us = scale_phases_us,
                              seed = 1, simulator = noisebench_simulator,
                              simulate_up_to = scale_simulate_up_to, threads = cpus_allowed()) {
   traces <- Filter(Negate(is.null), traces)
-  rows <- analytic_slowdown(traces, phases_us, processes, windows, seed)
-  if (nrow(rows) == 0) return(rows)
+  if (length(traces) == 0) return(data.table())
+  domain <- model_domain(traces, phases_us)
+  if (length(domain$phases_us) == 0) return(data.table())
+  # the cells outside where the model holds (uncoordinated: co-scheduled,
+  # at most as many processes as traces, holds wherever it does) are
+  # simulated in a process of their own while the model's windows are
+  # computed here
+  outside <- CJ(phase_us = domain$phases_us, processes = processes[processes <= simulate_up_to])[
+    !domain$holds(phase_us * 1e3, processes)]
+  job <- if (nrow(outside) && !is.na(simulator)) {
+    parallel::mcparallel(simulate_slowdown(traces, unique(outside$phase_us),
+      unique(outside$processes), simulator, seed, threads = threads))
+  }
+  rows <- analytic_slowdown(domain, processes, windows, seed)
   rows[, `:=`(model_slowdown = slowdown, simulated_se = NA_real_,
     source = fifelse(model_holds, "model", if (is.na(simulator)) {
       "model (outside where it holds: no noise-simulate)"
@@ -183,10 +195,10 @@ predict_slowdown <- function(traces, phases_us = scale_phases_us,
       sprintf("model (outside where it holds: not simulated above %s processes)",
         format(simulate_up_to, big.mark = ",", scientific = FALSE))
     }))]
-  outside <- rows[model_holds == FALSE & processes <= simulate_up_to]
-  if (nrow(outside) == 0 || is.na(simulator)) return(rows[])
-  simulated <- simulate_slowdown(traces, unique(outside$phase_us), unique(outside$processes),
-    simulator, seed, threads = threads)
+  if (is.null(job)) return(rows[])
+  simulated <- parallel::mccollect(job)[[1]]
+  if (inherits(simulated, "try-error")) stop(attr(simulated, "condition"))
+  if (!is.data.table(simulated)) stop("noise-simulate's process ended without a result")
   rows[simulated, on = c("mode", "phase_us", "processes"),
     `:=`(slowdown = ifelse(model_holds, slowdown, i.slowdown),
       simulated_se = ifelse(model_holds, NA_real_, i.se),
@@ -215,29 +227,36 @@ simulate_slowdown <- function(traces, phases_us, processes, simulator, seed = 1,
   fread(text = out)
 }
 
-analytic_slowdown <- function(traces, phases_us, processes, windows, seed) {
+# The phases the model can say anything of (each at most
+# scale_max_phase_share of the shortest trace) and where it holds
+# (tests/test_scale_model.py, docs/analysis.md): no detour longer than the
+# phase, and at most one process in a detour at a time on average; beyond, a
+# phase's start is no random point of the trace and detours chain through
+# the synchronisation. Cheap: no window is read.
+model_domain <- function(traces, phases_us) {
   repeated <- lapply(traces, repeat_trace)
   shortest <- min(vapply(traces, trace_seconds, 0)) * 1e9
-  phases_us <- phases_us[phases_us * 1e3 <= scale_max_phase_share * shortest]
-  if (length(phases_us) == 0) return(data.table())
+  longest <- max(vapply(repeated, function(r) {
+    if (r$n == 0) 0 else max(r$length_of(seq_len(r$n))) / r$per_ns
+  }, 0))
+  share <- mean(vapply(repeated, function(r) r$running(r$n) / r$duration, 0))
+  list(repeated = repeated, ranks = length(traces),
+    phases_us = phases_us[phases_us * 1e3 <= scale_max_phase_share * shortest],
+    holds = function(phase_ns, n) longest <= phase_ns & n * share <= 1)
+}
+
+analytic_slowdown <- function(domain, processes, windows, seed) {
+  phases_us <- domain$phases_us
+  holds <- domain$holds
+  ranks <- domain$ranks
   # the same offsets on every rank: co-scheduled processes share them
   set.seed(seed)
   # in order: window_noise's searches are then a walk (the windows' order
   # changes no figure)
   u <- sort(stats::runif(windows))
-  noise <- lapply(repeated, function(r) {
+  noise <- lapply(domain$repeated, function(r) {
     window_noise(r, u * r$duration / r$per_ns, phases_us * 1e3)
   })
-  ranks <- length(noise)
-  # where the model holds (tests/test_scale_model.py, docs/analysis.md): no
-  # detour longer than the phase, and at most one process in a detour at a
-  # time on average; beyond, a phase's start is no random point of the trace
-  # and detours chain through the synchronisation
-  longest <- max(vapply(repeated, function(r) {
-    if (r$n == 0) 0 else max(r$length_of(seq_len(r$n))) / r$per_ns
-  }, 0))
-  share <- mean(vapply(repeated, function(r) r$running(r$n) / r$duration, 0))
-  holds <- function(phase_ns, n) longest <= phase_ns & n * share <= 1
   rbindlist(lapply(seq_along(phases_us), function(p) {
     phase_ns <- phases_us[p] * 1e3
     each <- lapply(noise, function(m) m[, p])

@@ -177,15 +177,17 @@ predict_slowdown <- function(traces, phases_us = scale_phases_us,
   if (length(traces) == 0) return(data.table())
   domain <- model_domain(traces, phases_us)
   if (length(domain$phases_us) == 0) return(data.table())
-  # the cells outside where the model holds (uncoordinated: co-scheduled,
-  # at most as many processes as traces, holds wherever it does) are
-  # simulated in a process of their own while the model's windows are
+  # the cells where the model does not hold (uncoordinated: co-scheduled
+  # counts at most as many processes as traces, and holds wherever
+  # uncoordinated does) are simulated while the model's windows are
   # computed here
   outside <- CJ(phase_us = domain$phases_us, processes = processes[processes <= simulate_up_to])[
     !domain$holds(phase_us * 1e3, processes)]
-  job <- if (nrow(outside) && !is.na(simulator)) {
-    parallel::mcparallel(simulate_slowdown(traces, unique(outside$phase_us),
-      unique(outside$processes), simulator, seed, threads = threads))
+  simulated <- if (nrow(outside) && !is.na(simulator)) {
+    dir <- tempfile("noise-traces")
+    on.exit(unlink(dir, recursive = TRUE))
+    start_simulation(traces, unique(outside$phase_us), unique(outside$processes), simulator,
+      dir, seed, threads = threads)
   }
   rows <- analytic_slowdown(domain, processes, windows, seed)
   rows[, `:=`(model_slowdown = slowdown, simulated_se = NA_real_,
@@ -195,36 +197,40 @@ predict_slowdown <- function(traces, phases_us = scale_phases_us,
       sprintf("model (outside where it holds: not simulated above %s processes)",
         format(simulate_up_to, big.mark = ",", scientific = FALSE))
     }))]
-  if (is.null(job)) return(rows[])
-  simulated <- parallel::mccollect(job)[[1]]
-  if (inherits(simulated, "try-error")) stop(attr(simulated, "condition"))
-  if (!is.data.table(simulated)) stop("noise-simulate's process ended without a result")
-  rows[simulated, on = c("mode", "phase_us", "processes"),
+  if (is.null(simulated)) return(rows[])
+  rows[simulated(), on = c("mode", "phase_us", "processes"),
     `:=`(slowdown = ifelse(model_holds, slowdown, i.slowdown),
       simulated_se = ifelse(model_holds, NA_real_, i.se),
       source = ifelse(model_holds, source, "simulation"))]
   rows[]
 }
 
-# noise-simulate over the traces (written for it in LogGOPSim's format): a
-# row per mode, phase length and process count, with the slowdown and its
-# standard error.
-simulate_slowdown <- function(traces, phases_us, processes, simulator, seed = 1,
-                              budget = scale_simulation_budget, threads = 1) {
-  dir <- tempfile("noise-traces")
+# noise-simulate over the traces, started in a process of its own: a
+# function that waits for it and returns a row per mode, phase length and
+# process count, with the slowdown and its standard error. The traces are
+# written (in LogGOPSim's format, into dir) before the fork, so the forked
+# R only waits: it allocates next to nothing, and copies nothing of a large
+# report's heap.
+start_simulation <- function(traces, phases_us, processes, simulator, dir, seed = 1,
+                             budget = scale_simulation_budget, threads = 1) {
   dir.create(dir)
-  on.exit(unlink(dir, recursive = TRUE))
   files <- vapply(seq_along(traces), function(i) {
     write_noise_trace(traces[[i]], file.path(dir, sprintf("rank%d.txt", i)),
       sprintf("# rank %d", i))
   }, "")
-  out <- system2(simulator, c("--phase-us", paste(phases_us, collapse = ","),
+  args <- c("--phase-us", paste(phases_us, collapse = ","),
     "--processes", paste(format(processes, scientific = FALSE, trim = TRUE), collapse = ","),
-    "--seed", seed, "--budget", format(budget, scientific = FALSE), files),
-    stdout = TRUE, stderr = TRUE, env = sprintf("OMP_NUM_THREADS=%d", threads))
-  status <- attr(out, "status") %||% 0
-  if (status != 0) stop(simulator, " failed: ", paste(out, collapse = " "))
-  fread(text = out)
+    "--seed", seed, "--budget", format(budget, scientific = FALSE), files)
+  job <- parallel::mcparallel(system2(simulator, args, stdout = TRUE, stderr = TRUE,
+    env = sprintf("OMP_NUM_THREADS=%d", threads)))
+  function() {
+    out <- parallel::mccollect(job)[[1]]
+    if (inherits(out, "try-error")) stop(attr(out, "condition"))
+    if (!is.character(out)) stop(simulator, ": its process ended without a result")
+    status <- attr(out, "status") %||% 0
+    if (status != 0) stop(simulator, " failed: ", paste(out, collapse = " "))
+    fread(text = out)
+  }
 }
 
 # The phases the model can say anything of (each at most

@@ -96,6 +96,19 @@ test_that("the model's figure where it holds, the simulation's elsewhere, each s
   expect_match(q[mode == "uncoordinated", source], "not simulated above 100 processes")
 })
 
+test_that("a simulator that fails is an error saying what it said, its traces removed", {
+  fails <- tempfile("fails", fileext = ".sh")
+  writeLines(c("#!/bin/sh", "echo no such phase >&2", "exit 3"), fails)
+  Sys.chmod(fails, "755")
+  # the model does not hold at 1,000 processes: the simulation is asked for
+  tr <- periodic_trace(1e7, 2e5, 1e10)
+  left <- function() list.files(tempdir(), "^noise-traces")
+  before <- left()
+  expect_error(predict_slowdown(list(tr), phases_us = 1000, processes = 1000, simulator = fails),
+    "fails.*[.]sh failed: no such phase")
+  expect_equal(left(), before)
+})
+
 test_that("a phase too long for the trace is left out", {
   tr <- periodic_trace(1e6, 1e3, 1e8) # 100 ms of trace
   p <- predict_slowdown(list(tr))

@@ -1,7 +1,6 @@
 """What a run leaves: Sequoia-format data files, the JSON, honest summaries."""
 import json
 import os
-import statistics
 import subprocess
 
 import numpy as np
@@ -176,19 +175,23 @@ def test_every_work_kind_runs(run, tmp_path, work):
 @pytest.mark.timing
 def test_daxpy_cost_follows_its_length(run, tmp_path):
     # Both lengths keep x and y in L1 (4 and 16 KiB), so 4 times the length is
-    # about 4 times the cost (4.0-4.1 when the machine is steady); at 4096
-    # doubles (64 KiB) they spill and the cost grows faster. This VM changes
-    # speed for seconds on end: in one minute, 256 doubles took 105-185 ticks
-    # a loop and 1024 took 435-724. So the two are calibrated back to
-    # back, and the median of seven such ratios must lie within half of 4
-    # (length ignored: 1; cost quadratic in it: 16).
+    # about 4 times the cost (3.6-4.1 on a steady core); at 4096 doubles
+    # (64 KiB) they spill and the cost grows faster. One calibration's least
+    # sample is not always clean here: back to back, 256 doubles took 128-250
+    # ticks a loop and 1024 took 467-980. The least of seven interleaved
+    # calibrations of each is (3.65 every time, idle or under the bad-day
+    # load). The bounds are the geometric midpoints between the hypotheses:
+    # length ignored (1), linear (4), quadratic (16). Even if every
+    # calibration of one length ran at 60% speed, 4 would stay within them
+    # and 1 and 16 outside.
     def cost(n):
         res = run("fwq", "--work", "daxpy", "--daxpy-len", n, "-n", 200, "-w", 4, "-o", "d")
         assert res.returncode == 0, res.stderr
         return json.loads((tmp_path / "d.json").read_text())["ticks_per_work_loop_min"]
 
-    ratios = [cost(1024) / cost(256) for _ in range(7)]
-    assert 2 < statistics.median(ratios) < 6, sorted(ratios)
+    pairs = [(cost(256), cost(1024)) for _ in range(7)]
+    least = [min(costs) for costs in zip(*pairs)]
+    assert 2 < least[1] / least[0] < 8, pairs
 
 
 def test_noise_info(bin_dir):

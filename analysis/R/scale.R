@@ -303,21 +303,21 @@ model_ranks <- function(n, k = scale_traces_max) {
 # One row per run with traces (FWQ, P-SNAP, selfish), phase length, process
 # count and mode: `ranks` in the run, `traces` the model read (model_ranks).
 scale_table <- function(runs) {
+  # only the runs modelled go to the workers: with one, mclapply runs it
+  # here, with no fork copying the report's heap
+  runs <- Filter(function(r) r$kernel %in% scale_kernels, runs)
   # a run at a time on each CPU this process may use (a job's, not the
   # node's), its simulation on the CPUs left to each: most of the time goes
   # to noise-simulate
   cpus <- cpus_allowed()
-  threads <- max(1, cpus %/% max(1, sum(vapply(runs, function(r) r$kernel %in% scale_kernels,
-    TRUE))))
-  # the traces' samples read here, before the fork: the workers share them,
+  threads <- max(1, cpus %/% max(1, length(runs)))
+  # the traces' samples read here, before any fork: the workers share them,
   # the report's figures reuse them, and a bad file stops here
   for (run in runs) {
-    if (!run$kernel %in% scale_kernels) next
     for (i in model_ranks(length(run$threads))) run$threads[[i]]$data
   }
   tables <- parallel::mclapply(names(runs), mc.cores = cpus, function(name) {
     run <- runs[[name]]
-    if (!run$kernel %in% scale_kernels) return(NULL)
     traces <- lapply(model_ranks(length(run$threads)), function(i) noise_trace(run, i))
     rows <- predict_slowdown(traces, threads = threads)
     if (nrow(rows) == 0) return(NULL)

@@ -36,3 +36,29 @@ memory_cores <- function(status = "/proc/self/status", meminfo = "/proc/meminfo"
 
 # The CPUs this process may use: a job's, not the node's.
 cpus_allowed <- function() length(parallel::mcaffinity() %||% 1)
+
+# `command` (a shell's) started behind a pipe: a function that waits for it
+# and returns the lines it printed, or stops with them, naming it as `what`,
+# if it failed. A process of its own rather than a fork of this one: a fork
+# copies each page of this heap that the garbage collector marks while both
+# run (a report of a whole machine: GB).
+start_process <- function(command, what) {
+  process <- pipe(command, "r")
+  function() {
+    out <- readLines(process)
+    # pclose's status: 0 when it exited with 0
+    if (!identical(close(process) %||% 0L, 0L)) {
+      stop(what, " failed: ", paste(out, collapse = " "), call. = FALSE)
+    }
+    out
+  }
+}
+
+# R evaluating `expression` in a process of its own, with this process's
+# packages (noisebench the same one), started as start_process does.
+start_r <- function(expression) {
+  libs <- unique(c(dirname(find.package("noisebench")), .libPaths()))
+  start_process(paste(sprintf("R_LIBS=%s", shQuote(paste(libs, collapse = ":"))),
+    shQuote(file.path(R.home("bin"), "Rscript")), "--vanilla -e", shQuote(expression), "2>&1"),
+    expression)
+}

@@ -2,7 +2,7 @@
 # to read it. Files are named by the run's path (unique); titles and
 # captions by its label. noise: the run's rows of the summary table, whose
 # noisiest units get a panel each (detail.R).
-run_figures <- function(dir, name, run, peaks, label, noise, scale = NULL,
+run_figures <- function(dir, name, run, peaks, label, noise,
                         stretches = noise_over_time(run, best = "run")) {
   figs <- character()
   add <- function(plot, file, caption, height = 5) {
@@ -94,15 +94,6 @@ run_figures <- function(dir, name, run, peaks, label, noise, scale = NULL,
         "noise; the period is the spacing.", shown),
       height = 1.5 + 1.5 * n_units)
   }
-  if (!is.null(scale) && nrow(scale)) {
-    add(plot_scale(scale, paste(label, ": predicted slowdown at scale")),
-      paste0(name, "-scale"), paste0(label, ": the slowdown (phase time / T, 1 = none) this ",
-        "noise would cause a bulk-synchronous application computing T (us or ms) between ",
-        "global synchronisations, against the number of processes N (log), one line per T; left ",
-        "with each process at its own offset in the trace, right with all at the same ",
-        "(co-scheduled). Beyond the trace's windows the prediction stops growing: rarer ",
-        "events than the trace holds are not in it."))
-  }
   add(plot_heatmap(stretches, paste(label, ": noise per CPU over time"),
     stretch_percent_against(stretches, whole_run)),
     paste0(name, "-heatmap"), paste0(label, ": the share of time lost to noise (%, colour) ",
@@ -119,4 +110,17 @@ banded <- function(rows, what) {
   sprintf("; of %d %s, the %d noisiest a row each and the others averaged in bands of %.0f %s",
     rows, what, tile_rows_single, (rows - tile_rows_single) / (tile_rows_max - tile_rows_single),
     what)
+}
+
+# The predicted slowdown of a run (its rows of the scale table), if any.
+scale_figure <- function(dir, name, scale, label) {
+  if (is.null(scale) || nrow(scale) == 0) return(character())
+  file <- save_figure(plot_scale(scale, paste(label, ": predicted slowdown at scale")),
+    dir, paste0(name, "-scale"))
+  setNames(file, paste0(label, ": the slowdown (phase time / T, 1 = none) this noise would ",
+    "cause a bulk-synchronous application computing T (us or ms) between global ",
+    "synchronisations, against the number of processes N (log), one line per T; left with ",
+    "each process at its own offset in the trace, right with all at the same (co-scheduled). ",
+    "Beyond the trace's windows the prediction stops growing: rarer events than the trace ",
+    "holds are not in it."))
 }

@@ -208,9 +208,7 @@ predict_slowdown <- function(traces, phases_us = scale_phases_us,
 # noise-simulate over the traces (written for it in LogGOPSim's format,
 # into dir), started: a function that waits for it and returns a row per
 # mode, phase length and process count, with the slowdown and its standard
-# error. It runs behind a pipe rather than in a fork of this process: a
-# fork would copy each page of a large report's heap that the garbage
-# collector marks while the two run (at 65,536 ranks, seconds).
+# error.
 start_simulation <- function(traces, phases_us, processes, simulator, dir, seed = 1,
                              budget = scale_simulation_budget, threads = 1) {
   dir.create(dir)
@@ -223,15 +221,8 @@ start_simulation <- function(traces, phases_us, processes, simulator, dir, seed 
     "--seed", seed, "--budget", format(budget, scientific = FALSE), files)
   command <- paste(sprintf("OMP_NUM_THREADS=%d", threads), paste(shQuote(c(simulator, args)),
     collapse = " "), "2>&1")
-  simulation <- pipe(command, "r")
-  function() {
-    out <- readLines(simulation)
-    # pclose's status: 0 when it exited with 0
-    if (!identical(close(simulation) %||% 0L, 0L)) {
-      stop(simulator, " failed: ", paste(out, collapse = " "), call. = FALSE)
-    }
-    fread(text = out)
-  }
+  simulation <- start_process(command, simulator)
+  function() fread(text = simulation())
 }
 
 # The phases the model can say anything of (each at most
@@ -302,35 +293,57 @@ model_ranks <- function(n, k = scale_traces_max) {
 
 # One row per run with traces (FWQ, P-SNAP, selfish), phase length, process
 # count and mode: `ranks` in the run, `traces` the model read (model_ranks).
-scale_table <- function(runs) {
-  # only the runs modelled go to the workers: with one, mclapply runs it
-  # here, with no fork copying the report's heap
+scale_table <- function(runs) start_scale_table(runs)()
+
+# scale_table computed by R processes of their own, one a run modelled,
+# started now: a function that waits for them and returns the table. The
+# report draws its other figures meanwhile. The traces, at most
+# scale_traces_max a run, are read here and handed over in a file: a fork
+# of this process would copy each page of its heap that the garbage
+# collector marks while both run (a whole machine's report: GB).
+start_scale_table <- function(runs) {
   runs <- Filter(function(r) r$kernel %in% scale_kernels, runs)
-  # a run at a time on each CPU this process may use (a job's, not the
-  # node's), its simulation on the CPUs left to each: most of the time goes
-  # to noise-simulate
-  cpus <- cpus_allowed()
-  threads <- max(1, cpus %/% max(1, length(runs)))
-  # the traces' samples read here, before any fork: the workers share them,
-  # the report's figures reuse them, and a bad file stops here
-  for (run in runs) {
-    for (i in model_ranks(length(run$threads))) run$threads[[i]]$data
-  }
-  tables <- parallel::mclapply(names(runs), mc.cores = cpus, function(name) {
-    run <- runs[[name]]
+  if (length(runs) == 0) return(function() data.table())
+  # the CPUs this process may use (a job's, not the node's) shared by the
+  # runs' simulations: most of the model's time goes to noise-simulate
+  threads <- max(1, cpus_allowed() %/% length(runs))
+  dir <- tempfile("noise-scale")
+  dir.create(dir)
+  jobs <- file.path(dir, sprintf("run%d.rds", seq_along(runs)))
+  workers <- Map(function(run, name, job) {
     traces <- lapply(model_ranks(length(run$threads)), function(i) noise_trace(run, i))
-    rows <- predict_slowdown(traces, threads = threads)
-    if (nrow(rows) == 0) return(NULL)
     hosts <- unique(vapply(run$threads, function(t) t$host %||% NA_character_, ""))
-    cbind(data.table(run = name, kernel = run$kernel, hosts = hosts_text(hosts),
+    about <- data.table(run = name, kernel = run$kernel, hosts = hosts_text(hosts),
       ranks = length(run$threads), traces = length(traces),
       injected = !is.null(run$meta$inject) ||
         any(vapply(run$meta$ranks %||% list(), function(r) !is.null(r$inject), TRUE)),
-      trace_s = min(vapply(traces, trace_seconds, 0))), rows)
-  })
-  failed <- Filter(function(t) inherits(t, "try-error"), tables)
-  if (length(failed)) stop(attr(failed[[1]], "condition"))
-  rbindlist(tables)
+      trace_s = min(vapply(traces, trace_seconds, 0)))
+    saveRDS(list(about = about, traces = traces), job, compress = FALSE)
+    start_r(sprintf("noisebench:::scale_worker(%s, %d)", deparse(job), threads))
+  }, runs, names(runs), jobs)
+  function() {
+    on.exit(unlink(dir, recursive = TRUE))
+    # every worker waited for, then the first failure raised
+    failed <- Filter(Negate(is.null), lapply(workers, function(w) {
+      tryCatch({
+        w()
+        NULL
+      }, error = identity)
+    }))
+    if (length(failed)) stop(failed[[1]])
+    rows <- rows_file(jobs)
+    rbindlist(lapply(rows[file.exists(rows)], readRDS))
+  }
+}
+
+rows_file <- function(job) sub("\\.rds$", ".rows.rds", job)
+
+# A run's rows of the scale table, from the traces start_scale_table wrote
+# to `job`, into rows_file(job) (none when the model can say nothing).
+scale_worker <- function(job, threads) {
+  work <- readRDS(job)
+  rows <- predict_slowdown(work$traces, threads = threads)
+  if (nrow(rows)) saveRDS(cbind(work$about, rows), rows_file(job))
 }
 
 # The sentence a report gives each host: from its uninjected selfish run

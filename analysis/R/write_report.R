@@ -21,6 +21,9 @@ write_report <- function(results_dir, hosts = NULL, out = NULL) {
   data <- read_results(results_dir, samples = "when_used", hosts = hosts)
   runs <- data$runs
   if (length(runs) == 0) return(write_stream_report(data, out))
+  # the slowdown at scale, the longest table, computed beside the others and
+  # the figures
+  scale_rows <- start_scale_table(runs)
   summary <- rbindlist(lapply(names(runs), function(n) noise_summary(runs[[n]], n)))
   verdicts <- host_verdicts(summary)
   peaks <- ftq_peak_table(runs, spectrum_threads(runs, summary))
@@ -49,7 +52,6 @@ write_report <- function(results_dir, hosts = NULL, out = NULL) {
     outliers = outlier_table(runs, summary, stretches, causes),
     tails = rbind(tail_table(runs), stream_tail_table(streams), fill = TRUE),
     streams = stream_table(streams),
-    scale = scale_table(runs),
     machines = machines_table(runs),
     psnap_runs = psnap_table,
     psnap_cores = psnap_by_cores(psnap_table),
@@ -60,13 +62,18 @@ write_report <- function(results_dir, hosts = NULL, out = NULL) {
   )
 
   write_report_dir(out, function(tmp) {
-    write_tables(tmp, tables)
     dir.create(file.path(tmp, "loggopsim"))
     write_loggopsim_traces(file.path(tmp, "loggopsim"), runs)
     figures <- lapply(names(runs), function(n) {
       run_figures(tmp, n, runs[[n]], peaks, labels[run == n, label], summary[run == n],
-        if (nrow(tables$scale)) tables$scale[run == n], stretches[[n]])
+        stretches[[n]])
     })
+    tables$scale <- scale_rows()
+    write_tables(tmp, tables)
+    figures <- Map(function(f, n) {
+      c(f, scale_figure(tmp, n, if (nrow(tables$scale)) tables$scale[run == n],
+        labels[run == n, label]))
+    }, figures, names(runs))
     if (nrow(tables$causes)) {
       causes <- tables$causes[detail_rows(summary), on = .(run, host, cpu), nomatch = NULL]
       caption <- paste("Noise by cause: the share (%) of the detours' time each class of",

@@ -109,6 +109,33 @@ test_that("a simulator that fails is an error saying what it said, its traces re
   expect_equal(left(), before)
 })
 
+test_that("each run is modelled by an R process of its own, whose failure says what it said", {
+  dir <- withr_tempdir()
+  # 200 us every 10 ms: the model does not hold from 100 processes, which
+  # noise-simulate is asked for
+  d <- data.table(start_ns = seq(0, 9.9e9, by = 1e7), length_ns = 2e5 + 10)
+  write_selfish(dir, "selfish", list(d, d), period_s = 10)
+  runs <- list(selfish = read_run(file.path(dir, "selfish.json")))
+  traces <- lapply(1:2, function(i) noise_trace(runs$selfish, i))
+  left <- function() list.files(tempdir(), "^noise-scale")
+  before <- left()
+  if (!is.na(noisebench_simulator)) {
+    rows <- scale_table(runs)
+    expect_equal(rows[, names(predict_slowdown(traces)), with = FALSE], predict_slowdown(traces))
+    expect_equal(unique(rows[, .(run, kernel, ranks, traces)]),
+      data.table(run = "selfish", kernel = "selfish", ranks = 2L, traces = 2L))
+    expect_true("simulation" %in% rows$source)
+  }
+  fails <- tempfile("fails", fileext = ".sh")
+  writeLines(c("#!/bin/sh", "echo no such phase >&2", "exit 3"), fails)
+  Sys.chmod(fails, "755")
+  old <- Sys.getenv("NOISEBENCH_SIMULATE")
+  Sys.setenv(NOISEBENCH_SIMULATE = fails)
+  on.exit(Sys.setenv(NOISEBENCH_SIMULATE = old))
+  expect_error(scale_table(runs), "scale_worker.*failed:.*fails.*[.]sh failed: no such phase")
+  expect_equal(left(), before)
+})
+
 test_that("a phase too long for the trace is left out", {
   tr <- periodic_trace(1e6, 1e3, 1e8) # 100 ms of trace
   p <- predict_slowdown(list(tr))

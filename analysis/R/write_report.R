@@ -21,7 +21,7 @@ write_report <- function(results_dir, hosts = NULL, out = NULL) {
   data <- read_results(results_dir, samples = "when_used", hosts = hosts)
   runs <- data$runs
   if (length(runs) == 0) return(write_stream_report(data, out))
-  # the slowdown at scale, the longest table, computed beside the others and
+  # the slowdown at scale, the slowest table, computed beside the others and
   # the figures
   scale_rows <- start_scale_table(runs)
   summary <- rbindlist(lapply(names(runs), function(n) noise_summary(runs[[n]], n)))

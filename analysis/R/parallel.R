@@ -24,14 +24,21 @@ lapply_cores <- function(x, f) {
 # process: a report of a whole machine, tens of GB, takes fewer cores rather
 # than running out of memory. The files are Linux's; elsewhere no bound.
 memory_cores <- function(status = "/proc/self/status", meminfo = "/proc/meminfo") {
-  kib <- function(file, field) {
-    line <- if (file.exists(file)) grep(paste0("^", field, ":"), readLines(file), value = TRUE)
-    if (length(line) != 1) NA_real_ else as.numeric(gsub("[^0-9]", "", line))
-  }
-  rss <- kib(status, "VmRSS")
-  available <- kib(meminfo, "MemAvailable")
-  if (is.na(rss) || is.na(available) || rss == 0) return(Inf)
-  max(1, floor(available / rss))
+  memory_holds(proc_kib(status, "VmRSS"), meminfo)
+}
+
+# How many processes of `kib` each the memory available holds, at least
+# one; Inf where that is not known.
+memory_holds <- function(kib, meminfo = "/proc/meminfo") {
+  available <- proc_kib(meminfo, "MemAvailable")
+  if (is.na(kib) || is.na(available) || kib == 0) return(Inf)
+  max(1, floor(available / kib))
+}
+
+# A "Field:   N kB" line's N of a /proc file, NA where there is none
+proc_kib <- function(file, field) {
+  line <- if (file.exists(file)) grep(paste0("^", field, ":"), readLines(file), value = TRUE)
+  if (length(line) != 1) NA_real_ else as.numeric(gsub("[^0-9]", "", line))
 }
 
 # The CPUs this process may use: a job's, not the node's.

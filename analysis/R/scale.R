@@ -295,22 +295,19 @@ model_ranks <- function(n, k = scale_traces_max) {
 # count and mode: `ranks` in the run, `traces` the model read (model_ranks).
 scale_table <- function(runs) start_scale_table(runs)()
 
-# scale_table computed by R processes of their own, one a run modelled,
-# started now: a function that waits for them and returns the table. The
-# report draws its other figures meanwhile. The traces, at most
+# scale_table computed by R processes of their own, started now: a
+# function that waits for them and returns the table. The report draws its
+# other figures meanwhile. The traces, at most
 # scale_traces_max a run, are read here and handed over in a file: a fork
 # of this process would copy each page of its heap that the garbage
 # collector marks while both run (a whole machine's report: GB).
 start_scale_table <- function(runs) {
   runs <- Filter(function(r) r$kernel %in% scale_kernels, runs)
   if (length(runs) == 0) return(function() data.table())
-  # the CPUs this process may use (a job's, not the node's) shared by the
-  # runs' simulations: most of the model's time goes to noise-simulate
-  threads <- max(1, cpus_allowed() %/% length(runs))
   dir <- tempfile("noise-scale")
   dir.create(dir)
   jobs <- file.path(dir, sprintf("run%d.rds", seq_along(runs)))
-  workers <- Map(function(run, name, job) {
+  Map(function(run, name, job) {
     traces <- lapply(model_ranks(length(run$threads)), function(i) noise_trace(run, i))
     hosts <- unique(vapply(run$threads, function(t) t$host %||% NA_character_, ""))
     about <- data.table(run = name, kernel = run$kernel, hosts = hosts_text(hosts),
@@ -319,8 +316,19 @@ start_scale_table <- function(runs) {
         any(vapply(run$meta$ranks %||% list(), function(r) !is.null(r$inject), TRUE)),
       trace_s = min(vapply(traces, trace_seconds, 0)))
     saveRDS(list(about = about, traces = traces), job, compress = FALSE)
-    start_r(sprintf("noisebench:::scale_worker(%s, %d)", deparse(job), threads))
   }, runs, names(runs), jobs)
+  # as many workers as the CPUs this process may use (a job's, not the
+  # node's) and the memory available hold (scale_worker_kib), each taking
+  # its share of the runs one after the other (an R process takes 1 s to
+  # start); the CPUs shared by their simulations, where most of the model's
+  # time goes
+  cpus <- cpus_allowed()
+  n <- min(length(jobs), cpus, memory_holds(scale_worker_kib(max(file.size(jobs)))))
+  threads <- max(1, cpus %/% n)
+  workers <- lapply(split(jobs, seq_along(jobs) %% n), function(share) {
+    start_r(sprintf("noisebench:::scale_worker(%s, %d)", paste(deparse(share), collapse = ""),
+      threads))
+  })
   function() {
     on.exit(unlink(dir, recursive = TRUE))
     # every worker waited for, then the first failure raised
@@ -336,14 +344,22 @@ start_scale_table <- function(runs) {
   }
 }
 
+# A worker's memory (KiB) for a job file of `bytes`: R and noisebench take
+# 115 MiB, and a job of 64 FWQ traces of 10,000 samples (10 MB) took the
+# worker to 290 MiB (its traces and the model's windows).
+scale_worker_kib <- function(bytes) 115 * 1024 + 18 * bytes / 1024
+
 rows_file <- function(job) sub("\\.rds$", ".rows.rds", job)
 
-# A run's rows of the scale table, from the traces start_scale_table wrote
-# to `job`, into rows_file(job) (none when the model can say nothing).
-scale_worker <- function(job, threads) {
-  work <- readRDS(job)
-  rows <- predict_slowdown(work$traces, threads = threads)
-  if (nrow(rows)) saveRDS(cbind(work$about, rows), rows_file(job))
+# Each run's rows of the scale table, from the traces start_scale_table
+# wrote to each of `jobs`, into rows_file(job) (none when the model can say
+# nothing).
+scale_worker <- function(jobs, threads) {
+  for (job in jobs) {
+    work <- readRDS(job)
+    rows <- predict_slowdown(work$traces, threads = threads)
+    if (nrow(rows)) saveRDS(cbind(work$about, rows), rows_file(job))
+  }
 }
 
 # The sentence a report gives each host: from its uninjected selfish run

@@ -120,7 +120,7 @@ test_that("each run is modelled by an R process of its own, whose failure says w
   left <- function() list.files(tempdir(), "^noise-scale")
   before <- left()
   if (!is.na(noisebench_simulator)) {
-    # more runs than CPUs here: the last started as the first ends
+    # more runs than CPUs here: a worker models two, one after the other
     more <- rep(runs, cpus_allowed() + 1)
     names(more) <- paste0("run", seq_along(more))
     rows <- scale_table(more)

@@ -179,8 +179,8 @@ def test_daxpy_cost_follows_its_length(run, tmp_path):
     # (64 KiB) they spill and the cost grows faster. One calibration's least
     # sample is not always clean here: back to back, 256 doubles took 128-250
     # ticks a loop and 1024 took 467-980. The least of seven interleaved
-    # calibrations of each is (3.65 every time, idle or under the bad-day
-    # load). The bounds are the geometric midpoints between the hypotheses:
+    # calibrations of each is clean (their ratio 3.65 every time, idle or
+    # under the bad-day load). The bounds are the geometric midpoints between the hypotheses:
     # length ignored (1), linear (4), quadratic (16). Even if every
     # calibration of one length ran at 60% speed, 4 would stay within them
     # and 1 and 16 outside.

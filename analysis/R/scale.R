@@ -295,12 +295,11 @@ model_ranks <- function(n, k = scale_traces_max) {
 # count and mode: `ranks` in the run, `traces` the model read (model_ranks).
 scale_table <- function(runs) start_scale_table(runs)()
 
-# scale_table computed by R processes of their own, started now: a
-# function that waits for them and returns the table. The report draws its
-# other figures meanwhile. The traces, at most
-# scale_traces_max a run, are read here and handed over in a file: a fork
-# of this process would copy each page of its heap that the garbage
-# collector marks while both run (a whole machine's report: GB).
+# scale_table computed by R processes of their own (start_r, not forks:
+# start_process says why), started now: a function that waits for them and
+# returns the table. The report draws its other figures meanwhile. The
+# traces, at most scale_traces_max a run, are read here and handed over in
+# a file a run.
 start_scale_table <- function(runs) {
   runs <- Filter(function(r) r$kernel %in% scale_kernels, runs)
   if (length(runs) == 0) return(function() data.table())

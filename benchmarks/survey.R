@@ -10,15 +10,16 @@
 # this machine), in their order, from a random offset, wrapped around: every
 # rank has the machine's real noise, its bursts and its stalls. Planted on
 # top: BAD_NODES whole nodes (default 2) and BAD_CORES single cores of other
-# nodes (default 3) lose a tenth of their time more, 100 us of every 1 ms,
-# the way a node with a runaway daemon or a core taking a device's
-# interrupts does. OUT/planted.csv says which (scope node or core, host,
-# cpu; cpu empty for a node), as the report's outliers.csv names them. The
+# nodes (default 3) lose a detour every 1 ms, the way a node with a runaway
+# daemon or a core taking a device's interrupts does (planted_share says
+# how long). OUT/planted.csv says which (scope node or core, host, cpu; cpu
+# empty for a node), as the report's outliers.csv names them, and the share
+# of time added (added_percent). The
 # kernel's split into detours and running slow is left out of the ranks'
 # entries: it was the source's, not theirs.
 
 planted_period_ns <- 1e6
-planted_loss_ns <- 1e5
+planted_least_share <- 0.1
 
 # Adds a detour of `loss` ticks to each sample in which one of a periodic
 # series (every `period` ticks from `phase`) falls: samples follow each
@@ -26,6 +27,30 @@ planted_loss_ns <- 1e5
 add_periodic <- function(x, period, loss, phase) {
   ends <- cumsum(x) + phase
   x + loss * diff(c(floor(phase / period), floor(ends / period)))
+}
+
+# The planted detours' time over the time they land in: a tenth, or more
+# where the source's stretches spread so widely that a tenth would stay
+# within the finder's cut (outliers.R's outlier_z robust standard
+# deviations). Then it is what puts a planted unit twice the cut beyond
+# the others, measured on the stretches of up to 256 of the survey's
+# unplanted ranks, so that the benchmark asks the finder to find what it
+# defines as an outlier, whatever the day the source was measured on.
+# A share f of added time raises a stretch's loss p (a fraction) by
+# f (1 - p) / (1 + f) (lost_percent: 1 - n best / total).
+planted_share <- function(clean, tpn, best) {
+  run_s <- max(vapply(clean, sum, numeric(1))) / tpn / 1e9
+  percent <- unlist(lapply(clean, function(x) {
+    s <- noisebench:::sample_stretches(cumsum(x) / tpn / 1e9, x, run_s)
+    noisebench:::lost_percent("fwq", s$sum, s$n, best)
+  }))
+  p <- stats::median(percent) / 100
+  gap <- 2 * noisebench:::outlier_z * stats::mad(percent) / 100
+  if (p + gap >= 1) {
+    stop(sprintf("the source's stretches lose %.0f%% +- %.0f%%: no planted loss can stand out",
+      100 * p, 100 * stats::mad(percent)), call. = FALSE)
+  }
+  max(planted_least_share, gap / (1 - p - gap))
 }
 
 # Which units are planted: `planted` is "node" on the bad nodes, "core" on
@@ -80,10 +105,13 @@ write_survey <- function(source, out, hosts, per_host, samples, bad_nodes = 2, b
   ranks <- vector("list", nrow(units))
   offsets <- sample.int(length(real), nrow(units), replace = TRUE)
   phases <- stats::runif(nrow(units), 0, planted_period_ns * tpn)
+  clean_of <- function(i) real[(offsets[i] + seq_len(samples) - 1) %% length(real) + 1]
+  share <- planted_share(lapply(utils::head(which(is.na(units$planted)), 256), clean_of), tpn,
+    min(real))
   samples_of <- function(i) {
-    x <- real[(offsets[i] + seq_len(samples) - 1) %% length(real) + 1]
+    x <- clean_of(i)
     if (is.na(units$planted[i])) return(x)
-    add_periodic(x, planted_period_ns * tpn, planted_loss_ns * tpn, phases[i])
+    add_periodic(x, planted_period_ns * tpn, share * planted_period_ns * tpn, phases[i])
   }
   # the stretches' width is the whole run's (stretches.h): the longest rank's
   run_s <- max(vapply(seq_len(nrow(units)), function(i) sum(samples_of(i)), numeric(1))) /
@@ -150,8 +178,8 @@ write_survey <- function(source, out, hosts, per_host, samples, bad_nodes = 2, b
   }
   write_json(meta, file.path(out, "fwq.json"))
   data.table::fwrite(rbind(unique(units[planted == "node", .(scope = planted, host,
-    cpu = NA_integer_)]), units[planted == "core", .(scope = planted, host, cpu)]),
-    file.path(out, "planted.csv"))
+    cpu = NA_integer_)]), units[planted == "core", .(scope = planted, host, cpu)])[,
+    added_percent := round(100 * share, 1)], file.path(out, "planted.csv"))
   invisible(units)
 }
 

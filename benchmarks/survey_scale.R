@@ -50,16 +50,20 @@ for (i in seq_len(nrow(sizes))) {
   planted <- fread(file.path(dir, "planted.csv"))
   flagged <- fread(file.path(dir, "report", "outliers.csv"))
   key <- function(d) paste(d$scope, d$host, ifelse(is.na(d$cpu), "", d$cpu))
-  found <- sum(key(planted) %in% key(flagged))
+  finding <- if (nrow(planted)) {
+    sprintf("planted (%s%% of time more) found %d of %d", format(planted$added_percent[1]),
+      sum(key(planted) %in% key(flagged)), nrow(planted))
+  } else {
+    "none planted"
+  }
   others <- sum(!key(flagged) %in% key(planted))
   f <- apply(base, 1, stats::median)
   r <- apply(report, 1, stats::median)
   if (is.na(fixed)) fixed <- r[1] - f[1]
   cat(sprintf(paste("%5d ranks on %2d hosts, %6.1f M samples: fread %6.2f s %5.0f MiB,",
     "report %6.2f s %5.0f MiB, ratio %5.1f (goal <= 3), %5.1f beyond the %.1f s every",
-    "report costs; %.0f bytes a sample; planted found %d of %d, others flagged %d\n"),
+    "report costs; %.0f bytes a sample; %s, others flagged %d\n"),
     ranks, s$hosts, ranks * samples / 1e6, f[1], f[2], r[1], r[2], r[1] / f[1],
-    (r[1] - fixed) / f[1], fixed, r[2] * 2^20 / (ranks * samples), found, nrow(planted),
-    others))
+    (r[1] - fixed) / f[1], fixed, r[2] * 2^20 / (ranks * samples), finding, others))
   unlink(dir, recursive = TRUE)
 }

@@ -8,11 +8,112 @@
 # value further than this many robust standard deviations is an outlier.
 outlier_z <- 3.5
 
-# With this many members or more, a member's own stretches stay in the
-# yardstick it is held against: one of many moves a median and MAD little,
-# and leaving each out in turn would cost the group's size squared (10^4
-# nodes, 288 cores each).
-yardstick_leave_in <- 8
+# The first index of each range from..to at which reached(index, which
+# ranges) holds, or to + 1 where none does: a bisection of every range at
+# once, reached being false and then true along each.
+first_reaching <- function(from, to, reached) {
+  lo <- as.numeric(from)
+  hi <- as.numeric(to) + 1
+  repeat {
+    open <- which(lo < hi)
+    if (!length(open)) return(lo)
+    mid <- (lo[open] + hi[open]) %/% 2
+    now <- reached(mid, open)
+    hi[open] <- ifelse(now, mid, hi[open])
+    lo[open] <- ifelse(now, lo[open], mid + 1)
+  }
+}
+
+# How many of each slice sorted[from + 1:len] lie at or below v (below v
+# where strict), one query an element of from, len and v: a bisection of
+# all the slices at once, which findInterval, checking the whole vector is
+# sorted at each call, cannot do at a cost of the slices' length's log.
+count_upto <- function(sorted, from, len, v, strict = FALSE) {
+  lo <- numeric(length(v))
+  hi <- as.numeric(len)
+  repeat {
+    open <- which(lo < hi)
+    if (!length(open)) return(lo)
+    mid <- (lo[open] + hi[open] + 1) %/% 2
+    x <- sorted[from[open] + mid]
+    at_most <- if (strict) x < v[open] else x <= v[open]
+    lo[open] <- ifelse(at_most, mid, lo[open])
+    hi[open] <- ifelse(at_most, hi[open], mid - 1)
+  }
+}
+
+# With this many members or more, a member's own values stay in the
+# yardstick it is held against: they are at most a 32nd of it, and move its
+# median by at most about a 64th of its values. With fewer they would be a
+# large part of it (an eighth of eight nodes' stretches; with a second bad
+# node a quarter is bad, and the MAD doubles until neither stands out).
+yardstick_leave_in <- 32
+
+# The median and MAD (scaled to a standard deviation, as stats::mad) of
+# each member's group without the member's own values, for every member at
+# once: copying the others for each member would cost a group's size
+# squared (10^4 nodes of 16 cores: 1.6 * 10^5 members, 1.6 * 10^7
+# stretches). Each order statistic of "the others" is found by bisection
+# instead, counting the group's values at or below a value less the
+# member's own: the median exactly, the MAD to a few units in the last
+# place. value, group, member: one element a value; member names
+# unique across groups. One row per member, in order of first appearance.
+others_median_mad <- function(value, group, member) {
+  members <- unique(data.table(member, group))
+  # the values sorted by group, and by member: each one's slice
+  slices <- function(of, names) {
+    at <- match(of, names)
+    list(sorted = value[order(at, value)], len = tabulate(at, length(names)))
+  }
+  groups <- slices(group, unique(members$group))
+  own <- slices(member, members$member)
+  g <- match(members$group, unique(members$group))
+  g_from <- (cumsum(groups$len) - groups$len)[g]
+  g_len <- groups$len[g]
+  own_from <- cumsum(own$len) - own$len
+  # how many of the others of members `at` lie at or below v
+  others_upto <- function(v, at = seq_along(g), strict = FALSE) {
+    count_upto(groups$sorted, g_from[at], g_len[at], v, strict) -
+      count_upto(own$sorted, own_from[at], own$len[at], v, strict)
+  }
+  others <- g_len - own$len
+  value_at <- function(i, at = seq_along(g)) groups$sorted[g_from[at] + i]
+  # the k-th smallest of each member's others: the group's lowest value
+  # with k of the others at or below it
+  kth <- function(k) {
+    value_at(first_reaching(rep(1, length(g)), g_len,
+      function(i, at) others_upto(value_at(i, at), at) >= k[at]))
+  }
+  middle <- function(of) (of(pmax(1, (others + 1) %/% 2)) + of(others %/% 2 + 1)) / 2
+  centre <- middle(kth)
+  # the k-th smallest distance from the centre: the least of the group's
+  # distances from it with k of the others within it, on either side
+  below <- count_upto(groups$sorted, g_from, g_len, centre, strict = TRUE)
+  upto <- count_upto(groups$sorted, g_from, g_len, centre)
+  # a window's far end is centre -+ distance, off by a rounding from where
+  # stats::mad's abs(x - centre) puts it: a few units in the last place
+  # wider, so that a value at the same distance as the near end is in it
+  slack <- function(t, at) 4 * .Machine$double.eps * pmax(abs(centre[at]), t)
+  kth_distance <- function(k) {
+    up <- first_reaching(below + 1, g_len, function(i, at) {
+      t <- value_at(i, at) - centre[at]
+      others_upto(value_at(i, at), at) -
+        others_upto(centre[at] - t - slack(t, at), at, strict = TRUE) >= k[at]
+    })
+    # downwards from the centre: the j-th value below it
+    down <- first_reaching(rep(1, length(g)), upto, function(j, at) {
+      t <- centre[at] - value_at(upto[at] + 1 - j, at)
+      others_upto(centre[at] + t + slack(t, at), at) -
+        others_upto(value_at(upto[at] + 1 - j, at), at, strict = TRUE) >= k[at]
+    })
+    # (an index in range where there is none: an index 0 would drop out)
+    pmin(ifelse(up <= g_len, value_at(pmin(up, g_len)) - centre, Inf),
+      ifelse(down <= upto, centre - value_at(pmax(upto + 1 - down, 1)), Inf))
+  }
+  spread <- 1.4826 * middle(kth_distance)
+  members[, `:=`(centre = ifelse(others > 0, centre, NA_real_),
+    spread = ifelse(others > 0, spread, NA_real_))][]
+}
 
 # Per member of each group: its typical stretch (the median of its 100
 # stretches of the run, noise_over_time) against the stretches of the other
@@ -26,12 +127,9 @@ against_others <- function(bins) {
   groups <- bins[, .(members = uniqueN(member), centre = stats::median(noise_percent),
     spread = stats::mad(noise_percent)), by = group]
   typical <- typical[groups, on = "group"]
-  small <- typical[members > 1 & members < yardstick_leave_in]
+  small <- bins[group %in% groups[members > 1 & members < yardstick_leave_in]$group]
   if (nrow(small)) {
-    left_out <- small[, {
-      others <- bins[group == .BY$group & member != .BY$member]$noise_percent
-      list(centre = stats::median(others), spread = stats::mad(others))
-    }, by = .(group, member)]
+    left_out <- others_median_mad(small$noise_percent, small$group, small$member)
     typical[left_out, on = .(group, member), `:=`(centre = i.centre, spread = i.spread)]
   }
   typical[members == 1, `:=`(centre = NA_real_, spread = NA_real_)]

@@ -34,10 +34,27 @@ test_that("a bad node is one line and a bad core of a good node another, nothing
   expect_true(all(is.na(o$cause)))
 })
 
-test_that("on nodes of many cores each core stays in its node's yardstick", {
+test_that("two bad nodes of nine and a bad core of ten each stand out", {
   o <- outliers_of(survey_ticks(9, 10, bad_nodes = c(2, 7), bad_cores = c("5 0", "9 9")))
   expect_equal(sort(o[scope == "node"]$host), c("node2", "node7"))
   expect_equal(sort(o[scope == "core", paste(host, cpu)]), c("node5 0", "node9 9"))
+})
+
+test_that("each member's yardstick is its group's values without its own", {
+  set.seed(3)
+  # groups of 1 to 9 members of 7 values each, with ties within and across
+  # members; member names unique across groups, as hosts and units are
+  rows <- data.table(group = rep(1:5, c(1, 2, 3, 8, 9) * 7))
+  rows[, member := paste(group, (seq_len(.N) - 1) %/% 7), by = group]
+  rows[, value := round(rexp(.N, 1 / 5), 1)]
+  got <- others_median_mad(rows$value, rows$group, rows$member)
+  want <- unique(rows[, .(member, group)])[, {
+    others <- rows[group == .BY$group & member != .BY$member]$value
+    if (length(others)) list(centre = stats::median(others), spread = stats::mad(others))
+    else list(centre = NA_real_, spread = NA_real_)
+  }, by = .(member, group)]
+  expect_equal(got, want, tolerance = 1e-12)
+  expect_equal(sum(is.na(got$centre)), 1)
 })
 
 test_that("a quiet survey has no outliers, and the table keeps its columns", {

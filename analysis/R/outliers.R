@@ -31,15 +31,17 @@ first_reaching <- function(from, to, reached) {
 count_upto <- function(sorted, from, len, v, strict = FALSE) {
   lo <- numeric(length(v))
   hi <- as.numeric(len)
-  repeat {
-    open <- which(lo < hi)
-    if (!length(open)) return(lo)
-    mid <- (lo[open] + hi[open] + 1) %/% 2
-    x <- sorted[from[open] + mid]
-    at_most <- if (strict) x < v[open] else x <= v[open]
-    lo[open] <- ifelse(at_most, mid, lo[open])
-    hi[open] <- ifelse(at_most, hi[open], mid - 1)
+  # as many halvings as the longest slice needs, each on every query: a
+  # settled one (lo == hi) looks at its own last element and stays put
+  for (step in seq_len(ceiling(log2(max(c(len, 0)) + 1)))) {
+    open <- lo < hi
+    mid <- floor((lo + hi + 1) / 2)
+    x <- sorted[from + pmax(mid, 1)]
+    at_most <- if (strict) x < v else x <= v
+    lo <- lo + (mid - lo) * (open & at_most)
+    hi <- hi - (hi - mid + 1) * (open & !at_most)
   }
+  lo
 }
 
 # With this many members or more, a member's own values stay in the
@@ -59,7 +61,8 @@ yardstick_leave_in <- 32
 # place. value, group, member: one element a value; member names
 # unique across groups. One row per member, in order of first appearance.
 others_median_mad <- function(value, group, member) {
-  members <- unique(data.table(member, group))
+  first <- !duplicated(member)
+  members <- data.table(member = member[first], group = group[first])
   # the values sorted by group, and by member: each one's slice
   slices <- function(of, names) {
     at <- match(of, names)
@@ -90,9 +93,10 @@ others_median_mad <- function(value, group, member) {
   # distances from it with k of the others within it, on either side
   below <- count_upto(groups$sorted, g_from, g_len, centre, strict = TRUE)
   upto <- count_upto(groups$sorted, g_from, g_len, centre)
-  # a window's far end is centre -+ distance, off by a rounding from where
-  # stats::mad's abs(x - centre) puts it: a few units in the last place
-  # wider, so that a value at the same distance as the near end is in it
+  # a window's far end (the centre less or plus the distance) is off by a
+  # rounding from where stats::mad's abs(x - centre) puts it: it is taken a
+  # few units in the last place wider, so that a value as far as the near
+  # end is in
   slack <- function(t, at) 4 * .Machine$double.eps * pmax(abs(centre[at]), t)
   kth_distance <- function(k) {
     up <- first_reaching(below + 1, g_len, function(i, at) {

@@ -14,9 +14,9 @@
 # daemon or a core taking a device's interrupts does (planted_share says
 # how long). OUT/planted.csv says which (scope node or core, host, cpu; cpu
 # empty for a node), as the report's outliers.csv names them, and the share
-# of time added (added_percent). The
-# kernel's split into detours and running slow is left out of the ranks'
-# entries: it was the source's, not theirs.
+# of time added (added_percent). The kernel's split into detours and
+# running slow is left out of the ranks' entries: it was the source's, not
+# theirs.
 
 planted_period_ns <- 1e6
 planted_least_share <- 0.1

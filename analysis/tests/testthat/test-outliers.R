@@ -34,7 +34,7 @@ test_that("a bad node is one line and a bad core of a good node another, nothing
   expect_true(all(is.na(o$cause)))
 })
 
-test_that("two bad nodes of nine and a bad core of ten each stand out", {
+test_that("two bad nodes of nine, and two bad cores of nodes of ten, stand out", {
   o <- outliers_of(survey_ticks(9, 10, bad_nodes = c(2, 7), bad_cores = c("5 0", "9 9")))
   expect_equal(sort(o[scope == "node"]$host), c("node2", "node7"))
   expect_equal(sort(o[scope == "core", paste(host, cpu)]), c("node5 0", "node9 9"))

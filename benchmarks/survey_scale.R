@@ -39,8 +39,8 @@ for (i in seq_len(nrow(sizes))) {
   s <- sizes[i]
   ranks <- s$hosts * s$per_host
   dir <- tempfile(sprintf("nb-survey-%d-", ranks))
-  # a node is an outlier against the others: two bad of four would be half
-  # the yardstick (the others' median and MAD), and no outlier
+  # a node is an outlier against the others: with two bad of four, each
+  # one's yardstick (the other three's median and MAD) would be a third bad
   write_survey(source_json, dir, s$hosts, s$per_host, samples,
     bad_nodes = if (s$hosts >= 8) 2 else if (s$hosts >= 4) 1 else 0, bad_cores = 3)
   # the smaller sizes three times, the medians: seconds of a second move

@@ -101,15 +101,17 @@ others_median_mad <- function(value, group, member) {
   slack <- function(t, at) 4 * .Machine$double.eps * pmax(abs(centre[at]), t)
   kth_distance <- function(k) {
     up <- first_reaching(below + 1, g_len, function(i, at) {
-      t <- value_at(i, at) - centre[at]
-      others_upto(value_at(i, at), at) -
+      near <- value_at(i, at)
+      t <- near - centre[at]
+      others_upto(near, at) -
         others_upto(centre[at] - t - slack(t, at), at, strict = TRUE) >= k[at]
     })
     # downwards from the centre: the j-th value below it
     down <- first_reaching(rep(1, length(g)), upto, function(j, at) {
-      t <- centre[at] - value_at(upto[at] + 1 - j, at)
+      near <- value_at(upto[at] + 1 - j, at)
+      t <- centre[at] - near
       others_upto(centre[at] + t + slack(t, at), at) -
-        others_upto(value_at(upto[at] + 1 - j, at), at, strict = TRUE) >= k[at]
+        others_upto(near, at, strict = TRUE) >= k[at]
     })
     # (an index in range where there is none: an index 0 would drop out)
     pmin(ifelse(up <= g_len, value_at(pmin(up, g_len)) - centre, Inf),

@@ -45,10 +45,11 @@ planted_share <- function(clean, tpn, best) {
     noisebench:::lost_percent("fwq", s$sum, s$n, best)
   }))
   p <- stats::median(percent) / 100
-  gap <- 2 * noisebench:::outlier_z * stats::mad(percent) / 100
+  spread <- stats::mad(percent) / 100
+  gap <- 2 * noisebench:::outlier_z * spread
   if (p + gap >= 1) {
     stop(sprintf("the source's stretches lose %.0f%% +- %.0f%%: no planted loss can stand out",
-      100 * p, 100 * stats::mad(percent)), call. = FALSE)
+      100 * p, 100 * spread), call. = FALSE)
   }
   max(planted_least_share, gap / (1 - p - gap))
 }

@@ -316,10 +316,10 @@ plot_compare_losses <- function(a, b, what, title) {
   d <- rbind(data.table(side = "A", us = a), data.table(side = "B", us = b))
   d <- d[us > 0]
   if (nrow(d) == 0) return(NULL)
-  ggplot(d, aes(us, colour = side)) +
-    stat_ecdf(geom = "step") +
-    scale_x_log10() +
-    labs(title = title, x = "time a sample lost (us, log)",
+  ggplot2::ggplot(d, ggplot2::aes(us, colour = side)) +
+    ggplot2::stat_ecdf(geom = "step") +
+    ggplot2::scale_x_log10() +
+    ggplot2::labs(title = title, x = "time a sample lost (us, log)",
       y = "share of samples losing at most x (of those losing any)", colour = NULL) +
     theme_noise()
 }
@@ -365,10 +365,10 @@ write_comparison <- function(dir_a, dir_b, out = NULL) {
         function(t) t$cpu, integer(1))
       s <- rbind(ftq_peak_table(list(A = ra))$spectra[, side := "A"],
         ftq_peak_table(list(B = rb))$spectra[, side := "B"])[cpu %in% cpus]
-      plot <- ggplot(s, aes(frequency_hz, power, colour = side)) +
-        geom_line(linewidth = 0.3, alpha = 0.7) + scale_y_log10() +
-        facet_wrap(~cpu, ncol = 1, labeller = label_both) +
-        labs(title = paste(p$what, ": spectra of A and B"), x = "frequency (Hz)",
+      plot <- ggplot2::ggplot(s, ggplot2::aes(frequency_hz, power, colour = side)) +
+        ggplot2::geom_line(linewidth = 0.3, alpha = 0.7) + ggplot2::scale_y_log10() +
+        ggplot2::facet_wrap(~cpu, ncol = 1, labeller = ggplot2::label_both) +
+        ggplot2::labs(title = paste(p$what, ": spectra of A and B"), x = "frequency (Hz)",
           y = "power (counts^2)", colour = NULL) + theme_noise()
       caption <- paste0(p$what, ": the FTQ spectra (power in counts^2, log, against Hz) of A ",
         "and B overlaid, per CPU. A line in one and not the other is a periodic source one ",

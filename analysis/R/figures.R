@@ -72,7 +72,7 @@ plot_max_over_time <- function(d, x, y, bins, title, y_label, what, lowest = 0, 
   d <- reduce_max(d, x, y, bins)
   set(d, j = y, value = pmax(d[[y]], lowest))
   d[, label := unit_label(unit, cpu, host)]
-  ggplot2::ggplot(d, ggplot2::aes(.data[[x]], .data[[y]])) +
+  ggplot2::ggplot(d, ggplot2::aes(!!as.name(x), !!as.name(y))) +
     ggplot2::geom_point(size = size, alpha = 0.6, colour = "steelblue4") +
     ggplot2::scale_y_log10() +
     ggplot2::facet_wrap(~label, ncol = 1) +

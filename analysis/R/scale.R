@@ -318,9 +318,9 @@ start_scale_table <- function(runs) {
   }, runs, names(runs), jobs)
   # as many workers as the CPUs this process may use (a job's, not the
   # node's) and the memory available hold (scale_worker_kib), each taking
-  # its share of the runs one after the other (an R process takes 1 s to
-  # start); the CPUs shared by their simulations, where most of the model's
-  # time goes
+  # its share of the runs one after the other (an R process takes 0.25 s
+  # to start and load this package); the CPUs shared by their simulations,
+  # where most of the model's time goes
   cpus <- cpus_allowed()
   n <- min(length(jobs), cpus, memory_holds(scale_worker_kib(max(file.size(jobs)))))
   threads <- max(1, cpus %/% n)
@@ -389,14 +389,14 @@ format_phase <- function(us) {
 }
 
 plot_scale <- function(scale, title) {
-  ggplot(scale, aes(processes, slowdown, colour = format_phase(phase_us),
+  ggplot2::ggplot(scale, ggplot2::aes(processes, slowdown, colour = format_phase(phase_us),
     group = phase_us)) +
-    geom_line() + geom_point(size = 1) +
-    scale_x_log10(labels = function(x) format(x, big.mark = ",", scientific = FALSE)) +
-    facet_wrap(~mode) +
-    labs(title = title, x = "processes (N)", y = "slowdown (phase time / T)",
+    ggplot2::geom_line() + ggplot2::geom_point(size = 1) +
+    ggplot2::scale_x_log10(labels = function(x) format(x, big.mark = ",", scientific = FALSE)) +
+    ggplot2::facet_wrap(~mode) +
+    ggplot2::labs(title = title, x = "processes (N)", y = "slowdown (phase time / T)",
       colour = "phase T") +
-    theme_bw()
+    ggplot2::theme_bw()
 }
 
 # The traces the model read (model_ranks: every rank's up to

@@ -211,9 +211,10 @@ plot_stream_series <- function(s, title) {
   span <- max(long$hours, 0)
   unit <- if (span > 2) c(1, "hours") else if (span > 2 / 60) c(60, "minutes") else c(3600, "s")
   long[, at := hours * as.numeric(unit[1])]
-  ggplot(long, aes(at, value)) + geom_line(linewidth = 0.3, colour = "steelblue4") +
-    facet_grid(figure ~ rank, scales = "free_y") +
-    labs(title = title, x = paste(unit[2], "from the start"), y = NULL) + theme_noise()
+  ggplot2::ggplot(long, ggplot2::aes(at, value)) +
+    ggplot2::geom_line(linewidth = 0.3, colour = "steelblue4") +
+    ggplot2::facet_grid(figure ~ rank, scales = "free_y") +
+    ggplot2::labs(title = title, x = paste(unit[2], "from the start"), y = NULL) + theme_noise()
 }
 
 # The samples around each of a rank's longest losses: each sample's loss
@@ -236,9 +237,10 @@ plot_stream_events <- function(r, kernel, title) {
     d[d[, .I[c(which.max(loss_us), which.min(loss_us))], by = slice]$V1, !"slice"]
   }))
   if (nrow(d) == 0) return(NULL)
-  ggplot(d, aes(ms, loss_us)) + geom_point(size = 0.3, colour = "steelblue4") +
-    facet_wrap(~event, scales = "free_y") +
-    labs(title = title, x = "ms from the event", y = "loss (us)") + theme_noise()
+  ggplot2::ggplot(d, ggplot2::aes(ms, loss_us)) +
+    ggplot2::geom_point(size = 0.3, colour = "steelblue4") +
+    ggplot2::facet_wrap(~event, scales = "free_y") +
+    ggplot2::labs(title = title, x = "ms from the event", y = "loss (us)") + theme_noise()
 }
 
 stream_figures <- function(dir, name, s, label) {

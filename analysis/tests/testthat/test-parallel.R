@@ -51,3 +51,11 @@ test_that("no more workers than copies of this process the memory available hold
   n <- memory_cores()
   expect_true(n >= 1 && (is.infinite(n) || n == round(n)))
 })
+
+test_that("an R process of its own loads this package without ggplot2", {
+  # the slowdown model's workers draw nothing: ggplot2 would add 0.6 s to
+  # each one's start
+  loaded <- start_r("loadNamespace('noisebench'); cat(loadedNamespaces(), sep = '\\n')")()
+  expect_true("noisebench" %in% loaded)
+  expect_false("ggplot2" %in% loaded)
+})

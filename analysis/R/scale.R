@@ -296,10 +296,10 @@ model_ranks <- function(n, k = scale_traces_max) {
 scale_table <- function(runs) start_scale_table(runs)()
 
 # scale_table computed by R processes of their own (start_r, not forks:
-# start_process says why), started now: a function that waits for them and
-# returns the table. The report draws its other figures meanwhile. The
-# traces, at most scale_traces_max a run, are read here and handed over in
-# a file a run.
+# start_process says why), started now: a function that waits for them
+# (when first called) and returns the table. The report draws its other
+# figures meanwhile. The traces, at most scale_traces_max a run, are read
+# here and handed over in a file a run.
 start_scale_table <- function(runs) {
   runs <- Filter(function(r) r$kernel %in% scale_kernels, runs)
   if (length(runs) == 0) return(function() data.table())
@@ -330,7 +330,9 @@ start_scale_table <- function(runs) {
     start_r(sprintf("noisebench:::scale_worker(%s, %d)", paste(deparse(share), collapse = ""),
       threads))
   })
+  table <- NULL
   function() {
+    if (!is.null(table)) return(table)
     on.exit(unlink(dir, recursive = TRUE))
     # every worker waited for, then the first failure raised
     failed <- Filter(Negate(is.null), lapply(workers, function(w) {
@@ -341,7 +343,8 @@ start_scale_table <- function(runs) {
     }))
     if (length(failed)) stop(failed[[1]])
     rows <- rows_file(jobs)
-    rbindlist(lapply(rows[file.exists(rows)], readRDS))
+    table <<- rbindlist(lapply(rows[file.exists(rows)], readRDS))
+    table
   }
 }
 

@@ -24,6 +24,9 @@ write_report <- function(results_dir, hosts = NULL, out = NULL) {
   # the slowdown at scale, the slowest table, computed beside the others and
   # the figures
   scale_rows <- start_scale_table(runs)
+  # a failure below waits for the model's workers too: none outlives the
+  # report, writing into a directory removed
+  on.exit(try(scale_rows(), silent = TRUE), add = TRUE)
   summary <- rbindlist(lapply(names(runs), function(n) noise_summary(runs[[n]], n)))
   verdicts <- host_verdicts(summary)
   peaks <- ftq_peak_table(runs, spectrum_threads(runs, summary))

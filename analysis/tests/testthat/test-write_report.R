@@ -17,6 +17,17 @@ synthetic_results <- function(env = parent.frame()) {
   dir
 }
 
+# The processes whose parent is this one, ended and not yet reaped too
+# (/proc/PID/stat: the parent is the 4th field)
+child_processes <- function() {
+  stats <- list.files("/proc", "^[0-9]+$", full.names = TRUE)
+  parents <- vapply(stats, function(p) {
+    line <- tryCatch(readLines(file.path(p, "stat"), warn = FALSE), error = function(e) "")
+    as.numeric(strsplit(sub(".*\\) ", "", line), " ")[[1]][2])
+  }, 0)
+  as.numeric(basename(stats[!is.na(parents) & parents == Sys.getpid()]))
+}
+
 test_that("the report holds the page, the figures and the tables", {
   dir <- synthetic_results()
   page <- write_report(dir)
@@ -96,7 +107,11 @@ test_that("a failure while writing leaves no half-written report", {
     assign("save_figure", old, envir = ns)
     lockBinding("save_figure", ns)
   }, add = TRUE)
+  before <- child_processes()
   expect_error(write_report(dir), "drawing failed")
   expect_false(dir.exists(file.path(dir, "report")))
   expect_length(list.files(dir, "^\\.report", all.files = TRUE), 0)
+  # the slowdown model's workers, started before the figures, ended and
+  # reaped with the report
+  expect_equal(setdiff(child_processes(), before), numeric())
 })

@@ -320,9 +320,9 @@ start_scale_table <- function(runs) {
   # node's) and the memory available hold (scale_worker_kib), each taking
   # its share of the runs one after the other (an R process takes 0.25 s
   # to start and load this package); the CPUs shared by their simulations,
-  # where most of the model's time goes. One CPU is left to this process,
-  # which has the figures to draw meanwhile: on two CPUs a simulation on
-  # both held the report back longer than it gained.
+  # where most of the model's time goes. One CPU is left to this process:
+  # its tables and figures, drawn meanwhile, are the report's longest
+  # path, and a simulation on every CPU would take time from them.
   cpus <- max(1, cpus_allowed() - 1)
   n <- min(length(jobs), cpus, memory_holds(scale_worker_kib(max(file.size(jobs)))))
   threads <- max(1, cpus %/% n)

@@ -2,21 +2,24 @@
 # nothing read before it cached in R. A script sources this, then calls
 # time_if_asked first: run as `SCRIPT --time WHAT DIR` it is the child.
 
-# The child: steps[[WHAT]](DIR), then its seconds and the process's peak
-# resident memory (MiB, VmHWM) printed, and the process ends.
+# The child: steps[[WHAT]](DIR), then its seconds, the process's peak
+# resident memory (MiB, VmHWM) and the CPU seconds it and the processes it
+# waited for took (user and system) printed, and the process ends.
 time_if_asked <- function(args, steps) {
   if (length(args) != 3 || args[1] != "--time") return(invisible())
-  seconds <- system.time(steps[[args[2]]](args[3]))[["elapsed"]]
+  took <- system.time(steps[[args[2]]](args[3]))
   status <- readLines("/proc/self/status")
   peak_kib <- as.numeric(gsub("[^0-9]", "", grep("^VmHWM", status, value = TRUE)))
-  cat(seconds, peak_kib / 1024, "\n")
+  cpu <- sum(took[c("user.self", "sys.self", "user.child", "sys.child")], na.rm = TRUE)
+  cat(took[["elapsed"]], peak_kib / 1024, cpu, "\n")
   quit(save = "no")
 }
 
-# The parent: c(seconds, peak MiB) of WHAT on DIR in a child of script. The
-# peak is the larger of the child's own VmHWM and the resident memory of it
-# and the processes it starts (the report's slowdown model runs in one of
-# its own), summed every 0.25 s (a sum costs 10-15 ms of a CPU).
+# The parent: c(seconds, peak MiB, CPU seconds) of WHAT on DIR in a child
+# of script. The peak is the larger of the child's own VmHWM and the
+# resident memory of it and the processes it starts (the report's slowdown
+# model runs in one of its own), summed every 0.25 s (a sum costs 10-15 ms
+# of a CPU).
 timed <- function(script, what, dir) {
   rscript <- file.path(R.home("bin"), "Rscript")
   job <- parallel::mcparallel(suppressWarnings(system2(rscript,
@@ -32,7 +35,7 @@ timed <- function(script, what, dir) {
     stop(sprintf("%s of %s failed", what, dir), call. = FALSE)
   }
   measured <- as.numeric(strsplit(trimws(out[length(out)]), " ")[[1]])
-  c(measured[1], max(measured[2], tree_peak))
+  c(measured[1], max(measured[2], tree_peak), measured[3])
 }
 
 # The resident memory (MiB) of the processes descended from pid, pid left

@@ -75,7 +75,7 @@ for (i in seq_len(nrow(sizes))) {
   f <- timed(script, "fread", dir)
   r <- timed(script, "report", dir)
   unlink(dir, recursive = TRUE)
-  sizes[i, c("fread_s", "fread_mib", "report_s", "report_mib") := as.list(c(f, r))]
+  sizes[i, c("fread_s", "fread_mib", "report_s", "report_mib") := as.list(c(f[1:2], r[1:2]))]
   # what a rank adds to the first size's report (its 8 ranks' figures), and
   # what a day adds to an hour of the same ranks (those 8 ranks' lines)
   hour <- sizes[ranks == s$ranks & hours == 1]

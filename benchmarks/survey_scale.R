@@ -26,6 +26,17 @@ source_json <- args[1]
 samples <- if (length(args) > 1) as.numeric(args[2]) else 10000
 largest <- if (length(args) > 2) as.numeric(args[3]) else 8192
 
+# Whether the CPUs this runs on could meet the goal at all: the report's
+# work (its own process's and the slowdown model's CPU seconds), spread on
+# every CPU allowed, against 3x fread's time.
+cpus <- length(parallel::mcaffinity())
+cpu_bound <- function(report_cpu, fread_s) {
+  least <- report_cpu / cpus
+  sprintf("the report's work: %.2f CPU-s, so at least %.2f s on %d CPU%s: 3x fread (%.2f s) %s",
+    report_cpu, least, cpus, if (cpus == 1) "" else "s", 3 * fread_s,
+    if (least > 3 * fread_s) "cannot be met on these CPUs" else "is within their reach")
+}
+
 # hosts x ranks per host: a laptop, nodes of 16, 64 and 128 cores
 sizes <- data.table(hosts = c(1, 4, 8, 64), per_host = c(2, 16, 64, 128))[
   hosts * per_host <= largest]
@@ -65,5 +76,6 @@ for (i in seq_len(nrow(sizes))) {
     "report costs; %.0f bytes a sample; %s, others flagged %d\n"),
     ranks, s$hosts, ranks * samples / 1e6, f[1], f[2], r[1], r[2], r[1] / f[1],
     (r[1] - fixed) / f[1], fixed, r[2] * 2^20 / (ranks * samples), finding, others))
+  cat(sprintf("%28s%s\n", "", cpu_bound(r[3], f[1])))
   unlink(dir, recursive = TRUE)
 }

@@ -40,6 +40,7 @@ struct state {
 	size_t detours;
 	size_t faulted;          /* detours the store has room for, faulted in */
 	uint64_t growths, unmeasured_ticks;
+	uint64_t last_read; /* the loop's last timer read: where the run ended */
 	int done, full;
 };
 
@@ -137,6 +138,7 @@ static void measure(struct nb_thread *t)
 		st->growths++;
 	}
 	st->detours = k;
+	st->last_read = last;
 	__atomic_store_n(&st->done, 1, __ATOMIC_RELEASE);
 }
 
@@ -212,14 +214,14 @@ static void summarise(struct nb_run *r, int local, size_t n, void *record)
 	res->detours = n;
 	res->iterations_known = __atomic_load_n(&st->done, __ATOMIC_ACQUIRE);
 	res->iterations = res->iterations_known ? st->iterations : 0;
-	/* The run lasted until its last detour when the store filled, else until
-	 * the time limit, or until now when interrupted before it; less the time
-	 * the store's growth took, which was not measured. */
-	uint64_t now = nb_ticks();
-	uint64_t limit = start + (uint64_t)(r->seconds_opt * 1e9 * tpn);
+	/* The run lasted until the loop's last read (its last detour's end when
+	 * the store filled; else the end of the chunk that passed the time limit,
+	 * far past it where the CPU is shared and a detour spans the limit), or
+	 * until now when interrupted before it: every detour stored ended by
+	 * then, so they never add up to more than the run. Less the time the
+	 * store's growth took, which was not measured. */
 	res->full = res->iterations_known && st->full;
-	uint64_t end = res->full && n ? d[n - 1].start + d[n - 1].length
-				      : (now < limit ? now : limit);
+	uint64_t end = res->iterations_known ? st->last_read : nb_ticks();
 	res->growths = st->growths;
 	res->unmeasured_ms = (double)st->unmeasured_ticks / tpn / 1e6;
 	end -= st->unmeasured_ticks < end - start ? st->unmeasured_ticks : 0;

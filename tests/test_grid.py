@@ -19,10 +19,13 @@ def test_quanta_end_on_the_grid(run, tmp_path):
     for data in threads:
         late = data["times"] - grid
         assert (late >= 0).all()
-        # no drift: the usual quantum at the end is as close to its grid
-        # point as at the start (a median, as detours hold up some reads)
-        for part in (late[:1000], late[-1000:]):
-            assert np.median(part) <= 2 * unit, (np.median(part), unit)
+        # no drift: the quanta at the end are as close to their grid points
+        # as at the start. Detours hold up some reads, so of the first and
+        # the last 5,000 quanta (0.5 s) a tenth: a stall of 100 ms holds up
+        # the 1,000 it covers, and other work taking a quarter of the CPU a
+        # quarter more, while a drift would hold up every one after it
+        for part in (late[:5000], late[-5000:]):
+            assert np.quantile(part, 0.1) <= 2 * unit, (np.quantile(part, 0.1), unit)
 
 
 def test_tick_rate_agrees_with_the_reference_clock(run, tmp_path):

@@ -20,10 +20,11 @@ def test_quanta_end_on_the_grid(run, tmp_path):
         late = data["times"] - grid
         assert (late >= 0).all()
         # no drift: the quanta at the end are as close to their grid points
-        # as at the start. Detours hold up some reads, so of the first and
-        # the last 5,000 quanta (0.5 s) a tenth: a stall of 100 ms holds up
-        # the 1,000 it covers, and other work taking a quarter of the CPU a
-        # quarter more, while a drift would hold up every one after it
+        # as at the start. Detours hold up some reads, so the least late
+        # tenth of the first and of the last 5,000 quanta (0.5 s): a stall
+        # of 100 ms holds up the 1,000 it covers and other work taking a
+        # quarter of the CPU a quarter more, so half stay on the grid, where
+        # a drift would hold up every quantum after it
         for part in (late[:5000], late[-5000:]):
             assert np.quantile(part, 0.1) <= 2 * unit, (np.quantile(part, 0.1), unit)
 

@@ -98,6 +98,11 @@ def check_node_parts(directory, ranks, prefix, part):
     return by_file
 
 
+def detours_of(directory, rank):
+    """A selfish rank's detours, `start_ns length_ns` a row."""
+    return np.loadtxt(Path(directory) / rank["files"][0], dtype=np.int64, ndmin=2)
+
+
 # selfish reads the time limit once a chunk of this many iterations
 # (src/work/selfish_loop.c)
 SELFISH_CHUNK = 4096

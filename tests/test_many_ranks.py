@@ -9,10 +9,10 @@ import json
 import re
 import subprocess
 
-import numpy as np
 import pytest
 from conftest import ROOT, check_ranks_line, mpi_env, ranks_line
-from kernel_files import check_node_data, check_selfish_span, json_histogram, load_description
+from kernel_files import (check_node_data, check_selfish_span, detours_of, json_histogram,
+                          load_description)
 
 RANKS = 128
 # small runs: a rank's measurement is short beside its share of two CPUs
@@ -60,8 +60,8 @@ def test_every_rank_reports_and_writes_its_files(kernel, bin_dir, tmp_path):
         # a rank whose CPU is shared is often waiting when its time is up: its
         # last detour ends past the limit, and the run measured until then
         for r in meta["ranks"]:
-            d = np.loadtxt(tmp_path / r["files"][0], dtype=np.int64, ndmin=2)
-            check_selfish_span(r, d, float(ARGS[kernel][1]), meta["threshold_percent"])
+            check_selfish_span(r, detours_of(tmp_path, r), float(ARGS[kernel][1]),
+                               meta["threshold_percent"])
     if kernel == "psnap":
         # beyond 64 ranks, one histogram of every rank's iterations, summed
         # where the ranks ran: every iteration in it once, and no block a rank

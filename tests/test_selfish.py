@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from conftest import LAUNCHERS, cannot_tell
 from ground_truth import check_injected_run, load_injections
-from kernel_files import check_selfish_span
+from kernel_files import check_selfish_span, detours_of
 
 NCPUS = len(os.sched_getaffinity(0))
 
@@ -35,7 +35,7 @@ def test_selfish_records_injected_detours(launch, tmp_path, how):
     assert len(meta["ranks"]) == NCPUS
     tpn = meta["ticks_per_ns"]
     for r in meta["ranks"]:
-        d = np.loadtxt(tmp_path / r["files"][0], dtype=np.int64, ndmin=2)
+        d = detours_of(tmp_path, r)
         assert len(d) == r["detours"] and r["iterations"] > r["detours"]
         assert (np.diff(d[:, 0]) > 0).all() and (d[:, 1] > 0).all()
         check_selfish_span(r, d, seconds, meta["threshold_percent"])
@@ -51,10 +51,6 @@ def test_selfish_records_injected_detours(launch, tmp_path, how):
         # the overhead reported holds the busy waits the handler logged
         busy_s = (m.injections["exit"] - m.injections["entry"]).sum() / tpn / 1e9
         assert r["cpu_overhead_percent"] >= 100 * busy_s / r["period_s"], r
-
-
-def detours_of(tmp_path, rank):
-    return np.loadtxt(tmp_path / rank["files"][0], dtype=np.int64, ndmin=2)
 
 
 def test_selfish_runs_as_long_as_asked_whatever_the_detours(run, tmp_path):

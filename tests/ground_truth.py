@@ -79,6 +79,12 @@ class Match:
         were seen exact."""
         return float(np.mean(self.exact[self.settled])) if self.settled.any() else 0.0
 
+    @property
+    def settled_clean_share(self):
+        """Of the injections where the machine ran at its best, how many
+        saw no loss beyond the slack."""
+        return float(np.mean(self.clean[self.settled])) if self.settled.any() else 0.0
+
     def length_error(self, ticks_per_ns):
         """Median, over the found injections, of the loss seen less the
         injection's whole length (due to exit), in us."""
@@ -270,6 +276,13 @@ def timeline_of(directory, meta, row):
 # fewer is a handful of detours, which a burst of the machine's own makes.
 SETTLED_PLACES = 50
 
+# How many times as many of the schedule's settled places an injected run
+# must show exact as a run without injection, where only the machine's own
+# detours can be of just that length at just that time. How rarely the
+# matching is fooled by detours of other lengths and times is asserted on
+# synthetic time lines (test_ground_truth.py), not on this day's machine.
+APART = 5
+
 
 def check_injected_run(noisy_prefix, quiet_prefix, period_us):
     """Matches each participant of an injected run to its injections and a
@@ -281,11 +294,13 @@ def check_injected_run(noisy_prefix, quiet_prefix, period_us):
     injection shows nothing at the same places (the machine's own noise in
     the same sample can only add to an injection: it makes fewer exact,
     never fewer found, and how many it spoils is what the quiet run sees);
-    without injection, where the machine ran at its best, under a tenth of
-    the schedule looks like it (a detour of the machine's own of just that
-    length at just that time), and under a fifth as many as with it. When
+    without injection, where the machine ran at its best, under 1/APART as
+    many places look like it (a detour of the machine's own of just that
+    length at just that time) as with it. The test cannot tell today when
     the machine ran at its best at too few of the schedule's places to say,
-    the test cannot tell today."""
+    or when APART times what it alone made look like an injection there
+    reaches the share it left clean, which is about where an injected run
+    can show one exact."""
     noisy, quiet = Path(noisy_prefix), Path(quiet_prefix)
     meta, qmeta = load_meta(noisy), load_meta(quiet)
     over = overhead_ticks(meta)
@@ -311,8 +326,15 @@ def check_injected_run(noisy_prefix, quiet_prefix, period_us):
                         f"of the {len(q.settled)} places of the injections' schedule in the "
                         f"run without them, under {SETTLED_PLACES}: what it alone makes look "
                         f"like an injection cannot be told from what it makes everywhere")
-        assert q.settled_exact_share < min(0.1, m.exact_share / 5), (
-            row["rank"], q.settled_exact_share, m.exact_share, q.settled.mean())
+        alone, clean = q.settled_exact_share, q.settled_clean_share
+        if APART * alone >= clean:
+            cannot_tell(f"rank {row['rank']}: without injection, the machine alone made "
+                        f"{alone:.1%} of the {q.settled.sum()} places of the schedule where "
+                        f"it ran at its best look like an injection and left {clean:.1%} "
+                        f"clean, about where an injected run can show one exact: not "
+                        f"{APART} times as many")
+        assert alone < m.exact_share / APART, (
+            row["rank"], alone, clean, m.exact_share, q.settled.mean())
     return out
 
 

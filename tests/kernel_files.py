@@ -99,8 +99,10 @@ def check_node_parts(directory, ranks, prefix, part):
 
 
 def detours_of(directory, rank):
-    """A selfish rank's detours, `start_ns length_ns` a row."""
-    return np.loadtxt(Path(directory) / rank["files"][0], dtype=np.int64, ndmin=2)
+    """A selfish rank's detours, `start_ns length_ns` a row, from its own
+    file or its range of its node's."""
+    text = data_bytes(directory, rank)["detours"]
+    return np.loadtxt(io.BytesIO(text), dtype=np.int64, ndmin=2)
 
 
 # selfish reads the time limit once a chunk of this many iterations

@@ -73,17 +73,20 @@ class Match:
     def clean_share(self):
         return float(np.mean(self.clean)) if len(self.clean) else 0.0
 
+    def _settled_share(self, which):
+        """Of the injections where the machine ran at its best, the share
+        `which` holds."""
+        return float(np.mean(which[self.settled])) if self.settled.any() else 0.0
+
     @property
     def settled_exact_share(self):
-        """Of the injections where the machine ran at its best, how many
-        were seen exact."""
-        return float(np.mean(self.exact[self.settled])) if self.settled.any() else 0.0
+        """Seen exact, where the machine ran at its best."""
+        return self._settled_share(self.exact)
 
     @property
     def settled_clean_share(self):
-        """Of the injections where the machine ran at its best, how many
-        saw no loss beyond the slack."""
-        return float(np.mean(self.clean[self.settled])) if self.settled.any() else 0.0
+        """Seen with no loss beyond the slack, where the machine ran at its best."""
+        return self._settled_share(self.clean)
 
     def length_error(self, ticks_per_ns):
         """Median, over the found injections, of the loss seen less the

@@ -9,7 +9,7 @@ import pytest
 from ground_truth import fwq_timeline, ftq_timeline, match
 
 PERIOD = 2_000_000  # ticks: a schedule of 2 ms at a tick a ns
-LENGTH = 70_000  # an injection's whole length, the busy wait of a 100 us one
+LENGTH = 70_000  # ticks: about the busy wait a 100 us injection logs, exit less entry
 PLACES = 60
 OFFSET = 10_000  # the first place, into the run
 TIMER_READ = 50

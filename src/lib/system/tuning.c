@@ -17,6 +17,17 @@
 #define NOISEBENCH_COMMIT "unknown"
 #endif
 
+const char *const nb_tuning_knobs[NB_TUNING_KNOBS][2] = {
+	{"workqueue.cpumask", "/sys/devices/virtual/workqueue/cpumask"},
+	{"irq.default_smp_affinity", "/proc/irq/default_smp_affinity"},
+	{"vm.stat_interval", "/proc/sys/vm/stat_interval"},
+	{"kernel.watchdog", "/proc/sys/kernel/watchdog"},
+	{"kernel.nmi_watchdog", "/proc/sys/kernel/nmi_watchdog"},
+	{"kernel.watchdog_cpumask", "/proc/sys/kernel/watchdog_cpumask"},
+	{"kernel.timer_migration", "/proc/sys/kernel/timer_migration"},
+	{"kernel.sched_rt_runtime_us", "/proc/sys/kernel/sched_rt_runtime_us"},
+};
+
 static void warn(struct nb_tuning *t, const char *fmt, ...)
 {
 	va_list ap;
@@ -193,6 +204,8 @@ void nb_tuning_before(struct nb_tuning *t, const struct nb_machine *m, const int
 	irqs_on(t, cpus, ncpus);
 	t->irqbalance = running("irqbalance");
 	kernel_config(t, m);
+	for (int i = 0; i < NB_TUNING_KNOBS; i++)
+		nb_read_line(nb_tuning_knobs[i][1], t->knobs[i], sizeof(t->knobs[i]));
 	const char *p = strstr(m->kernel_cmdline, "rcu_nocbs=");
 
 	if (p)
@@ -282,6 +295,10 @@ void nb_tuning_json(struct nb_json *j, const struct nb_tuning *t)
 	nb_json_string(j, "preempt", t->preempt);
 	nb_json_string(j, "rcu_nocbs", t->rcu_nocbs);
 	nb_json_string(j, "transparent_hugepages", t->thp);
+	nb_json_object(j, "knobs");
+	for (int i = 0; i < NB_TUNING_KNOBS; i++)
+		nb_json_string(j, nb_tuning_knobs[i][0], t->knobs[i]);
+	nb_json_end(j, '}');
 	if (t->smi_before >= 0 && t->smi_after >= 0)
 		nb_json_int(j, "smis", t->smi_after - t->smi_before);
 	else

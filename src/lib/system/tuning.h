@@ -12,7 +12,7 @@
 #include "json.h"
 #include "machine.h"
 
-enum { NB_TUNING_WARNINGS = 32, NB_TUNING_IRQS = 64 };
+enum { NB_TUNING_WARNINGS = 32, NB_TUNING_IRQS = 64, NB_TUNING_KNOBS = 8 };
 
 struct nb_tuning {
 	/* interrupts whose effective affinity includes a measured CPU */
@@ -28,11 +28,17 @@ struct nb_tuning {
 	char preempt[32];        /* none, voluntary, full, rt; "+dynamic" */
 	char rcu_nocbs[256];     /* rcu_nocbs= on the command line */
 	char thp[16];            /* transparent huge pages: always, madvise, never */
+	/* the run-time knobs that move noise off CPUs (nb_tuning_knobs), as read;
+	 * "" where the machine has no such file */
+	char knobs[NB_TUNING_KNOBS][64];
 	int64_t smi_before, smi_after; /* MSR_SMI_COUNT of the first measured CPU; -1 unknown */
 	char commit[48], compiler[128], mpi_library[256], slurm_job_id[32];
 	int nwarnings;
 	char warnings[NB_TUNING_WARNINGS][256];
 };
+
+/* The knobs' names (sysctl's where it has one) and their files. */
+extern const char *const nb_tuning_knobs[NB_TUNING_KNOBS][2];
 
 /* Before the run: everything but the SMIs counted after it. mpi_library:
  * the MPI library's version string, or NULL. */

@@ -1,19 +1,26 @@
 #!/usr/bin/env Rscript
-# Rscript analysis/report.R RESULTS_DIR [--hosts REGEX [--out DIR]]
-#   Writes RESULTS_DIR/report/ (index.html, figures, CSV tables) from every
+# Rscript analysis/report.R RESULTS_DIR [--hosts REGEX [--out DIR]] [--machine-cpus N] [--no-pdf]
+#   Writes RESULTS_DIR/report/ (index.html, report.pdf, figures, CSV tables) from every
 #   kernel run found under RESULTS_DIR, and prints the page's path. With
 #   --hosts, of the ranks on the hosts whose names match the regular
 #   expression REGEX only (a group of nodes of a survey too large for one
 #   report; a run's node files of other hosts are not read), into DIR
 #   (default RESULTS_DIR/report-<REGEX, other characters than letters,
-#   digits, '.' and '-' as _>).
+#   digits, '.' and '-' as _>). --machine-cpus: the processes the first
+#   screen predicts the slowdown at (the whole machine's CPUs; default the
+#   CPUs the survey measured). --no-pdf: no report.pdf.
+# Rscript analysis/report.R --pdf REPORT_DIR
+#   Prints REPORT_DIR/index.html to REPORT_DIR/report.pdf (where the report
+#   was made without a browser).
 # Rscript analysis/report.R --compare A B [OUT_DIR]
 #   Compares two results directories (two systems, or before and after a
 #   tuning): OUT_DIR (default B/report-vs-<A's name>/) gets index.html,
 #   compare.csv, manifests.csv and the overlaid figures.
 args <- commandArgs(trailingOnly = TRUE)
 usage <- function() {
-  message("usage: Rscript analysis/report.R RESULTS_DIR [--hosts REGEX [--out DIR]]\n",
+  message("usage: Rscript analysis/report.R RESULTS_DIR [--hosts REGEX [--out DIR]] ",
+    "[--machine-cpus N] [--no-pdf]\n",
+    "       Rscript analysis/report.R --pdf REPORT_DIR\n",
     "       Rscript analysis/report.R --compare A B [OUT_DIR]")
   quit(status = 2)
 }
@@ -24,12 +31,21 @@ option <- function(name) {
   args[at + 1]
 }
 compare <- length(args) >= 1 && args[1] == "--compare"
+pdf_only <- length(args) >= 1 && args[1] == "--pdf"
 if (length(args) == 0 || args[1] %in% c("-h", "--help")) usage()
 if (compare && !length(args) %in% 3:4) usage()
+if (pdf_only && length(args) != 2) usage()
 hosts <- option("--hosts")
 out <- option("--out")
-if (!compare && (length(args) != 1 + 2 * length(hosts) + 2 * length(out) ||
-  (!is.null(out) && is.null(hosts)) || startsWith(args[1], "--"))) usage()
+machine_cpus <- option("--machine-cpus")
+no_pdf <- "--no-pdf" %in% args
+if (!is.null(machine_cpus) && !grepl("^[1-9][0-9]*$", machine_cpus)) {
+  message("report.R: --machine-cpus wants a whole number of CPUs, not '", machine_cpus, "'")
+  quit(status = 2)
+}
+if (!compare && !pdf_only && (length(args) != 1 + 2 * length(hosts) + 2 * length(out) +
+  2 * length(machine_cpus) + no_pdf || (!is.null(out) && is.null(hosts)) ||
+  startsWith(args[1], "--"))) usage()
 script <- sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE))
 # the package this checkout's build installed (make build), else R's own libraries
 .libPaths(c(file.path(dirname(script), "..", "build", "lib", "R"), .libPaths()))
@@ -40,7 +56,9 @@ suppressPackageStartupMessages({
 
 page <- tryCatch(
   if (compare) write_comparison(args[2], args[3], if (length(args) == 4) args[4]) else
-    write_report(args[1], hosts, out),
+    if (pdf_only) write_pdf(args[2]) else
+    write_report(args[1], hosts, out, if (!is.null(machine_cpus)) as.numeric(machine_cpus),
+      pdf = !no_pdf),
   error = function(e) {
     message("report.R: ", conditionMessage(e))
     quit(status = 1)

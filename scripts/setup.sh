@@ -2,8 +2,8 @@
 # Installs what noisebench needs, and nothing twice.
 #   scripts/setup.sh build   compiler, CMake, binutils, OpenMPI (for the *_mpi
 #                            kernels; without it they are not built)
-#   scripts/setup.sh run     the above and R with data.table, jsonlite and ggplot2
-#                            (the report, analysis/)
+#   scripts/setup.sh run     the above and R with data.table, jsonlite, ggplot2, htmltools
+#                            and scales (the report, analysis/), Chromium (its PDF)
 #   scripts/setup.sh test    the above, testthat, Slurm, munge, slurmdbd and MariaDB (the tests
 #                            start a cluster on localhost), the aarch64 cross compiler (portability
 #                            check), Chromium (the report is loaded in a headless browser) and the
@@ -15,11 +15,12 @@ cd "$(dirname "$0")/.."
 
 profile=${1:-build}
 packages=(build-essential cmake binutils python3 python3-venv openmpi-bin libopenmpi-dev)
-run_packages=(jube r-base-core r-cran-data.table r-cran-jsonlite r-cran-ggplot2 r-cran-fftw)
+run_packages=(jube r-base-core r-cran-data.table r-cran-jsonlite r-cran-ggplot2 r-cran-fftw
+              r-cran-htmltools r-cran-scales chromium)
 case "$profile" in
   build) ;;
   run) packages+=("${run_packages[@]}") ;;
-  test) packages+=("${run_packages[@]}" r-cran-testthat gcc-aarch64-linux-gnu libc6-dev-arm64-cross slurmctld slurmd slurm-client munge slurmdbd mariadb-server chromium) ;;
+  test) packages+=("${run_packages[@]}" r-cran-testthat gcc-aarch64-linux-gnu libc6-dev-arm64-cross slurmctld slurmd slurm-client munge slurmdbd mariadb-server poppler-utils) ;;
   *) echo "setup.sh: unknown profile '$profile' (build, run or test)" >&2; exit 2 ;;
 esac
 

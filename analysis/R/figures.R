@@ -40,20 +40,7 @@ plot_bins <- function(bins) {
   ggplot2::ggplot(bins) +
     ggplot2::geom_rect(ggplot2::aes(xmin = lo, xmax = hi, ymin = 0.8, ymax = n),
       fill = "steelblue4") +
-    ggplot2::scale_y_log10()
-}
-
-plot_noise_histogram <- function(ns, resolution, title) {
-  noise <- pmax(ns$noise, resolution)
-  bins <- bin_counts(noise, unit_label(ns$unit, ns$cpu, ns$host), log_breaks(resolution, max(noise)))
-  plot_bins(bins) +
-    ggplot2::scale_x_log10() +
-    ggplot2::facet_wrap(~label) +
-    ggplot2::labs(title = title, x = "scaled noise (t - min) / min, bins of 1/20 decade",
-      y = "samples",
-      caption = sprintf("samples within the timer's resolution (%.2g) of the minimum are in the first bin",
-        resolution)) +
-    theme_noise()
+    ggplot2::scale_y_log10(labels = format_number)
 }
 
 # At most `bins` points per thread: the largest y of each run of consecutive
@@ -65,35 +52,12 @@ reduce_max <- function(d, x, y, bins = 2000) {
   setnames(d, c("x", "y"), c(x, y))[]
 }
 
-# y over time, one panel per thread, at most `bins` points per thread (the
-# caption says how many values each point stands for).
-plot_max_over_time <- function(d, x, y, bins, title, y_label, what, lowest = 0, size = 0.4) {
-  per_point <- ceiling(max(d[, .N, by = .(host, unit)]$N) / bins)
-  d <- reduce_max(d, x, y, bins)
-  set(d, j = y, value = pmax(d[[y]], lowest))
-  d[, label := unit_label(unit, cpu, host)]
-  ggplot2::ggplot(d, ggplot2::aes(!!as.name(x), !!as.name(y))) +
-    ggplot2::geom_point(size = size, alpha = 0.6, colour = "steelblue4") +
-    ggplot2::scale_y_log10() +
-    ggplot2::facet_wrap(~label, ncol = 1) +
-    ggplot2::labs(title = title, x = "time from the start (s)", y = y_label,
-      caption = if (per_point > 1) {
-        sprintf("each point: the largest of %d consecutive %s", per_point, what)
-      }) +
-    theme_noise()
-}
-
-plot_noise_series <- function(ns, resolution, title) {
-  plot_max_over_time(ns, "time_s", "noise", 2000, title, "scaled noise", "samples",
-    lowest = resolution)
-}
-
 plot_spectrum <- function(spectra, peaks, title) {
   # a bin of exactly no power (noiseless counts) has no place on a log axis
   d <- reduce_max(spectra, "frequency_hz", "power")[power > 0][, label := unit_label(unit, cpu, host)]
   p <- ggplot2::ggplot(d, ggplot2::aes(frequency_hz, power)) +
     ggplot2::geom_line(linewidth = 0.3, colour = "grey30") +
-    ggplot2::scale_y_log10() +
+    ggplot2::scale_y_log10(labels = format_number) +
     ggplot2::facet_wrap(~label, ncol = 1) +
     ggplot2::labs(title = title, x = "frequency (Hz)", y = "power (counts^2)",
       colour = "peak origin") +
@@ -193,9 +157,9 @@ tile_bands <- function(d) {
 heatmap_height <- function(rows) 1.5 + 0.4 * min(rows, heatmap_rows_named)
 
 # The kernel's buckets (1 us unless widened) up to the 99.9th percentile;
-# the few longer iterations are counted in the caption, not stretched across
-# the axis.
-plot_psnap_histogram <- function(histogram, title) {
+# the few longer iterations are counted in a note (NULL: none left out), not
+# stretched across the axis.
+psnap_shown <- function(histogram) {
   bins <- histogram$bins[n > 0]
   total <- sum(bins$n) + histogram$overflow
   shown <- bins[cumsum(n) <= ceiling(0.999 * total) | seq_len(.N) == 1]
@@ -204,7 +168,7 @@ plot_psnap_histogram <- function(histogram, title) {
   hidden <- sprintf("%.0f iterations (%s%%)", over,
     trimws(formatC(signif(100 * over / total, 2), format = "fg", digits = 2)))
   beyond <- sprintf("%.0f us or more, beyond the kernel's buckets", histogram$overflow_from_us)
-  caption <- if (over == 0) {
+  note <- if (over == 0) {
     NULL
   } else if (over == histogram$overflow) {
     sprintf("%s of %s, are not shown", hidden, beyond)
@@ -212,22 +176,6 @@ plot_psnap_histogram <- function(histogram, title) {
     sprintf("%s longer than %.0f us are not shown%s", hidden, max(shown$hi),
       if (histogram$overflow > 0) sprintf(", %.0f of them %s", histogram$overflow, beyond) else "")
   }
-  plot_bins(shown[, label := "all ranks"]) +
-    ggplot2::labs(title = title, x = sprintf("iteration time (us), %g us buckets",
-      histogram$bucket_us), y = "iterations", caption = caption) +
-    theme_noise()
+  list(bins = shown, note = note)
 }
 
-plot_detour_histogram <- function(detours, title) {
-  breaks <- log_breaks(min(detours$length_us), max(detours$length_us), 10)
-  plot_bins(bin_counts(detours$length_us, unit_label(detours$unit, detours$cpu, detours$host), breaks)) +
-    ggplot2::scale_x_log10() +
-    ggplot2::facet_wrap(~label) +
-    ggplot2::labs(title = title, x = "detour length (us), bins of 1/10 decade", y = "detours") +
-    theme_noise()
-}
-
-plot_detour_timeline <- function(detours, title) {
-  plot_max_over_time(detours, "start_s", "length_us", 20000, title, "detour length (us)",
-    "detours", size = 0.3)
-}

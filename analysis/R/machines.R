@@ -12,7 +12,8 @@ machine_description <- function(data) {
     `NUMA nodes` = m$numa_nodes, kernel = m$kernel_release, `kernel command line` = m$kernel_cmdline,
     isolcpus = if (nzchar(m$isolcpus %||% "")) m$isolcpus else "none",
     nohz_full = if (nzchar(m$nohz_full %||% "")) m$nohz_full else "none",
-    clocksource = m$clocksource, `virtual machine` = m$virtual_machine,
+    clocksource = m$clocksource,
+    `virtual machine` = if (isTRUE(m$virtual_machine)) "yes" else "no",
     timer = first$timer, `ticks per ns` = signif(first$ticks_per_ns, 6),
     `timer read (ns)` = signif(cal$timer_read_ns %||% NA, 3),
     tuning_description(first$tuning)

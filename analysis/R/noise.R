@@ -143,10 +143,11 @@ node_verdict <- function(stats) {
   list(
     diminutive = ok, worst = worst,
     text = sprintf(
-      "%s: over %d FWQ threads the largest scaled-noise mean is %.3g (limit %g), sd %.3g (limit %g), kurtosis %.3g (limit %g)",
-      if (ok) "diminutive noise" else "not diminutive", nrow(fwq), worst[["mean"]],
-      sequoia_limits[["mean"]], worst[["sd"]], sequoia_limits[["sd"]], worst[["kurtosis"]],
-      sequoia_limits[["kurtosis"]]
+      "%s: over %d FWQ threads the largest scaled-noise mean is %s (limit %s), sd %s (limit %s), kurtosis %s (limit %s)",
+      if (ok) "diminutive noise" else "not diminutive", nrow(fwq),
+      format_number(worst[["mean"]]), format_number(sequoia_limits[["mean"]]),
+      format_number(worst[["sd"]]), format_number(sequoia_limits[["sd"]]),
+      format_number(worst[["kurtosis"]]), format_number(sequoia_limits[["kurtosis"]])
     )
   )
 }

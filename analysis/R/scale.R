@@ -192,7 +192,7 @@ predict_slowdown <- function(traces, phases_us = scale_phases_us,
   rows <- analytic_slowdown(domain, processes, windows, seed)
   rows[, `:=`(model_slowdown = slowdown, simulated_se = NA_real_,
     source = fifelse(model_holds, "model", if (is.na(simulator)) {
-      "model (outside where it holds: no noise-simulate)"
+      "model (outside where it holds: not simulated)"
     } else {
       sprintf("model (outside where it holds: not simulated above %s processes)",
         format(simulate_up_to, big.mark = ",", scientific = FALSE))
@@ -293,14 +293,20 @@ model_ranks <- function(n, k = scale_traces_max) {
 
 # One row per run with traces (FWQ, P-SNAP, selfish), phase length, process
 # count and mode: `ranks` in the run, `traces` the model read (model_ranks).
-scale_table <- function(runs) start_scale_table(runs)()
+scale_table <- function(runs, simulate = names(runs), processes = NULL) {
+  start_scale_table(runs, simulate, processes)()
+}
 
 # scale_table computed by R processes of their own (start_r, not forks:
 # start_process says why), started now: a function that waits for them
 # (when first called) and returns the table. The report draws its other
 # figures meanwhile. The traces, at most scale_traces_max a run, are read
 # here and handed over in a file a run.
-start_scale_table <- function(runs) {
+# simulate: the runs whose cells outside the model noise-simulate replays
+# (by default all; the report's, those its first screen quotes: the
+# simulation is most of the model's time); processes: the counts besides
+# scale_processes, such as the machine's own.
+start_scale_table <- function(runs, simulate = names(runs), processes = NULL) {
   runs <- Filter(function(r) r$kernel %in% scale_kernels, runs)
   if (length(runs) == 0) return(function() data.table())
   dir <- tempfile("noise-scale")
@@ -314,7 +320,8 @@ start_scale_table <- function(runs) {
       injected = !is.null(run$meta$inject) ||
         any(vapply(run$meta$ranks %||% list(), function(r) !is.null(r$inject), TRUE)),
       trace_s = min(vapply(traces, trace_seconds, 0)))
-    saveRDS(list(about = about, traces = traces), job, compress = FALSE)
+    saveRDS(list(about = about, traces = traces, simulate = name %in% simulate,
+      processes = sort(unique(c(scale_processes, processes)))), job, compress = FALSE)
   }, runs, names(runs), jobs)
   # as many workers as the CPUs this process may use (a job's, not the
   # node's) and the memory available hold (scale_worker_kib), each taking
@@ -361,7 +368,8 @@ rows_file <- function(job) sub("\\.rds$", ".rows.rds", job)
 scale_worker <- function(jobs, threads) {
   for (job in jobs) {
     work <- readRDS(job)
-    rows <- predict_slowdown(work$traces, threads = threads)
+    rows <- predict_slowdown(work$traces, processes = work$processes, threads = threads,
+      simulator = if (work$simulate) noisebench_simulator else NA)
     if (nrow(rows)) saveRDS(cbind(work$about, rows), rows_file(job))
   }
 }

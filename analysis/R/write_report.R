@@ -14,20 +14,29 @@ write_tables <- function(dir, tables) {
 # hosts: a regular expression; a report of the ranks on the hosts matching
 # it only (a group of a survey too large for one report), into out
 # (default RESULTS_DIR/report-<hosts, its other characters as _>).
-write_report <- function(results_dir, hosts = NULL, out = NULL) {
+# machine_cpus: the processes the first screen predicts the slowdown at
+# (the whole machine's CPUs; default those the survey measured). pdf: also
+# report.pdf, where a renderer is installed (pdf.R).
+write_report <- function(results_dir, hosts = NULL, out = NULL, machine_cpus = NULL,
+                         pdf = TRUE) {
   out <- out %||% file.path(results_dir, if (is.null(hosts)) "report" else {
     paste0("report-", gsub("[^A-Za-z0-9.-]+", "_", hosts))
   })
   data <- read_results(results_dir, samples = "when_used", hosts = hosts)
   runs <- data$runs
   if (length(runs) == 0) return(write_stream_report(data, out))
+  summary <- rbindlist(lapply(names(runs), function(n) noise_summary(runs[[n]], n)))
+  machines <- machines_table(runs)
+  systems <- host_systems(machines)
+  processes <- machine_processes(summary, machine_cpus)
   # the slowdown at scale, the slowest table, computed beside the others and
-  # the figures
-  scale_rows <- start_scale_table(runs)
+  # the figures; simulated where the model does not hold for the runs the
+  # first screen quotes only
+  scale_rows <- start_scale_table(runs, simulate = quoted_scale_runs(runs, summary, systems),
+    processes = processes)
   # a failure below waits for the model's workers too: none outlives the
   # report, writing into a directory removed
   on.exit(try(scale_rows(), silent = TRUE), add = TRUE)
-  summary <- rbindlist(lapply(names(runs), function(n) noise_summary(runs[[n]], n)))
   verdicts <- host_verdicts(summary)
   peaks <- ftq_peak_table(runs, spectrum_threads(runs, summary))
   psnap_table <- psnap_runs(runs)
@@ -38,6 +47,7 @@ write_report <- function(results_dir, hosts = NULL, out = NULL) {
   # the yardstick of nodes and cores alike
   stretches <- lapply(runs, noise_over_time, best = "run")
   causes <- cause_shares(runs)
+  top <- top_causes(runs)
   tables <- list(
     runs = labels,
     summary = summary,
@@ -55,56 +65,47 @@ write_report <- function(results_dir, hosts = NULL, out = NULL) {
     outliers = outlier_table(runs, summary, stretches, causes),
     tails = rbind(tail_table(runs), stream_tail_table(streams), fill = TRUE),
     streams = stream_table(streams),
-    machines = machines_table(runs),
+    machines = machines,
     psnap_runs = psnap_table,
     psnap_cores = psnap_by_cores(psnap_table),
     selfish = selfish_table(runs),
     causes = causes,
-    top_causes = top_causes(runs),
+    top_causes = top,
+    advice = advice_table(runs, top),
     loss_by_length = loss_by_length(runs)
   )
 
   write_report_dir(out, function(tmp) {
     dir.create(file.path(tmp, "loggopsim"))
     write_loggopsim_traces(file.path(tmp, "loggopsim"), runs)
-    figures <- lapply(names(runs), function(n) {
-      run_figures(tmp, n, runs[[n]], peaks, labels[run == n, label], summary[run == n],
-        stretches[[n]])
+    # a paragraph and a picture a system, the picture drawn while the model runs
+    each <- Filter(function(sys) !is.na(reference_run(summary, sys$host)),
+      split(systems, by = "system"))
+    pictures <- lapply(seq_along(each), function(i) {
+      ref <- reference_run(summary, each[[i]]$host)
+      system_figure(tmp, runs[[ref]], ref, labels$label[match(ref, labels$run)], summary, i)
     })
+    figures <- report_figures(tmp, runs, tables, labels, peaks, stretches)
     tables$scale <- scale_rows()
+    figures <- c(figures, scale_figure(tmp, tables$scale,
+      function(n) labels$label[match(n, labels$run)]))
+    paragraphs <- lapply(each, function(sys) {
+      c(system_paragraph(sys, tables, labels, processes), system = sys$system_name[1])
+    })
     write_tables(tmp, tables)
-    figures <- Map(function(f, n) {
-      c(f, scale_figure(tmp, n, if (nrow(tables$scale)) tables$scale[run == n],
-        labels[run == n, label]))
-    }, figures, names(runs))
-    if (nrow(tables$causes)) {
-      causes <- tables$causes[detail_rows(summary), on = .(run, host, cpu), nomatch = NULL]
-      caption <- paste("Noise by cause: the share (%) of the detours' time each class of",
-        "cause held, per run and CPU (of a run of more than", detail_units_max, "CPUs, the",
-        detail_units_max - 1, "noisiest and the quietest; causes.csv has every one).",
-        "Hardware is what nothing in the kernel's trace explains.")
-      figures <- c(list(setNames(save_figure(plot_causes(with_labels(causes, labels),
-        "noise by cause"), tmp, "causes",
-        height = 1.5 + 0.5 * nrow(unique(causes[, .(run, unit)]))), caption)),
-        figures)
-    }
-    if (nrow(tables$loss_by_length)) {
-      lengths <- with_labels(tables$loss_by_length, labels)
-      caption <- paste("Where the time went, by how long each loss was: the share of the",
-        "CPU time (%) lost in samples whose loss fell in each bucket (selfish: its detours),",
-        "every CPU of each run summed by the kernels themselves, a bar per run. Many short",
-        "losses (interrupts, timer ticks) sit at the left, rare long ones (daemons, stalls)",
-        "at the right. loss_by_length.csv adds how many a core-hour.")
-      figures <- c(list(setNames(save_figure(plot_loss_by_length(lengths,
-        "time lost by the length of the loss"), tmp, "loss-by-length",
-        height = loss_by_length_height(lengths)), caption)), figures)
-    }
-    figures <- c(figures, lapply(names(streams), function(n) {
-      stream_figures(tmp, n, streams[[n]], labels[run == n, label])
-    }))
-    writeLines(report_html(data, tables, verdict_text(verdicts), figures, untraced_runs(runs)),
-      file.path(tmp, "index.html"))
+    writeLines(report_html(data, tables, verdict_text(verdicts), first_screen_html(paragraphs,
+      pictures), figures, untraced_runs(runs), pdf_note(pdf)), file.path(tmp, "index.html"))
+    if (pdf) write_pdf(tmp)
   })
+}
+
+# The runs whose slowdown the first screen quotes: of each system, the
+# uninjected selfish run with the most ranks, else FWQ's, else P-SNAP's.
+quoted_scale_runs <- function(runs, summary, systems) {
+  s <- summary[inject == "none" & kernel %in% scale_kernels, .(cpus = .N,
+    preference = match(kernel[1], c("selfish", "fwq", "psnap")), host = host[1]), by = run]
+  s <- systems[s, on = "host"]
+  s[order(preference, -cpus)][, .SD[1], by = system]$run
 }
 
 # Writes a report with fill(tmp) into a temporary directory that replaces
@@ -141,9 +142,10 @@ write_stream_report <- function(data, out) {
     })
     body <- c(
       stream_section(tables, labels),
-      "<h2>Runs</h2>", html_table(labels[, .(label, run)]),
-      "<h2>Figures</h2>",
-      unlist(lapply(figures, function(f) mapply(html_figure, f, names(f))))
+      html_section("runs", "Runs", html_table(labels[, .(label, run)],
+        "Runs, by what they measured, and their directories", "runs.csv")),
+      html_section("figures", "Figures",
+        unlist(lapply(figures, function(f) mapply(html_figure, f, names(f)))))
     )
     writeLines(html_page(paste("noisebench report:", paste(hosts, collapse = ", ")), body),
       file.path(tmp, "index.html"))

@@ -54,31 +54,32 @@ test_that("a run of 64 CPUs gets every figure, a ranking, and panels for the few
     b <- as.integer(readBin(file.path(out, f), "raw", 24))
     c(sum(b[21:24] * 256^(3:0)), sum(b[17:20] * 256^(3:0)))
   }
-  series_px <- (1.5 + 1.5 * detail_units_max) * 100
-  expect_equal(size("fwq-series.png")[1], series_px)
-  expect_equal(size("selfish-detour-timeline.png")[1], series_px)
-  expect_equal(size("ftq-spectrum.png")[1], (1.5 + 2 * detail_units_max) * 100)
+  panels_px <- function(panels) (1.5 + 1.6 * panels) * 100
+  expect_equal(size("spectra.png")[1], panels_px(detail_units_max))
   expect_equal(size("fwq-heatmap.png")[1], heatmap_height(64) * 100)
   # the caption says which units the panels show; the noisiest is the one
   # planted (FWQ's rank 41: host b, CPU 8)
   html <- paste(readLines(page), collapse = "\n")
-  expect_match(html, "the 7 noisiest of the 64 CPUs and the quietest", fixed = TRUE)
+  expect_match(html, "of a run of more than 8 CPUs, the 7 noisiest and the quietest", fixed = TRUE)
   summary <- fread(file.path(out, "summary.csv"))
   expect_equal(nrow(summary[run == "fwq"]), 64)
   worst <- summary[run == "fwq"][which.max(noise_percent)]
   expect_equal(c(worst$host, worst$cpu), c("b", "8"))
-  # the page opens on the whole system: the core maps and rankings first,
-  # then the outliers, the planted units and no other
+  # the page opens on the verdict beside the system's picture (at 64 CPUs,
+  # the core map of the run it speaks of), then what removes the noise and
+  # the whole system: the outliers, the planted units and no other
   sections <- regmatches(html, gregexpr("<h2>[^<]*</h2>", html))[[1]]
-  expect_equal(sections[1], "<h2>Whole system</h2>")
-  first_img <- regmatches(html, regexpr('<img src="[^"]*"', html))
-  expect_match(first_img, "-(core-map|ranking)\\.png")
+  expect_equal(sections[1:3], c("<h2>Verdict</h2>", "<h2>What removes it</h2>",
+    "<h2>Whole system</h2>"))
+  expect_match(regmatches(html, regexpr('<img src="[^"]*"', html)), "system-1\\.png")
+  expect_true(all(c("system-1.png", "fwq-core-map.png") %in% pngs))
   outliers <- fread(file.path(out, "outliers.csv"))
   expect_equal(outliers[, paste(run, scope, host, cpu)], c("fwq core b 8", "psnap core synth 11",
     "selfish core synth 29"))
   # the page's per-CPU tables hold the units shown in detail; the CSVs all
-  expect_match(html, paste("Shown: the rows of the 7 noisiest CPUs of each run and its quietest",
-    "(32 of 256 rows); summary.csv has every one."), fixed = TRUE)
+  # the page's per-CPU tables hold every CPU (searchable); beyond
+  # page_rows_max, the units shown in detail
+  expect_equal(lengths(regmatches(html, gregexpr("<td>FWQ multiiter, 64 CPUs", html))) > 64, TRUE)
 })
 
 test_that("the core map parts the NUMA domains and the SMT siblings where the CPUs change", {

@@ -73,11 +73,11 @@ test_that("the per-node figure reads the ranks of the nodes it shows only", {
   expect_equal(nrow(iterations), 8 * 100)
 })
 
-test_that("the all-rank histogram's caption counts what it leaves out", {
+test_that("the all-rank histogram's note counts what it leaves out", {
   caption <- function(n, overflow) {
     h <- list(bins = data.table(lo = 1000 + seq_along(n) - 1, hi = 1000 + seq_along(n), n = n),
       bucket_us = 1, overflow = overflow, overflow_from_us = 4000)
-    plot_psnap_histogram(h, "t")$labels$caption
+    psnap_shown(h)$note
   }
   expect_null(caption(1000, 0))
   expect_equal(caption(c(9995, 5), 0), "5 iterations (0.05%) longer than 1001 us are not shown")

@@ -156,8 +156,10 @@ test_that("the report has the prediction, its sentence, figure and LogGOPSim tra
   expect_setequal(unique(scale$mode), c("uncoordinated", "co-scheduled"))
   one_ms <- scale[phase_us == 1000 & processes == 1e5 & mode == "uncoordinated"]
   expect_equal(one_ms$slowdown, 1.05, tolerance = 1e-4)
-  expect_match(page, "at 10,000 processes and 1 ms phases")
-  expect_true(file.exists(file.path(dir, "report", "selfish-scale.png")))
+  # the first screen quotes it at the survey's size and at 10,000 processes
+  expect_match(page, "A bulk-synchronous application of 2 processes synchronising every 1 ms")
+  expect_match(page, "x at 10,000 processes")
+  expect_true(file.exists(file.path(dir, "report", "scale.png")))
   trace <- readLines(file.path(dir, "report", "loggopsim", "selfish-rank1.txt"))
   expect_match(trace[1], "^# ")
   expect_equal(trace[2:3], c("0\t50000", "10000000\t50000"))

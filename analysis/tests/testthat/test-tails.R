@@ -55,7 +55,7 @@ test_that("the report has the tails table", {
   dir <- withr_tempdir()
   write_fwq(dir, "fwq", list(c(rep(1000, 999), 5000)))
   page <- paste(readLines(write_report(dir)), collapse = "\n")
-  expect_match(page, "<h2>Tails</h2>")
+  expect_match(page, "<caption>Tails per run and CPU")
   tails <- fread(file.path(dir, "report", "tails.csv"))
   expect_equal(tails$max_us, 4)
 })

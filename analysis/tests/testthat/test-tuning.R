@@ -16,5 +16,5 @@ test_that("every tuning warning is listed once, with the runs that gave it", {
   expect_equal(f$runs, c("a b", "b"))
   page <- paste(readLines(write_report(dir)), collapse = "\n")
   expect_match(page, "ACPI:Ged", fixed = TRUE)
-  expect_match(page, "<b>HZ</b>: 250", fixed = TRUE)
+  expect_match(page, "<td>HZ</td><td>250</td>", fixed = TRUE)
 })

@@ -1,0 +1,46 @@
+# report.pdf beside index.html: the same page printed on A4 by headless
+# Chromium (the page's print style starts each section on a page and cuts
+# no figure or table row). A login node without a browser gets the rest of
+# the report and a line saying how to make the PDF where one is.
+
+pdf_renderer <- function() {
+  found <- Sys.which(c("chromium", "chromium-browser", "google-chrome"))
+  found <- found[nzchar(found)]
+  if (length(found)) unname(found[1]) else ""
+}
+
+# The line under the title: the PDF's link, or why there is none.
+pdf_note <- function(pdf) {
+  if (!pdf) return(NULL)
+  if (nzchar(pdf_renderer())) return('<a href="report.pdf">report.pdf</a> (A4)')
+  paste("no PDF: no Chromium on this machine; <code>Rscript analysis/report.R --pdf DIR</code>",
+    "makes it where one is installed")
+}
+
+# dir: a report directory (index.html); writes dir/report.pdf, whole or not
+# at all. Without a renderer, says so in one line and returns NULL.
+write_pdf <- function(dir) {
+  browser <- pdf_renderer()
+  if (!nzchar(browser)) {
+    message("report: no PDF (no Chromium here); Rscript analysis/report.R --pdf ", dir,
+      " makes it where one is")
+    return(invisible(NULL))
+  }
+  page <- normalizePath(file.path(dir, "index.html"), mustWork = TRUE)
+  tmp <- file.path(dir, ".report.pdf.tmp")
+  profile <- tempfile("noisebench-chromium")
+  on.exit(unlink(profile, recursive = TRUE), add = TRUE)
+  # --no-sandbox: Chromium's sandbox refuses root, as a report job often runs
+  args <- c("--headless", "--no-sandbox", "--disable-gpu", "--no-pdf-header-footer",
+    paste0("--user-data-dir=", profile), paste0("--print-to-pdf=", tmp),
+    paste0("file://", page))
+  log <- suppressWarnings(system2(browser, args, stdout = TRUE, stderr = TRUE, timeout = 120))
+  status <- attr(log, "status") %||% 0
+  if (status != 0 || !file.exists(tmp) || file.size(tmp) == 0) {
+    unlink(tmp)
+    stop("cannot print ", page, " to PDF with ", browser, ": ",
+      paste(utils::tail(log, 2), collapse = " "), call. = FALSE)
+  }
+  file.rename(tmp, file.path(dir, "report.pdf"))
+  invisible(file.path(dir, "report.pdf"))
+}

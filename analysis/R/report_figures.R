@@ -1,0 +1,240 @@
+# The report's figures, each drawn once for the runs it compares (a panel a
+# run), not a set a run: a survey of 14 runs gets about ten pictures, and a
+# run of many CPUs adds only its whole-system pictures (core map, ranking,
+# heat map of banded rows). Returns, in page order, a named vector each:
+# caption = file. The slowdown's (scale_figure) is drawn once the model is
+# done.
+
+report_figures <- function(dir, runs, tables, labels, peaks, stretches) {
+  label <- function(n) labels$label[match(n, labels$run)]
+  small <- Filter(function(n) length(runs[[n]]$threads) <= detail_units_max, names(runs))
+  figs <- c(
+    whole_system_figures(dir, runs, tables$summary, label),
+    loss_by_length_figure(dir, tables$loss_by_length, labels),
+    causes_figure(dir, tables$causes, tables$summary, labels),
+    noise_over_time_figure(dir, runs[small], stretches[small], label),
+    unlist(lapply(setdiff(names(runs), small), function(n) {
+      big_heatmap_figure(dir, n, runs[[n]], stretches[[n]], label(n))
+    })),
+    scaled_noise_figure(dir, runs, tables$summary, label),
+    spectra_figure(dir, runs, peaks, tables$summary, label),
+    psnap_figures(dir, runs, label),
+    detours_figure(dir, runs, tables$summary, label)
+  )
+  figs[!is.na(figs)]
+}
+
+fig <- function(file, caption) setNames(file, caption)
+
+whole_system_figures <- function(dir, runs, summary, label) {
+  unlist(lapply(names(runs), function(n) {
+    noise <- summary[run == n]
+    nodes <- uniqueN(noise$host)
+    c(
+      if (nodes > 1) {
+        fig(save_figure(plot_core_map(noise, paste(label(n), ": every core of every node")),
+          dir, paste0(n, "-core-map"), height = heatmap_height(nodes)),
+          paste0(label(n), ": the share of its time (%, colour) each core lost, a row per ",
+            "node (", nodes, ", the noisiest on average on top", banded(nodes, "nodes"),
+            "), a column per CPU number. A dark row is a bad node, a dark column a CPU bad ",
+            "on every node (an interrupt's, a housekeeping thread's); nodes.csv names the ",
+            "outliers. Solid lines part the NUMA domains, dotted ones a core's first hardware ",
+            "thread from its SMT siblings."))
+      },
+      if (length(runs[[n]]$threads) > detail_units_max) {
+        fig(save_figure(plot_unit_ranking(noise, paste(label(n), ": every CPU by the time it lost")),
+          dir, paste0(n, "-ranking")),
+          paste0(label(n), ": the share of its time (%) each of the ", length(runs[[n]]$threads),
+            " CPUs lost, the noisiest first (black), with the median and 99th percentile over ",
+            "all of them; where the kernel told them apart, the part in detours (red) and in ",
+            "running slow (blue). A step at the left is a few bad CPUs; a curve high all ",
+            "along, the whole machine."))
+      }
+    )
+  }))
+}
+
+loss_by_length_figure <- function(dir, lengths, labels) {
+  if (is.null(lengths) || nrow(lengths) == 0) return(NULL)
+  lengths <- with_labels(lengths, labels)
+  fig(save_figure(plot_loss_by_length(lengths, "time lost by the length of the loss"), dir,
+    "loss-by-length", height = loss_by_length_height(lengths)),
+    paste("Where the time went, by how long each loss was: the share of the CPU time (%)",
+      "lost in samples whose loss fell in each bucket (selfish: its detours), every CPU of",
+      "each run summed by the kernels themselves, a bar per run. Many short losses",
+      "(interrupts, timer ticks) sit at the left, rare long ones (daemons, stalls) at the",
+      "right. loss_by_length.csv adds how many a core-hour."))
+}
+
+causes_figure <- function(dir, causes, summary, labels) {
+  if (is.null(causes) || nrow(causes) == 0) return(NULL)
+  causes <- causes[detail_rows(summary), on = .(run, host, cpu), nomatch = NULL]
+  fig(save_figure(plot_causes(with_labels(causes, labels), "noise by cause"), dir, "causes",
+    height = 1.5 + 0.5 * nrow(unique(causes[, .(run, unit)]))),
+    paste("Noise by cause: the share (%) of the detours' time each class of cause held, per",
+      "run and CPU (of a run of more than", detail_units_max, "CPUs, the",
+      detail_units_max - 1, "noisiest and the quietest; causes.csv has every one).",
+      "Hardware is what nothing in the kernel's trace explains."))
+}
+
+# The runs of a few CPUs in one heat map, a panel a run, a row a CPU.
+noise_over_time_figure <- function(dir, runs, stretches, label) {
+  if (length(runs) == 0) return(NULL)
+  d <- rbindlist(lapply(names(runs), function(n) {
+    s <- stretches[[n]]
+    data.table(run = label(n), x = s$time_s, row = unit_label(s$unit, s$cpu, s$host),
+      noise_percent = stretch_percent_against(s, runs[[n]]))
+  }))
+  d[, run := factor(run, levels = unique(run))]
+  # each run's stretches their own width: ggplot would take the narrowest
+  # spacing of all runs for every panel
+  d[, w := { u <- sort(unique(x)); if (length(u) > 1) min(diff(u)) else 1 }, by = run]
+  rows <- nrow(unique(d[, .(run, row)]))
+  p <- ggplot2::ggplot(d, ggplot2::aes(x, row, fill = noise_percent, width = w)) +
+    ggplot2::geom_tile() +
+    ggplot2::scale_fill_viridis_c(option = "magma", trans = "sqrt", direction = -1) +
+    ggplot2::facet_wrap(~run, ncol = 1, scales = "free") +
+    ggplot2::labs(title = "noise per CPU over time", x = "time from the start of the run (s)",
+      y = NULL, fill = "noise %") +
+    theme_noise()
+  fig(save_figure(p, dir, "noise-over-time", height = 1 + 0.45 * rows + 0.35 * length(runs)),
+    paste("Every run of a few CPUs, a panel each: the share of time lost to noise (%, colour)",
+      "in 100 equal stretches of the run (s), one row per CPU. Dark cells are stretches that",
+      "lost most; a dark column hit every CPU at once, a dark row is one noisy CPU."))
+}
+
+big_heatmap_figure <- function(dir, name, run, stretches, label) {
+  n <- length(run$threads)
+  fig(save_figure(plot_heatmap(stretches, paste(label, ": noise per CPU over time"),
+    stretch_percent_against(stretches, run)), dir, paste0(name, "-heatmap"),
+    height = heatmap_height(n)),
+    paste0(label, ": the share of time lost to noise (%, colour) in 100 equal stretches of ",
+      "the run (s), one row per CPU, the noisiest on top", banded(n, "CPUs"), ". Dark cells ",
+      "are stretches that lost most; a dark column hit every CPU at once, a dark row is one ",
+      "noisy CPU."))
+}
+
+# FWQ's and P-SNAP's scaled noise, a panel a run, the CPUs shown in detail.
+scaled_noise_figure <- function(dir, runs, summary, label) {
+  chosen <- Filter(function(n) runs[[n]]$kernel %in% c("fwq", "psnap"), names(runs))
+  if (length(chosen) == 0) return(NULL)
+  d <- rbindlist(lapply(chosen, function(n) {
+    run <- detail_run(runs[[n]], summary[run == n]$noise_percent)
+    ns <- noise_samples(run)
+    resolution_ns <- run$meta$calibration$timer_resolution_ns
+    unit_per_ns <- if (run$kernel == "fwq") run$threads[[1]]$ticks_per_ns else 1
+    resolution <- resolution_ns * unit_per_ns / max(ns[, min(value), by = unit]$V1)
+    data.table(run = label(n), noise = pmax(ns$noise, resolution), resolution = resolution)
+  }))
+  lowest <- min(d$resolution)
+  bins <- bin_counts(d$noise, d$run, log_breaks(lowest, max(d$noise)))
+  bins[, label := factor(label, levels = unique(d$run))]
+  p <- plot_bins(bins) + ggplot2::scale_x_log10(labels = format_number) +
+    ggplot2::facet_wrap(~label, ncol = 2) +
+    ggplot2::labs(title = "scaled noise of each sample", y = "samples",
+      x = "scaled noise (t - min) / min, bins of 1/20 decade") +
+    theme_noise()
+  fig(save_figure(p, dir, "scaled-noise", height = 1.5 + 1.6 * ceiling(length(chosen) / 2)),
+    paste("FWQ and P-SNAP, a panel a run: how many samples (y, log) lost each fraction of",
+      "their time, (t - min) / min (x, log), over the CPUs shown in detail (of a run of more",
+      "than", detail_units_max, "CPUs, the", detail_units_max - 1, "noisiest and the quietest).",
+      "A quiet CPU has everything in the first bins (within a timer read of the best);",
+      "each bar to the right is samples that lost that share."))
+}
+
+spectra_figure <- function(dir, runs, peaks, summary, label) {
+  if (is.null(peaks$spectra) || nrow(peaks$spectra) == 0) return(NULL)
+  shown <- detail_rows(summary)[, key := paste(run, host, cpu)]$key
+  spectra <- peaks$spectra[paste(run, host, cpu) %in% shown]
+  lines <- peaks$peaks[paste(run, host, cpu) %in% shown]
+  # a panel a run and CPU, named by the run's label
+  spectra[, host := paste0(label(run), ", ", host)]
+  if (nrow(lines)) lines[, host := paste0(label(run), ", ", host)]
+  panels <- nrow(unique(spectra[, .(host, cpu)]))
+  fig(save_figure(plot_spectrum(spectra, lines, "spectra of the FTQ counts"), dir, "spectra",
+    height = 1.5 + 1.6 * panels),
+    paste("FTQ, a panel a run and CPU shown in detail: the power (counts^2, log) of the",
+      "counts at each frequency (Hz). A line standing out of the floor is noise that",
+      "repeats at that frequency; its colour says whether a run at another sampling",
+      "frequency confirms it (external) or it moved with the sampling (artifact)."))
+}
+
+psnap_figures <- function(dir, runs, label) {
+  chosen <- Filter(function(n) runs[[n]]$kernel == "psnap", names(runs))
+  if (length(chosen) == 0) return(NULL)
+  shown <- lapply(chosen, function(n) psnap_shown(psnap_histogram(runs[[n]])))
+  bins <- rbindlist(Map(function(s, n) s$bins[, label := label(n)], shown, chosen))
+  notes <- unlist(Map(function(s, n) if (!is.null(s$note)) paste0(label(n), ": ", s$note),
+    shown, chosen))
+  bins[, label := factor(label, levels = unique(label))]
+  p <- plot_bins(bins) + ggplot2::facet_wrap(~label, ncol = 2, scales = "free") +
+    ggplot2::labs(title = "P-SNAP iteration times, all ranks", x = "iteration time (\u00b5s)",
+      y = "iterations") + theme_noise()
+  c(fig(save_figure(p, dir, "psnap-iterations", height = 1.5 + 1.8 * ceiling(length(chosen) / 2)),
+    paste("P-SNAP, a panel a run: how many iterations (y) of the calibrated spin took each",
+      "time (us), over all ranks, as the ranks counted them, up to the 99.9th percentile.",
+      "A quiet system is one narrow peak at the granularity; iterations to its right lost",
+      "that much to noise.", if (length(notes)) paste0(paste(notes, collapse = "; "), "."))),
+    unlist(lapply(chosen, function(n) psnap_nodes_figure(dir, n, runs[[n]], label(n)))))
+}
+
+psnap_nodes_figure <- function(dir, name, run, label) {
+  tails <- psnap_host_tails(run)
+  if (nrow(tails) <= 1) return(NULL)
+  hosts <- tails$host[detail_positions(tails$p99_us)]
+  iterations <- psnap_iterations(setNames(list(hosts_run(run, hosts)), name))
+  fig(save_figure(plot_psnap_nodes(iterations, paste(label, ": iteration times per node")),
+    dir, paste0(name, "-psnap-nodes"), height = 1.5 + 1.5 * length(hosts)),
+    paste0(label, ": P-SNAP iteration times (us) per node: a node whose peak sits right of ",
+      "the others', or whose tail is longer, is the noisy one (nodes.csv names it).",
+      detail_note(length(hosts), nrow(tails),
+        "nodes (by the largest 99th percentile of their ranks' loss)", "nodes.csv")))
+}
+
+detours_figure <- function(dir, runs, summary, label) {
+  chosen <- Filter(function(n) runs[[n]]$kernel == "selfish", names(runs))
+  d <- rbindlist(lapply(chosen, function(n) {
+    run <- detail_run(runs[[n]], summary[run == n]$noise_percent)
+    selfish_detours(setNames(list(run), n))[, run := label(n)]
+  }))
+  if (nrow(d) == 0) return(NULL)
+  bins <- bin_counts(d$length_us, d$run, log_breaks(min(d$length_us), max(d$length_us), 10))
+  bins[, label := factor(label, levels = unique(d$run))]
+  p <- plot_bins(bins) + ggplot2::scale_x_log10(labels = format_number) + ggplot2::facet_wrap(~label, ncol = 2) +
+    ggplot2::labs(title = "selfish detour lengths", x = "detour length (\u00b5s), bins of 1/10 decade",
+      y = "detours") + theme_noise()
+  fig(save_figure(p, dir, "detours", height = 1.5 + 1.6 * ceiling(length(chosen) / 2)),
+    paste("Selfish detour, a panel a run: how many detours (y) of each length (us, log) the",
+      "loop recorded on the CPUs shown in detail. Clusters are sources: the timer tick,",
+      "interrupts, the hypervisor; their length is what a process loses each time."))
+}
+
+# The predicted slowdown of every run without injection at 1 ms phases.
+scale_figure <- function(dir, scale, label) {
+  if (is.null(scale) || nrow(scale) == 0) return(NULL)
+  d <- scale[!injected & phase_us == 1000]
+  if (nrow(d) == 0) return(NULL)
+  d[, run_label := label(run)]
+  p <- ggplot2::ggplot(d, ggplot2::aes(processes, slowdown, colour = run_label)) +
+    ggplot2::geom_line() + ggplot2::geom_point(size = 1) +
+    ggplot2::scale_x_log10(labels = function(x) format(x, big.mark = ",", scientific = FALSE)) +
+    ggplot2::facet_wrap(~mode) +
+    ggplot2::labs(title = "predicted slowdown, 1 ms phases", x = "processes (N)",
+      y = "slowdown (phase time / T)", colour = NULL) +
+    theme_noise() + ggplot2::theme(legend.position = "bottom", legend.direction = "vertical")
+  fig(save_figure(p, dir, "scale", height = 4 + 0.2 * uniqueN(d$run)),
+    paste("The slowdown (phase time / T, 1 = none) each run's noise would cause a",
+      "bulk-synchronous application computing 1 ms between global synchronisations, against",
+      "the number of processes N (log); left with each process at its own offset in the",
+      "trace, right with all at the same (co-scheduled). scale.csv has every phase length",
+      "from 10 us to 100 ms. Beyond the trace's windows the prediction stops growing: rarer",
+      "events than the trace holds are not in it."))
+}
+
+# A tiled figure's caption, of its rows beyond tile_rows_max (tile_bands)
+banded <- function(rows, what) {
+  if (rows <= tile_rows_max) return("")
+  sprintf("; of %d %s, the %d noisiest a row each and the others averaged in bands of %.0f %s",
+    rows, what, tile_rows_single, (rows - tile_rows_single) / (tile_rows_max - tile_rows_single),
+    what)
+}

@@ -1,0 +1,202 @@
+# The first screen: a paragraph a system in plain words (how much of each
+# CPU the system takes, how often and how long, the longest, which nodes
+# and cores are worse and why, the Sequoia verdict, the predicted slowdown
+# at the machine's size) beside one figure that shows it. A system is a
+# kind of machine: hosts alike in every column of the machines table.
+
+# A row per host: its system's number and name ("64 nodes of AMD EPYC ...").
+host_systems <- function(machines) {
+  kind <- setdiff(names(machines), "host")
+  m <- copy(machines)[, system := .GRP, by = kind]
+  m[, system_name := sprintf("%s (%s, %s CPUs, Linux %s%s)", hosts_text(host, ", "),
+    cpu[1], format_number(cpus_online[1]), kernel[1],
+    if (isTRUE(virtual_machine[1])) ", a virtual machine" else ""), by = system]
+  m[, .(host, system, system_name)]
+}
+
+# The run a system's paragraph speaks of: without injection, the most CPUs,
+# FWQ (its loss is the share of the CPU the system took) before P-SNAP,
+# selfish and FTQ.
+reference_run <- function(summary, hosts) {
+  s <- summary[inject == "none" & host %in% hosts]
+  if (nrow(s) == 0) s <- summary[host %in% hosts]
+  if (nrow(s) == 0) return(NA_character_)
+  runs <- s[, .(cpus = .N, preference = match(kernel[1], c("fwq", "psnap", "selfish", "ftq"))),
+    by = run]
+  runs[order(-cpus, preference)]$run[1]
+}
+
+# The processes the first screen predicts the slowdown at: the machine's
+# (--machine-cpus), else every CPU the survey measured.
+machine_processes <- function(summary, machine_cpus = NULL) {
+  as.numeric(machine_cpus %||% max(summary[, .N, by = run]$N))
+}
+
+# "1.2%", "12.3 us", "4.56 ms": a loss in the unit a reader takes in
+duration_words <- function(us) {
+  ifelse(us >= 1e6, paste(format_number(us / 1e6), "s"),
+    ifelse(us >= 1e3, paste(format_number(us / 1e3), "ms"),
+      paste(format_number(us), "\u00b5s")))
+}
+
+system_paragraph <- function(sys, tables, labels, processes) {
+  on <- sys$host
+  ref <- reference_run(tables$summary, on)
+  if (is.na(ref)) return(NULL)
+  s <- tables$summary[run == ref & host %in% on]
+  tl <- tables$tails[run == ref & host %in% on]
+  label <- labels$label[match(ref, labels$run)]
+  worst <- s[which.max(noise_percent)]
+  q <- function(x, p) stats::quantile(x, p, names = FALSE, na.rm = TRUE, type = 1)
+  how <- if (all(is.na(s$detour_percent))) "" else {
+    detours <- stats::median(s$detour_percent, na.rm = TRUE)
+    slow <- stats::median(s$slow_percent, na.rm = TRUE)
+    sprintf(", %s in detours and %s running slow", pct(detours), pct(slow))
+  }
+  words <- c(
+    sprintf("The system takes %s of each CPU (the median of the %s CPUs measured%s); the worst, %s:%s, lost %s.",
+      pct(stats::median(s$noise_percent)), format_number(nrow(s)), how, worst$host, worst$cpu,
+      pct(worst$noise_percent)),
+    if (nrow(tl)) {
+      longest <- tl[which.max(max_us)]
+      sprintf(paste("Per CPU-hour, %s losses last longer than 10 \u00b5s and %s longer than 1 ms;",
+        "99.9%% of samples lose less than %s; the longest loss was %s (%s:%s)."),
+        format_number(stats::median(tl$above_10us_per_hour)),
+        format_number(stats::median(tl$above_1000us_per_hour)),
+        duration_words(stats::median(tl$p99_9_us)), duration_words(longest$max_us),
+        longest$host, longest$cpu)
+    },
+    worse_sentence(tables$outliers[run == ref & host %in% on]),
+    cause_sentence(tables$causes, ref, on),
+    sequoia_sentence(tables$verdicts[host %in% on]),
+    slowdown_sentence(tables$scale, on, processes, labels)
+  )
+  list(run = ref, label = label, text = paste(words, collapse = " "))
+}
+
+pct <- function(x) paste0(format_number(x), "%")
+
+worse_sentence <- function(outliers) {
+  if (is.null(outliers) || nrow(outliers) == 0) {
+    return("No node or core stands out from the others.")
+  }
+  o <- outliers[order(-robust_z)]
+  shown <- utils::head(o, 3)
+  what <- sprintf("%s %s%s (%s lost, %s)", ifelse(shown$scope == "node", "node", "core"),
+    shown$host, ifelse(shown$scope == "node", "", paste0(":", shown$cpu)),
+    pct(shown$noise_percent), sub(";.*", "", shown$why))
+  sprintf("Worse than the others: %s%s.", paste(what, collapse = "; "),
+    if (nrow(o) > 3) sprintf("; and %d more in outliers.csv", nrow(o) - 3) else "")
+}
+
+cause_sentence <- function(causes, ref, on) {
+  if (is.null(causes) || nrow(causes) == 0) {
+    return("The runs were not traced (--trace), so the causes are not named.")
+  }
+  c <- causes[run == ref & host %in% on, .(us = sum(total_us)), by = class][us > 0]
+  if (nrow(c) == 0) return("")
+  c <- c[order(-us)][, share := 100 * us / sum(us)]
+  top <- utils::head(c, 3)
+  sprintf("Of the detours' time, the trace puts %s (What removes it, below).",
+    paste(sprintf("%s on %s", pct(top$share), top$class), collapse = ", "))
+}
+
+sequoia_sentence <- function(verdicts) {
+  if (is.null(verdicts) || nrow(verdicts) == 0) {
+    return("Sequoia's diminutive-noise criteria need an FWQ run without injection: none here.")
+  }
+  bad <- verdicts[diminutive == FALSE]
+  if (nrow(bad) == 0) return("The noise is diminutive by the Sequoia criteria.")
+  sprintf("The noise is not diminutive by the Sequoia criteria (%s of %s FWQ work kinds and hosts).",
+    format_number(nrow(bad)), format_number(nrow(verdicts)))
+}
+
+slowdown_sentence <- function(scale, on, at_processes, labels) {
+  if (is.null(scale) || nrow(scale) == 0) return("")
+  named <- hosts_text(on)
+  s <- scale[!injected & hosts == named & phase_us == 1000 &
+    mode == "uncoordinated"]
+  if (nrow(s) == 0) s <- scale[!injected & phase_us == 1000 & mode == "uncoordinated"]
+  if (nrow(s) == 0) return("")
+  s[, preference := match(kernel, c("selfish", "fwq", "psnap"))]
+  chosen <- s[order(preference, -ranks)]$run[1]
+  r <- s[run == chosen]
+  m <- r[which.min(abs(log(at_processes) - log(r$processes)))]
+  big <- r[processes == 10000]
+  sprintf(paste("A bulk-synchronous application of %s processes synchronising every 1 ms",
+    "would run %s slower%s (from %s).", collapse = " "),
+    format_number(m$processes), paste0(format_number(m$slowdown), "x"),
+    if (nrow(big) && m$processes != 10000) {
+      sprintf(", %sx at 10,000 processes", format_number(big$slowdown))
+    } else "",
+    labels$label[match(chosen, labels$run)])
+}
+
+# The first screen's figure of a system: of a few CPUs, each CPU's loss by
+# its length (the kernel's buckets); of many (or a run without the
+# buckets), the core map (several nodes) or the ranking (one).
+system_figure <- function(dir, run, name, label, summary, index) {
+  n <- length(run$threads)
+  file <- paste0("system-", index)
+  d <- if (n <= detail_units_max) cpu_loss_by_length(run) else data.table()
+  if (nrow(d)) {
+    caption <- paste0(label, ": the share of each CPU's time (%) lost in losses of each ",
+      "length. Short losses at the left are interrupts and ticks; long ones at the right ",
+      "are daemons and stalls.")
+    return(setNames(save_figure(plot_cpu_loss_by_length(d), dir, file, width = 6.5,
+      height = 4), caption))
+  }
+  s <- summary[run == name]
+  if (uniqueN(s$host) > 1) {
+    caption <- paste0(label, ": the share of its time (%, colour) each core lost, a row per ",
+      "node, a column per CPU; a dark row is a bad node, a dark column a bad CPU on every node.")
+    return(setNames(save_figure(plot_core_map(s, label), dir, file, width = 6.5,
+      height = 4.5), caption))
+  }
+  caption <- paste0(label, ": the share of its time (%) each of the ", n, " CPUs lost, the ",
+    "noisiest first; a step at the left is a few bad CPUs.")
+  setNames(save_figure(plot_unit_ranking(s, label), dir, file, width = 6.5, height = 4),
+    caption)
+}
+
+# A row per CPU and bucket: the share of the CPU's time lost in losses of
+# that length (each rank's histogram, src/lib/base/tails.h's buckets).
+cpu_loss_by_length <- function(run) {
+  edges_us <- c(0, as.numeric(unlist(run$meta$loss_histogram$edges_ns)) / 1e3, Inf)
+  rbindlist(lapply(seq_along(run$meta$ranks), function(i) {
+    r <- run$meta$ranks[[i]]
+    t <- run$threads[[i]]
+    h <- r$tails$histogram
+    seconds <- r$tails$loss$seconds
+    if (is.null(h) || is.null(seconds)) return(NULL)
+    lost <- as.numeric(unlist(h$lost_ns))
+    k <- seq_along(lost)
+    data.table(cpu = sprintf("%s:%s", t$host, t$cpu), from_us = edges_us[k],
+      to_us = edges_us[k + 1], lost_percent = 100 * lost / (seconds * 1e9))
+  }))[from_us > 0]
+}
+
+plot_cpu_loss_by_length <- function(d) {
+  d <- copy(d)[, bucket := factor(length_label(from_us, to_us),
+    levels = unique(length_label(from_us, to_us)[order(from_us)]))]
+  ggplot2::ggplot(d, ggplot2::aes(bucket, lost_percent, fill = cpu)) +
+    ggplot2::geom_col(position = ggplot2::position_dodge(preserve = "single")) +
+    ggplot2::labs(x = "how long each loss was", y = "share of the CPU's time (%)",
+      fill = "CPU") +
+    theme_noise() +
+    ggplot2::theme(axis.text.x = ggplot2::element_text(angle = 35, hjust = 1),
+      legend.position = "top")
+}
+
+# The first screen's HTML: a system's words beside its figure, for each.
+first_screen_html <- function(paragraphs, pictures) {
+  unlist(lapply(seq_along(paragraphs), function(i) {
+    p <- paragraphs[[i]]
+    f <- pictures[[i]]
+    c('<div class="system">',
+      sprintf('<div class="words"><p><b>%s</b></p><p>%s</p><p class="csv">From %s.</p></div>',
+        html_escape(p$system), html_escape(p$text), html_escape(p$label)),
+      if (length(f)) html_figure(f, names(f)),
+      "</div>")
+  }))
+}

@@ -113,3 +113,51 @@ def screenshot(page, out):
     tmp = f"{out}.tmp{os.getpid()}"
     Path(tmp).write_bytes(base64.b64decode(data))
     os.replace(tmp, out)
+
+
+# A number in e-notation anywhere in a cell ("1.2e+04", "3e-06"), not a
+# commit's hash ("dae9a5264e34")
+E_NOTATION = r"(?<![\w.-])\d+(\.\d+)?[eE][+-]?\d+(?![\w.])"
+
+
+def check_report_page(page, width, height):
+    """What a reader of the report is promised, whatever its size: no error,
+    no cell in e-notation, no table wider than the viewport, and the first
+    screen holding the verdict in words and its figure. Returns the
+    verdict's text."""
+    import re
+    assert page.errors() == []
+    cells = page.evaluate("Array.from(document.querySelectorAll('td, th'))"
+                          ".map(c => c.textContent)")
+    assert cells, "a report without a table"
+    bad = [c for c in cells if re.search(E_NOTATION, c)]
+    assert bad == [], bad[:5]
+    wide = page.evaluate("Array.from(document.querySelectorAll('table'))"
+                         ".map(t => [t.querySelector('caption') ? "
+                         "t.querySelector('caption').textContent : '', "
+                         "t.getBoundingClientRect().right])")
+    assert [t for t in wide if t[1] > width] == []
+    assert page.evaluate("document.documentElement.scrollWidth") <= width
+    box = "(s => { const r = document.querySelector(s).getBoundingClientRect(); " \
+          "return [r.top, r.bottom]; })"
+    words = page.evaluate(f"{box}('#verdict .system .words')")
+    picture = page.evaluate(f"{box}('#verdict .system img')")
+    assert 0 <= words[0] < words[1] <= height, words
+    assert 0 <= picture[0] < picture[1] <= height, picture
+    assert page.evaluate("document.querySelector('#verdict .system img').naturalWidth") > 0
+    return page.evaluate("document.querySelector('#verdict .system .words').innerText")
+
+
+def check_pdf(pdf, out_dir):
+    """report.pdf: A4 pages that a real renderer turns into images
+    (pdftoppm); returns their paths."""
+    info = subprocess.run(["pdfinfo", str(pdf)], capture_output=True, text=True, check=True)
+    size = next(line for line in info.stdout.splitlines() if line.startswith("Page size"))
+    # A4 is 595 x 842 points
+    w, h = (float(x) for x in size.split(":")[1].split("pts")[0].split("x"))
+    assert abs(w - 595) < 2 and abs(h - 842) < 2, size
+    subprocess.run(["pdftoppm", "-r", "30", "-png", str(pdf), str(Path(out_dir) / "page")],
+                   check=True, timeout=300)
+    pages = sorted(Path(out_dir).glob("page-*.png"))
+    assert len(pages) >= 2 and all(p.stat().st_size > 1000 for p in pages)
+    return pages

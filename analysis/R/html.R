@@ -2,8 +2,11 @@
 # style and its one small script inline, no network), so the report opens
 # from a cluster's file system or an e-mail attachment, and prints.
 
-# Tables of more rows than this get a search box and sortable headers.
+# Tables of more rows than this get a search box and sortable headers;
+# printed, they show their first print_rows_max rows (the page puts the
+# noisiest first), so a report of 8,192 CPUs prints as a few pages.
 table_rows_searchable <- 15
+print_rows_max <- 30
 
 html_escape <- function(x) htmltools::htmlEscape(x)
 
@@ -30,6 +33,11 @@ html_table <- function(dt, caption = NULL, csv = NULL,
     if (!is.null(caption)) htmltools::tags$caption(caption),
     htmltools::tags$thead(header), htmltools::tags$tbody(rows))
   out <- as.character(table)
+  if (searchable && nrow(dt) > print_rows_max) {
+    out <- paste0(out, sprintf(paste('<p class="print-only">Printed: the first %d of these',
+      "%s rows%s.</p>"), print_rows_max, format_number(nrow(dt)),
+      if (!is.null(csv)) paste0("; every row is in ", csv) else ""))
+  }
   if (!is.null(csv)) {
     out <- paste0(out, as.character(htmltools::p(class = "csv", "Every row and column: ",
       htmltools::a(href = csv, csv))))
@@ -68,10 +76,11 @@ page_style <- paste(
   ".system .words{flex:1 1 40%;font-size:105%}.system figure{flex:1 1 60%;margin:0}",
   ".verdict{font-weight:bold}.csv{font-size:85%;margin-top:-.6em}",
   "input.search{margin:.3em 0;padding:2px 4px}th{cursor:default}table.long th{cursor:pointer}",
-  "@page{size:A4;margin:14mm}",
+  ".print-only{display:none}@page{size:A4;margin:14mm}",
   "@media print{body{max-width:none;font-size:10pt}section{break-before:page}",
-  "section:first-of-type{break-before:auto}figure,tr,.system{break-inside:avoid}",
-  "input.search{display:none}.system{display:block}}"
+  "section:first-of-type{break-before:auto}figure,tr,.system,table:not(.long){break-inside:avoid}",
+  "input.search{display:none}.system{display:block}.print-only{display:block}",
+  sprintf("table.long tbody tr:nth-child(n+%d){display:none}}", print_rows_max + 1)
 )
 
 # Long tables: a search box above each and headers that sort on a click,

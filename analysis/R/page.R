@@ -10,7 +10,10 @@ report_html <- function(data, tables, verdict, first_screen, figures, untraced =
   shown <- function(dt) with_labels(dt, labels)
   # a table of CPUs or hosts: every row up to page_rows_max (searchable),
   # beyond that the rows of those shown in detail (detail.R)
-  on_page <- function(rows, csv, columns, caption = "") {
+  on_page <- function(rows, csv, columns, caption = "", noisiest = NULL) {
+    if (!is.null(noisiest) && !is.null(rows) && nrow(rows)) {
+      rows <- rows[order(match(run, unique(run)), -get(noisiest))]
+    }
     rows <- if (!is.null(rows) && nrow(rows) > page_rows_max) {
       t <- page_table(rows, tables$summary, csv)
       caption <- trimws(paste0(caption, t$note))
@@ -38,7 +41,8 @@ report_html <- function(data, tables, verdict, first_screen, figures, untraced =
         on_page(tables$outliers, "outliers.csv", c("run", "scope", "host", "cpu",
           "noise_percent", "robust_z", "why"), paste("Outliers: the nodes noisier than the",
           "other nodes of their run, and the cores noisier than the other cores of their",
-          sprintf("node (robust z above %.1f), with why.", outlier_z)))
+          sprintf("node (robust z above %.1f), with why; the most apart first.", outlier_z)),
+          noisiest = "robust_z")
       } else {
         "<p>Outliers: no node stands out from the other nodes of its run, no core from the other cores of its node.</p>"
       }),
@@ -70,15 +74,18 @@ report_html <- function(data, tables, verdict, first_screen, figures, untraced =
         "runs.csv")),
     html_section("details", "Details",
       on_page(tables$nodes, "nodes.csv", c("run", "host", "ranks", "inject", "noise_percent",
-        "typical_percent", "robust_z", "outlier"), paste("Nodes: each host's share of time",
+        "typical_percent", "robust_z", "outlier"), noisiest = "noise_percent",
+        caption = paste("Nodes, the noisiest first: each host's share of time",
         "lost, its typical stretch against the other hosts' (robust z); outlier: noisier",
         sprintf("than the others by more than %.1f.", outlier_z))),
       on_page(tables$summary, "summary.csv", c("run", "host", "cpu", "samples",
         "noise_percent", "detour_percent", "slow_percent", "kurtosis"), paste("Noise per run",
         "and CPU: the share of time lost, its parts in detours and running slow, and the",
-        "kurtosis of the scaled noise")),
+        "kurtosis of the scaled noise, the noisiest CPUs of each run first"),
+        noisiest = "noise_percent"),
       on_page(tables$tails, "tails.csv", c("run", "host", "cpu", "p99_us", "p99_9_us",
-        "p99_99_us", "max_us", "above_100us_per_hour"), "Tails per run and CPU"),
+        "p99_99_us", "max_us", "above_100us_per_hour"),
+        "Tails per run and CPU, the longest p99.9 of each run first", noisiest = "p99_9_us"),
       on_page(tables$peaks, "peaks.csv", c("run", "host", "cpu", "frequency_hz",
         "share_percent", "origin", "above_floor"), paste("FTQ: the strongest lines of each",
         "spectrum; origin external when a run at another sampling frequency shows the same",
@@ -94,7 +101,8 @@ report_html <- function(data, tables, verdict, first_screen, figures, untraced =
         "psnap_runs.csv"),
       on_page(tables$selfish, "selfish.csv", c("run", "host", "cpu", "detours",
         "detours_per_s", "cpu_overhead_percent", "median_detour_us", "max_detour_us"),
-        "Selfish detour per run and CPU"),
+        "Selfish detour per run and CPU, the most overhead first",
+        noisiest = "cpu_overhead_percent"),
       if (!is.null(untraced) && nrow(untraced)) {
         html_table(shown(untraced), "Runs asked to trace that could not")
       },

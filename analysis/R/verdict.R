@@ -86,7 +86,7 @@ worse_sentence <- function(outliers) {
     shown$host, ifelse(shown$scope == "node", "", paste0(":", shown$cpu)),
     pct(shown$noise_percent), sub(";.*", "", shown$why))
   sprintf("Worse than the others: %s%s.", paste(what, collapse = "; "),
-    if (nrow(o) > 3) sprintf("; and %d more in outliers.csv", nrow(o) - 3) else "")
+    if (nrow(o) > 3) sprintf("; and %s more in outliers.csv", format_number(nrow(o) - 3)) else "")
 }
 
 cause_sentence <- function(causes, ref, on) {

@@ -1,0 +1,76 @@
+"""From why to how, proven: a rival thread takes the measured CPU in slices
+(noise-slowdown, at real-time priority, pinned to CPU 1); FWQ with --trace
+on CPU 1 names it in the detours; the report's advice.csv gives the command
+that moves it to the CPU not measured; the test runs that command, measures
+again, and the rival is gone from CPU 1 while it still runs (on CPU 0). The
+rival is stopped at the end, as the machine was. Without the advice (no row
+for the rival, or no command in it) the test fails."""
+import csv
+import os
+import shlex
+import signal
+import subprocess
+
+import numpy as np
+import pytest
+from conftest import ROOT
+from test_causes import needs_tracefs
+
+MEASURED, HOUSEKEEPING = 1, 0
+
+
+def traced_fwq(bin_dir, out):
+    out.mkdir()
+    done = subprocess.run([str(bin_dir / "fwq"), "-t", "1", "--cpus", str(MEASURED), "-n", "30000",
+                           "-w", "12", "--trace", "-o", "fwq"], cwd=out, capture_output=True,
+                          text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    report = subprocess.run(["Rscript", str(ROOT / "analysis" / "report.R"), str(out), "--no-pdf"],
+                            capture_output=True, text=True, timeout=600)
+    assert report.returncode == 0, report.stderr
+    return out / "report"
+
+
+def rows(path):
+    with open(path, newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def rival_detours(report, name):
+    """The detours on the measured CPU that the trace put on the rival."""
+    return sum(int(r["detours"]) for r in rows(report / "top_causes.csv")
+               if r["class"] == "thread" and r["name"] == name and int(r["cpu"]) == MEASURED)
+
+
+@needs_tracefs
+@pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2 or
+                    not {MEASURED, HOUSEKEEPING} <= os.sched_getaffinity(0),
+                    reason="needs CPUs 0 and 1: one measured, one to move the rival to")
+def test_the_reports_advice_moves_a_rival_thread_off_the_cpu(bin_dir, tmp_path):
+    rival = subprocess.Popen([str(bin_dir / "noise-slowdown"), "--cpu", str(MEASURED),
+                              "--seconds", "600", "--stretch", "1000:1000", "--slice", "100:1900",
+                              "-o", "slices.dat"], cwd=tmp_path, stdout=subprocess.DEVNULL,
+                             stderr=subprocess.PIPE, text=True)
+    name = f"noise-slowdown:{rival.pid}"
+    try:
+        before = traced_fwq(bin_dir, tmp_path / "before")
+        assert rival_detours(before, name) >= 100, rows(before / "top_causes.csv")
+        advice = [r for r in rows(before / "advice.csv")
+                  if r["class"] == "thread" and name in r["name"]]
+        assert advice, f"the report gives no advice for {name}"
+        command = next((c.strip() for c in advice[0]["action"].split(";")
+                        if c.strip().endswith(f" {rival.pid}")), None)
+        assert command, f"no command for {name} in {advice[0]}"
+        assert command == f"taskset -a -c -p {HOUSEKEEPING} {rival.pid}", command
+        subprocess.run(shlex.split(command), check=True, capture_output=True, timeout=30)
+        assert os.sched_getaffinity(rival.pid) == {HOUSEKEEPING}
+        after = traced_fwq(bin_dir, tmp_path / "after")
+        assert rival_detours(after, name) == 0, rows(after / "top_causes.csv")
+        assert rival.poll() is None, "the rival must still run, on the other CPU"
+    finally:
+        rival.send_signal(signal.SIGTERM)
+        _, err = rival.communicate(timeout=30)
+    assert rival.returncode == 0, err
+    # it took its slices all along: the cause was moved, not stopped
+    slices = np.loadtxt(tmp_path / "slices.dat", dtype=np.int64, ndmin=2)
+    assert len(slices) > 1000

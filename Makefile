@@ -91,6 +91,7 @@ bench:
 	benchmarks/jube_overhead.py $(BUILD)/bin
 	benchmarks/reframe_overhead.py
 	benchmarks/bsp_validate.py $(BUILD)/bin
+	benchmarks/report_time.py $(BUILD)/bin
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD) $(ARM_BUILD)

@@ -21,9 +21,11 @@ find_runs <- function(results_dir) {
   if (!dir.exists(results_dir)) {
     stop_input(results_dir, "no such directory")
   }
-  files <- list.files(results_dir, "\\.json$", recursive = TRUE, full.names = TRUE)
+  # the reports' own directories below results_dir left out, not a results
+  # directory that itself sits under one named report
+  files <- list.files(results_dir, "\\.json$", recursive = TRUE)
   files <- files[!grepl("(^|/)report[^/]*/", files) & !grepl(node_file_pattern(), files)]
-  sort(files)
+  sort(file.path(results_dir, files))
 }
 
 # A node file's name, whatever its run's prefix (kernels.json's node_files)

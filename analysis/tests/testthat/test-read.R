@@ -250,3 +250,13 @@ test_that("a report of some hosts counts their iterations and losses, not the ru
   expect_equal(unlist(whole$meta$loss_histogram$samples), c(5, 2, 3, 5))
   expect_equal(psnap_histogram(whole)$overflow, 1)
 })
+
+test_that("a results directory below one named report is read, its own report/ is not", {
+  dir <- file.path(withr_tempdir(), "report", "survey")
+  dir.create(dir, recursive = TRUE)
+  write_fwq(dir, "fwq", list(1000 + 0:9))
+  dir.create(file.path(dir, "report"))
+  file.copy(file.path(dir, "fwq.json"), file.path(dir, "report", "fwq.json"))
+  expect_equal(basename(find_runs(dir)), "fwq.json")
+  expect_equal(dirname(find_runs(dir)), dir)
+})

@@ -62,6 +62,12 @@ def test_the_tuning_object_agrees_with_the_machine(run, tmp_path, kernel, args):
     running = any((p / "comm").read_text().strip() == "irqbalance"
                   for p in Path("/proc").iterdir() if p.name.isdigit() and (p / "comm").exists())
     assert t["irqbalance_running"] == running
+    # the run-time knobs, as their files read
+    for name, path in {"vm.stat_interval": "/proc/sys/vm/stat_interval",
+                       "workqueue.cpumask": "/sys/devices/virtual/workqueue/cpumask",
+                       "kernel.nmi_watchdog": "/proc/sys/kernel/nmi_watchdog"}.items():
+        f = Path(path)
+        assert t["knobs"][name] == (f.read_text().strip() if f.exists() else ""), name
     assert t["slurm_job_id"] == os.environ.get("SLURM_JOB_ID", "")
     assert t["mpi_library"] == ""  # the threads build
     assert t["compiler"]

@@ -7,12 +7,13 @@
 
 report_figures <- function(dir, runs, tables, labels, peaks, stretches) {
   label <- function(n) labels$label[match(n, labels$run)]
-  small <- Filter(function(n) length(runs[[n]]$threads) <= detail_units_max, names(runs))
+  small <- panel_runs(Filter(function(n) length(runs[[n]]$threads) <= detail_units_max,
+    names(runs)), tables$summary)
   figs <- c(
     whole_system_figures(dir, runs, tables$summary, label),
     loss_by_length_figure(dir, tables$loss_by_length, labels),
     causes_figure(dir, tables$causes, tables$summary, labels),
-    noise_over_time_figure(dir, runs[small], stretches[small], label),
+    noise_over_time_figure(dir, runs[small], stretches[small], label, small),
     unlist(lapply(setdiff(names(runs), small), function(n) {
       big_heatmap_figure(dir, n, runs[[n]], stretches[[n]], label(n))
     })),
@@ -25,6 +26,27 @@ report_figures <- function(dir, runs, tables, labels, peaks, stretches) {
 }
 
 fig <- function(file, caption) setNames(file, caption)
+
+# A figure of a panel a run holds at most this many: of more runs, those
+# whose median CPU lost most, in report order (their caption says so; the
+# tables hold every run).
+figure_panels_max <- 12
+
+panel_runs <- function(names, summary, k = figure_panels_max) {
+  of <- length(names)
+  if (of > k) {
+    noise <- summary[run %in% names, .(lost = stats::median(noise_percent)), by = run]
+    names <- names[names %in% noise[order(-lost)]$run[seq_len(k)]]
+  }
+  structure(names, of = of)
+}
+
+# What a caption adds when a figure shows some of the runs only.
+panels_note <- function(shown) {
+  of <- attr(shown, "of") %||% length(shown)
+  if (length(shown) >= of) return("")
+  sprintf(" Of the %d runs, the %d whose median CPU lost most.", of, length(shown))
+}
 
 whole_system_figures <- function(dir, runs, summary, label) {
   unlist(lapply(names(runs), function(n) {
@@ -68,17 +90,20 @@ loss_by_length_figure <- function(dir, lengths, labels) {
 
 causes_figure <- function(dir, causes, summary, labels) {
   if (is.null(causes) || nrow(causes) == 0) return(NULL)
-  causes <- causes[detail_rows(summary), on = .(run, host, cpu), nomatch = NULL]
+  # a bar per CPU shown in detail, of the traced runs with most noise
+  traced <- panel_runs(unique(causes$run), summary, figure_panels_max %/% 2)
+  causes <- causes[detail_rows(summary[run %in% traced]), on = .(run, host, cpu),
+    nomatch = NULL]
   fig(save_figure(plot_causes(with_labels(causes, labels), "noise by cause"), dir, "causes",
     height = 1.5 + 0.5 * nrow(unique(causes[, .(run, unit)]))),
     paste("Noise by cause: the share (%) of the detours' time each class of cause held, per",
       "run and CPU (of a run of more than", detail_units_max, "CPUs, the",
       detail_units_max - 1, "noisiest and the quietest; causes.csv has every one).",
-      "Hardware is what nothing in the kernel's trace explains."))
+      "Hardware is what nothing in the kernel's trace explains.", panels_note(traced)))
 }
 
 # The runs of a few CPUs in one heat map, a panel a run, a row a CPU.
-noise_over_time_figure <- function(dir, runs, stretches, label) {
+noise_over_time_figure <- function(dir, runs, stretches, label, shown = names(runs)) {
   if (length(runs) == 0) return(NULL)
   d <- rbindlist(lapply(names(runs), function(n) {
     s <- stretches[[n]]
@@ -100,7 +125,8 @@ noise_over_time_figure <- function(dir, runs, stretches, label) {
   fig(save_figure(p, dir, "noise-over-time", height = 1 + 0.45 * rows + 0.35 * length(runs)),
     paste("Every run of a few CPUs, a panel each: the share of time lost to noise (%, colour)",
       "in 100 equal stretches of the run (s), one row per CPU. Dark cells are stretches that",
-      "lost most; a dark column hit every CPU at once, a dark row is one noisy CPU."))
+      "lost most; a dark column hit every CPU at once, a dark row is one noisy CPU.",
+      panels_note(shown)))
 }
 
 big_heatmap_figure <- function(dir, name, run, stretches, label) {
@@ -116,7 +142,8 @@ big_heatmap_figure <- function(dir, name, run, stretches, label) {
 
 # FWQ's and P-SNAP's scaled noise, a panel a run, the CPUs shown in detail.
 scaled_noise_figure <- function(dir, runs, summary, label) {
-  chosen <- Filter(function(n) runs[[n]]$kernel %in% c("fwq", "psnap"), names(runs))
+  chosen <- panel_runs(Filter(function(n) runs[[n]]$kernel %in% c("fwq", "psnap"), names(runs)),
+    summary)
   if (length(chosen) == 0) return(NULL)
   d <- rbindlist(lapply(chosen, function(n) {
     run <- detail_run(runs[[n]], summary[run == n]$noise_percent)
@@ -139,12 +166,16 @@ scaled_noise_figure <- function(dir, runs, summary, label) {
       "their time, (t - min) / min (x, log), over the CPUs shown in detail (of a run of more",
       "than", detail_units_max, "CPUs, the", detail_units_max - 1, "noisiest and the quietest).",
       "A quiet CPU has everything in the first bins (within a timer read of the best);",
-      "each bar to the right is samples that lost that share."))
+      "each bar to the right is samples that lost that share.", panels_note(chosen)))
 }
 
 spectra_figure <- function(dir, runs, peaks, summary, label) {
   if (is.null(peaks$spectra) || nrow(peaks$spectra) == 0) return(NULL)
-  shown <- detail_rows(summary)[, key := paste(run, host, cpu)]$key
+  ftq <- Filter(function(n) runs[[n]]$kernel == "ftq", names(runs))
+  # a panel a run and CPU: the CPUs shown in detail of the runs with most noise
+  keep <- panel_runs(ftq, summary, figure_panels_max %/% min(detail_units_max,
+    max(1, max(summary[run %in% ftq, .N, by = run]$N))))
+  shown <- detail_rows(summary[run %in% keep])[, key := paste(run, host, cpu)]$key
   spectra <- peaks$spectra[paste(run, host, cpu) %in% shown]
   lines <- peaks$peaks[paste(run, host, cpu) %in% shown]
   # a panel a run and CPU, named by the run's label
@@ -156,11 +187,12 @@ spectra_figure <- function(dir, runs, peaks, summary, label) {
     paste("FTQ, a panel a run and CPU shown in detail: the power (counts^2, log) of the",
       "counts at each frequency (Hz). A line standing out of the floor is noise that",
       "repeats at that frequency; its colour says whether a run at another sampling",
-      "frequency confirms it (external) or it moved with the sampling (artifact)."))
+      "frequency confirms it (external) or it moved with the sampling (artifact).",
+      panels_note(keep)))
 }
 
 psnap_figures <- function(dir, runs, label) {
-  chosen <- Filter(function(n) runs[[n]]$kernel == "psnap", names(runs))
+  chosen <- panel_runs(Filter(function(n) runs[[n]]$kernel == "psnap", names(runs)), summary)
   if (length(chosen) == 0) return(NULL)
   shown <- lapply(chosen, function(n) psnap_shown(psnap_histogram(runs[[n]])))
   bins <- rbindlist(Map(function(s, n) s$bins[, label := label(n)], shown, chosen))
@@ -174,7 +206,8 @@ psnap_figures <- function(dir, runs, label) {
     paste("P-SNAP, a panel a run: how many iterations (y) of the calibrated spin took each",
       "time (us), over all ranks, as the ranks counted them, up to the 99.9th percentile.",
       "A quiet system is one narrow peak at the granularity; iterations to its right lost",
-      "that much to noise.", if (length(notes)) paste0(paste(notes, collapse = "; "), "."))),
+      "that much to noise.", panels_note(chosen),
+      if (length(notes)) paste0(paste(notes, collapse = "; "), "."))),
     unlist(lapply(chosen, function(n) psnap_nodes_figure(dir, n, runs[[n]], label(n)))))
 }
 
@@ -192,7 +225,7 @@ psnap_nodes_figure <- function(dir, name, run, label) {
 }
 
 detours_figure <- function(dir, runs, summary, label) {
-  chosen <- Filter(function(n) runs[[n]]$kernel == "selfish", names(runs))
+  chosen <- panel_runs(Filter(function(n) runs[[n]]$kernel == "selfish", names(runs)), summary)
   d <- rbindlist(lapply(chosen, function(n) {
     run <- detail_run(runs[[n]], summary[run == n]$noise_percent)
     selfish_detours(setNames(list(run), n))[, run := label(n)]
@@ -206,7 +239,8 @@ detours_figure <- function(dir, runs, summary, label) {
   fig(save_figure(p, dir, "detours", height = 1.5 + 1.6 * ceiling(length(chosen) / 2)),
     paste("Selfish detour, a panel a run: how many detours (y) of each length (us, log) the",
       "loop recorded on the CPUs shown in detail. Clusters are sources: the timer tick,",
-      "interrupts, the hypervisor; their length is what a process loses each time."))
+      "interrupts, the hypervisor; their length is what a process loses each time.",
+      panels_note(chosen)))
 }
 
 # The predicted slowdown of every run without injection at 1 ms phases.

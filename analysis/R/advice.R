@@ -18,9 +18,12 @@ advice_rule_of <- function(class, name) {
   }, 1L)
 }
 
-# The CPUs a run did not measure, as a list ("0", "0,2-3"); "" when it
-# measured every online CPU.
+# The CPUs the system's work can be moved to, as a list ("0", "0,2-3"):
+# those the run names housekeeping (--housekeeping), else those it did not
+# measure; "" when it measured every online CPU and names none.
 housekeeping_cpus <- function(run) {
+  named <- run_housekeeping(run)
+  if (length(named)) return(cpu_list_text(named))
   measured <- unique(vapply(run$meta$ranks, function(r) as.integer(r$cpu %||% -1L), 1L))
   online <- run$meta$machine$cpus_online %||% 0L
   free <- setdiff(seq_len(online) - 1L, measured)
@@ -63,7 +66,9 @@ current_settings <- function(run) {
     irqs_on_measured_cpus = sprintf("%d interrupt%s may be delivered to the measured CPUs", irqs,
       if (irqs == 1) "" else "s"),
     irqbalance = if (isTRUE(t$irqbalance_running)) "irqbalance running" else "irqbalance not running",
-    housekeeping = if (nzchar(hk)) paste("CPUs not measured:", hk) else "every CPU was measured",
+    housekeeping = if (length(run_housekeeping(run))) {
+      paste("housekeeping CPUs:", hk)
+    } else if (nzchar(hk)) paste("CPUs not measured:", hk) else "every CPU was measured",
     smt = sprintf("%s SMT thread%s a core", m$smt %||% "?", if (identical(m$smt, 1L)) "" else "s"),
     virtual_machine = if (isTRUE(m$virtual_machine)) "a virtual machine" else "bare metal",
     smis = if (is.null(t$smis)) "SMIs not counted" else paste(t$smis, "SMIs during the run"),

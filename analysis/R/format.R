@@ -68,7 +68,7 @@ column_words <- c(
   what = "What", figure = "Figure", a = "A", b = "B", difference = "B - A",
   ci_low = "95% CI low", ci_high = "95% CI high", finding = "Finding",
   knob = "What moves it off the measured CPUs", setting = "On this machine now",
-  action = "Action now",
+  action = "Action now", role = "CPUs for",
   docs = "Documentation", share_of_detours_percent = "Share of the detours (%)",
   cpus_affected = "CPUs", name = "Seen as", scope = "Node or core",
   system_correlation = "Correlation with rank 0", run_time_sd_s = "Run time SD (s)",

@@ -56,6 +56,9 @@ report_html <- function(data, tables, verdict, first_screen, figures, untraced =
       html_table(pick(shown(tails_by_run(tables$tails)), c("run", "ranks", "p99_us", "p99_9_us",
         "max_us", "above_100us_per_hour", "above_1000us_per_hour")),
         "Tails: the time a sample lost to noise, the worst rank of each run", "tails.csv"),
+      html_table(pick(shown(tables$roles), c("run", "role", "cpus", "noise_median_percent",
+        "noise_max_percent", "p99_9_us_median")), paste("Housekeeping and application CPUs",
+        "(--housekeeping): does the system's noise stay on the reserved CPUs?")),
       html_table(scale_on_page(tables$scale, labels),
         "Predicted slowdown of a bulk-synchronous application, 1 ms phases", "scale.csv")),
     html_section("machine", "Machine",
@@ -167,7 +170,8 @@ advice_section <- function(advice, runs) {
   intro <- paste("What moves each cause of the measured noise off the application's CPUs",
     "(the kernel parameter or the run-time knob), this machine's setting of it now, and the",
     "kernel documentation it comes from. Where a cause can be moved on the running machine,",
-    "the action column gives the command (HOUSEKEEPING: the CPUs the run did not measure).")
+    "the action column gives the command (HOUSEKEEPING: the CPUs the run names with",
+    "--housekeeping, else those it did not measure).")
   if (is.null(advice) || nrow(advice) == 0) {
     settings <- current_settings(runs[[1]])
     rules <- advice_rules()

@@ -39,12 +39,19 @@ duration_words <- function(us) {
       paste(format_number(us), "\u00b5s")))
 }
 
-system_paragraph <- function(sys, tables, labels, processes) {
+system_paragraph <- function(sys, tables, labels, processes, runs) {
   on <- sys$host
   ref <- reference_run(tables$summary, on)
   if (is.na(ref)) return(NULL)
   s <- tables$summary[run == ref & host %in% on]
-  tl <- tables$tails[run == ref & host %in% on]
+  # with reserved CPUs, what the application is left with
+  hk <- run_housekeeping(runs[[ref]])
+  whose <- ""
+  if ("role" %in% names(s) && length(hk) && any(s$role == "application")) {
+    s <- s[role == "application"]
+    whose <- "application "
+  }
+  tl <- tables$tails[run == ref & host %in% on & paste(host, cpu) %in% s[, paste(host, cpu)]]
   label <- labels$label[match(ref, labels$run)]
   worst <- s[which.max(noise_percent)]
   q <- function(x, p) stats::quantile(x, p, names = FALSE, na.rm = TRUE, type = 1)
@@ -54,9 +61,10 @@ system_paragraph <- function(sys, tables, labels, processes) {
     sprintf(", %s in detours and %s running slow", pct(detours), pct(slow))
   }
   words <- c(
-    sprintf("The system takes %s of each CPU (the median of the %s CPUs measured%s); the worst, %s:%s, lost %s.",
-      pct(stats::median(s$noise_percent)), format_number(nrow(s)), how, worst$host, worst$cpu,
-      pct(worst$noise_percent)),
+    sprintf("The system takes %s of each %sCPU (the median of the %s %sCPU%s measured%s); the worst, %s:%s, lost %s.",
+      pct(stats::median(s$noise_percent)), whose, format_number(nrow(s)), whose,
+      if (nrow(s) == 1) "" else "s", how, worst$host, worst$cpu, pct(worst$noise_percent)),
+    if (length(hk)) housekeeping_sentence(tables$roles, ref, hk),
     if (nrow(tl)) {
       longest <- tl[which.max(max_us)]
       sprintf(paste("Per CPU-hour, %s losses last longer than 10 \u00b5s and %s longer than 1 ms;",

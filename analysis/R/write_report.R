@@ -25,7 +25,8 @@ write_report <- function(results_dir, hosts = NULL, out = NULL, machine_cpus = N
   data <- read_results(results_dir, samples = "when_used", hosts = hosts)
   runs <- data$runs
   if (length(runs) == 0) return(write_stream_report(data, out))
-  summary <- rbindlist(lapply(names(runs), function(n) noise_summary(runs[[n]], n)))
+  summary <- with_roles(rbindlist(lapply(names(runs), function(n) noise_summary(runs[[n]], n))),
+    runs)
   machines <- machines_table(runs)
   systems <- host_systems(machines)
   processes <- machine_processes(summary, machine_cpus)
@@ -72,8 +73,11 @@ write_report <- function(results_dir, hosts = NULL, out = NULL, machine_cpus = N
     causes = causes,
     top_causes = top,
     advice = advice_table(runs, top),
+    roles = NULL,
     loss_by_length = loss_by_length(runs)
   )
+
+  tables$roles <- role_table(summary, tables$tails)
 
   write_report_dir(out, function(tmp) {
     dir.create(file.path(tmp, "loggopsim"))
@@ -90,7 +94,7 @@ write_report <- function(results_dir, hosts = NULL, out = NULL, machine_cpus = N
     figures <- c(figures, scale_figure(tmp, tables$scale,
       function(n) labels$label[match(n, labels$run)]))
     paragraphs <- lapply(each, function(sys) {
-      c(system_paragraph(sys, tables, labels, processes), system = sys$system_name[1])
+      c(system_paragraph(sys, tables, labels, processes, runs), system = sys$system_name[1])
     })
     write_tables(tmp, tables)
     writeLines(report_html(data, tables, verdict_text(verdicts), first_screen_html(paragraphs,

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cpuset.h"
 #include "errors.h"
 #include "figures.h"
 #include "interrupt.h"
@@ -29,6 +30,7 @@ static const struct option common_options[] = {
 	{ "no-pin", no_argument, NULL, NB_OPT_NO_PIN },
 	{ "trace", no_argument, NULL, NB_OPT_TRACE },
 	{ "node-files", no_argument, NULL, NB_OPT_NODE_FILES },
+	{ "housekeeping", required_argument, NULL, NB_OPT_HOUSEKEEPING },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, NB_OPT_VERSION },
 };
@@ -85,6 +87,9 @@ static void usage(const struct nb_kernel *k)
 	       "  --inject P:D         every P us, busy-wait D us on each participant\n"
 	       "  --inject P:D:poisson the same at random times, P us apart on average\n"
 	       "  --trace              attribute each detour to its cause (tracefs, as root)\n"
+	       "  --housekeeping LIST  the CPUs the site keeps for the system (Slurm's\n"
+	       "                       CpuSpecList, a boot's housekeeping cores): the report\n"
+	       "                       judges them apart from the application's\n"
 	       "  --node-files         each node's first rank writes its node's rank entries to\n"
 	       "                       PREFIX_nodeK.json, which PREFIX.json lists (the default\n"
 	       "                       beyond %d ranks)\n"
@@ -130,6 +135,16 @@ static void common_option(struct nb_run *r, int c, const char *arg)
 	case NB_OPT_NODE_FILES:
 		r->d->node_files = 1;
 		return;
+	case NB_OPT_HOUSEKEEPING: {
+		const char *bad;
+		int n = nb_cpu_list_parse(arg, r->d->housekeeping, NB_MAX_CPUS, &bad);
+
+		if (n <= 0)
+			nb_fail(NB_EXIT_USAGE, "--housekeeping: '%s' is not a CPU list (e.g. 0,52 or "
+				"0-7)", arg);
+		r->d->nhousekeeping = n;
+		return;
+	}
 	case NB_OPT_DAXPY:
 		r->daxpy_len = nb_parse_u64("--daxpy-len", arg, 1, (uint64_t)1 << 26);
 		return;
@@ -827,6 +842,12 @@ static void json_head(struct nb_run *r, struct nb_json *j, int signo)
 	nb_json_open(j, r->d->json->f);
 	nb_json_run_head(j, &r->d->info);
 	nb_json_int(j, "ranks_in_run", r->ranks.size);
+	if (r->d->nhousekeeping) {
+		nb_json_array(j, "housekeeping_cpus");
+		for (int i = 0; i < r->d->nhousekeeping; i++)
+			nb_json_int(j, NULL, r->d->housekeeping[i]);
+		nb_json_end(j, ']');
+	}
 	if (r->k->has_work) {
 		nb_json_string(j, "work", r->work->name);
 		if (strcmp(r->work->name, "daxpy") == 0)

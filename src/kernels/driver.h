@@ -19,6 +19,10 @@ struct nb_driver {
 	/* options */
 	int threads_opt;   /* -1: the launch layer's default */
 	const char *cpus_opt;
+	/* --housekeeping: the CPUs a site keeps for the system, recorded so that
+	 * the report judges them apart from the application's */
+	int housekeeping[NB_MAX_CPUS];
+	int nhousekeeping;
 	int pin;
 	unsigned warmup_ms;
 	double ticks_per_ns_opt;

@@ -99,7 +99,7 @@ test_that("the report has a nodes table, a machine per host and host:cpu rows", 
   expect_equal(machines[host == "node2"]$kernel, "6.2")
   expect_equal(machines[host == "node1"]$kernel, "6.1")
   expect_equal(fread(file.path(report, "summary.csv"))$host, c("node1", "node2"))
-  expect_match(page, "<caption>Nodes: ")
+  expect_match(page, "<caption>Nodes, the noisiest first: ")
   over_time <- noise_over_time(read_results(dir)$runs$fwq)
   expect_setequal(unique(unit_label(over_time$unit, over_time$cpu, over_time$host)),
     c("node1:0 (rank 0)", "node2:0 (rank 1)"))

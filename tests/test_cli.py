@@ -19,6 +19,7 @@ BAD = [
     ("fwq", ["--cpus", "99"], "--cpus 99"),
     ("fwq", ["--cpus", "0,0"], "listed twice"),
     ("fwq", ["--cpus", "0-x"], "--cpus 0-x"),
+    ("fwq", ["--housekeeping", "x"], "--housekeeping: 'x'"),
     ("fwq", ["--work", "bogus"], "--work bogus"),
     ("fwq", ["--inject", "100:200"], "--inject 100:200"),
     ("fwq", ["--inject", "1000"], "--inject 1000"),
@@ -63,3 +64,10 @@ def test_help_and_version(run):
         assert res.returncode == 0 and "usage:" in res.stdout and "--inject" in res.stdout
         res = run(kernel, "--version")
         assert res.returncode == 0 and "noisebench" in res.stdout
+
+
+def test_housekeeping_cpus_are_recorded(run, tmp_path):
+    import json
+    res = run("fwq", "--warmup-ms", "0", "-n", "200", "--housekeeping", "0,2-3", "-o", "fwq")
+    assert res.returncode == 0, res.stderr
+    assert json.loads((tmp_path / "fwq.json").read_text())["housekeeping_cpus"] == [0, 2, 3]

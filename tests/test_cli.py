@@ -1,4 +1,5 @@
 """Bad input: one clear line, a non-zero exit, and no files left behind."""
+import json
 import os
 
 import pytest
@@ -67,7 +68,6 @@ def test_help_and_version(run):
 
 
 def test_housekeeping_cpus_are_recorded(run, tmp_path):
-    import json
     res = run("fwq", "--warmup-ms", "0", "-n", "200", "--housekeeping", "0,2-3", "-o", "fwq")
     assert res.returncode == 0, res.stderr
     assert json.loads((tmp_path / "fwq.json").read_text())["housekeeping_cpus"] == [0, 2, 3]

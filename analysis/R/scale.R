@@ -374,42 +374,8 @@ scale_worker <- function(jobs, threads) {
   }
 }
 
-# The sentence a report gives each host: from its uninjected selfish run
-# with the most ranks (else FWQ, else P-SNAP), at 10,000 processes and the
-# 1 ms phase, or the longest phase its trace allows below that.
-scale_sentences <- function(scale, labels = NULL, at_processes = 10000, at_phase_us = 1000) {
-  if (is.null(scale) || nrow(scale) == 0) return(character())
-  s <- scale[!injected & processes == at_processes]
-  if (nrow(s) == 0) return(character())
-  s[, preference := match(kernel, c("selfish", "fwq", "psnap"))]
-  s[, host := hosts]
-  chosen <- s[order(preference, -ranks)][, .SD[1], by = host][, .(host, run)]
-  vapply(seq_len(nrow(chosen)), function(i) {
-    r <- s[run == chosen$run[i]]
-    t <- max(r$phase_us[r$phase_us <= at_phase_us], min(r$phase_us))
-    u <- r[phase_us == t & mode == "uncoordinated", slowdown]
-    co <- r[phase_us == t & mode == "co-scheduled", slowdown]
-    sprintf(paste("%s: at %s processes and %s phases between global synchronisations,",
-      "this noise would slow a bulk-synchronous application %.2fx uncoordinated,",
-      "%.2fx co-scheduled (from %s)."),
-      chosen$host[i], format(at_processes, big.mark = ",", scientific = FALSE),
-      format_phase(t), u, co, label_of(chosen$run[i], labels))
-  }, character(1))
-}
-
 format_phase <- function(us) {
   ifelse(us >= 1000, paste(us / 1000, "ms"), paste(us, "us"))
-}
-
-plot_scale <- function(scale, title) {
-  ggplot2::ggplot(scale, ggplot2::aes(processes, slowdown, colour = format_phase(phase_us),
-    group = phase_us)) +
-    ggplot2::geom_line() + ggplot2::geom_point(size = 1) +
-    ggplot2::scale_x_log10(labels = function(x) format(x, big.mark = ",", scientific = FALSE)) +
-    ggplot2::facet_wrap(~mode) +
-    ggplot2::labs(title = title, x = "processes (N)", y = "slowdown (phase time / T)",
-      colour = "phase T") +
-    ggplot2::theme_bw()
 }
 
 # The traces the model read (model_ranks: every rank's up to
@@ -442,9 +408,4 @@ write_noise_trace <- function(tr, file, header) {
     length = round(r$length_of(lost) / r$per_ns)), file, append = TRUE, sep = "\t", scipen = 100,
     col.names = FALSE)
   file
-}
-
-label_of <- function(run, labels) {
-  if (is.null(labels)) return(run)
-  labels$label[match(run, labels$run)]
 }

@@ -29,7 +29,7 @@ html_table <- function(dt, caption = NULL, csv = NULL,
   })
   rows <- htmltools::HTML(paste0("<tr>", do.call(paste0, td), "</tr>", collapse = "\n"))
   table <- htmltools::tags$table(
-    class = if (searchable) "long",
+    class = if (searchable) "long" else if (nrow(dt) <= 8) "short",
     if (!is.null(caption)) htmltools::tags$caption(caption),
     htmltools::tags$thead(header), htmltools::tags$tbody(rows))
   out <- as.character(table)
@@ -78,7 +78,9 @@ page_style <- paste(
   "input.search{margin:.3em 0;padding:2px 4px}th{cursor:default}table.long th{cursor:pointer}",
   ".print-only{display:none}@page{size:A4;margin:14mm}",
   "@media print{body{max-width:none;font-size:10pt}section{break-before:page}",
-  "section:first-of-type{break-before:auto}figure,tr,.system,table:not(.long){break-inside:avoid}",
+  "section:first-of-type{break-before:auto}figure,tr,.system,table.short{break-inside:avoid}",
+  # on paper a long word breaks anywhere rather than cut the table at the margin
+  "td{overflow-wrap:anywhere}",
   "input.search{display:none}.system{display:block}.print-only{display:block}",
   sprintf("table.long tbody tr:nth-child(n+%d){display:none}}", print_rows_max + 1)
 )

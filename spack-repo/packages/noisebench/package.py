@@ -60,7 +60,7 @@ class Noisebench(CMakePackage):
     @property
     def sanity_check_is_file(self):
         kernels = self._catalogue()
-        names = list(kernels) + ["bsp", "noise-info", "t_fwq", "t_ftq"]
+        names = list(kernels) + ["bsp", "noise-info", "noise-check", "t_fwq", "t_ftq"]
         if self.spec.satisfies("+mpi"):
             names += [f"{k}_mpi" for k in kernels] + ["bsp_mpi"]
         if self.spec.satisfies("+openmp"):

@@ -1,0 +1,421 @@
+/* noise-check: every CPU of a node against the site's limits, in seconds,
+ * for a node health check (LBNL NHC, Slurm's HealthCheckProgram, a prolog).
+ *
+ * Runs the selfish detour (the selfish binary beside this one) on every CPU
+ * this process may use, all at once, for --seconds; reads each rank's result
+ * line (the catalogue's rank_line: cpu, cpu_overhead_percent, max_loss_us,
+ * and with --trace top_cause); prints one line a CPU outside the limits and
+ * one summary line, as NHC prints a failed check:
+ *
+ *   noise: cpu17 lost 3.2% > 1% (detours; longest 312 us; irq:41:nvme0q3)
+ *
+ * Exit 0 within the limits, 1 outside, 2 when it cannot measure (and why).
+ * --metrics writes the figures as a Prometheus node_exporter textfile,
+ * atomically. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cpuset.h"
+#include "errors.h"
+#include "machine.h"
+#include "output.h"
+
+/* What the kernel's result line of one CPU gave. */
+struct cpu_result {
+	int cpu;
+	double lost_percent;    /* cpu_overhead_percent: the time in detours */
+	double longest_us;      /* max_loss_us: the longest detour beyond an iteration */
+	double detours_per_s;
+	char cause[96];         /* top_cause (with --trace), else "" */
+};
+
+struct limits {
+	double max_lost_percent, max_detour_us;
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: noise-check [options]\n"
+		"Measures every CPU of this node at once (the selfish detour) and compares\n"
+		"each with the site's limits; one line a CPU outside them, one summary line.\n"
+		"Exit 0 within the limits, 1 outside, 2 when it cannot measure.\n"
+		"  --seconds S             measure for S seconds (default 5)\n"
+		"  --max-lost-percent P    a CPU may lose at most P%% of its time (default 1)\n"
+		"  --max-detour-us U       and no detour longer than U us (default 1000)\n"
+		"  --limits FILE           the limits from FILE (lines 'max_lost_percent P',\n"
+		"                          'max_detour_us U'); options given win\n"
+		"  --trace                 name the cause class of each CPU outside (root)\n"
+		"  --metrics FILE          write the figures as a node_exporter textfile\n"
+		"  -o DIR                  keep the kernel's files in DIR (default: removed)\n"
+		"  -h, --help              this text\n");
+}
+
+/* "max_lost_percent 1.5" lines; # starts a comment. */
+static void read_limits(const char *path, struct limits *l, int have_lost, int have_detour)
+{
+	FILE *f = fopen(path, "r");
+	char line[256];
+	int n = 0;
+
+	if (!f)
+		nb_fail(NB_EXIT_USAGE, "--limits %s: %s", path, strerror(errno));
+	while (fgets(line, sizeof(line), f)) {
+		char key[64], *end;
+		double v;
+
+		n++;
+		line[strcspn(line, "#\n")] = '\0';
+		if (sscanf(line, "%63s", key) != 1)
+			continue;
+		const char *value = line + strspn(line, " \t") + strlen(key);
+
+		v = strtod(value, &end);
+		if (end == value || *(end + strspn(end, " \t")) || v <= 0)
+			nb_fail(NB_EXIT_USAGE, "%s:%d: '%s' wants one positive number", path, n, key);
+		if (strcmp(key, "max_lost_percent") == 0) {
+			if (!have_lost)
+				l->max_lost_percent = v;
+		} else if (strcmp(key, "max_detour_us") == 0) {
+			if (!have_detour)
+				l->max_detour_us = v;
+		} else {
+			nb_fail(NB_EXIT_USAGE, "%s:%d: unknown limit '%s' (max_lost_percent, "
+				"max_detour_us)", path, n, key);
+		}
+	}
+	fclose(f);
+}
+
+/* The value of key=... in a result line, copied into buf; 0 if absent. */
+static int field(const char *line, const char *key, char *buf, size_t size)
+{
+	size_t k = strlen(key);
+
+	for (const char *p = line; (p = strstr(p, key)); p += k) {
+		if ((p == line || p[-1] == ' ') && p[k] == '=') {
+			snprintf(buf, size, "%.*s", (int)strcspn(p + k + 1, " \n"), p + k + 1);
+			return 1;
+		}
+	}
+	return 0;
+}
+
+static int parse_rank_line(const char *line, struct cpu_result *r)
+{
+	char cpu[16], lost[32], longest[32], rate[32];
+
+	if (strncmp(line, "rank kernel=selfish ", 20) != 0)
+		return 0;
+	if (!field(line, "cpu", cpu, sizeof(cpu)) ||
+	    !field(line, "cpu_overhead_percent", lost, sizeof(lost)) ||
+	    !field(line, "max_loss_us", longest, sizeof(longest)))
+		return 0;
+	r->cpu = atoi(cpu);
+	r->lost_percent = strtod(lost, NULL);
+	r->longest_us = strtod(longest, NULL);
+	r->detours_per_s = field(line, "detours_per_s", rate, sizeof(rate)) ? strtod(rate, NULL)
+									       : 0;
+	if (!field(line, "top_cause", r->cause, sizeof(r->cause)))
+		r->cause[0] = '\0';
+	return 1;
+}
+
+/* The selfish binary beside this one. */
+static void sibling(const char *name, char *path, size_t size)
+{
+	char self[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+
+	if (size < sizeof(self) + 32)
+		nb_fail(NB_EXIT_USAGE, "cannot measure: a path buffer too small");
+
+	if (n <= 0)
+		nb_fail(NB_EXIT_USAGE, "cannot measure: /proc/self/exe: %s", strerror(errno));
+	self[n] = '\0';
+	*strrchr(self, '/') = '\0';
+	snprintf(path, size, "%s/%s", self, name);
+	if (access(path, X_OK) != 0)
+		nb_fail(NB_EXIT_USAGE, "cannot measure: %s: %s", path, strerror(errno));
+}
+
+/* Runs selfish in dir, reads its rank lines into res (at most max); the
+ * number read. Fails (exit 2) where it cannot measure. */
+static int measure(const char *dir, double seconds, int trace, struct cpu_result *res, int max)
+{
+	char selfish[PATH_MAX + 32], secs[32], err_path[PATH_MAX + 32];
+	int fds[2], n = 0;
+
+	sibling("selfish", selfish, sizeof(selfish));
+	snprintf(secs, sizeof(secs), "%g", seconds);
+	snprintf(err_path, sizeof(err_path), "%s/selfish.stderr", dir);
+	if (pipe(fds) != 0)
+		nb_fail(NB_EXIT_USAGE, "cannot measure: pipe: %s", strerror(errno));
+	pid_t pid = fork();
+
+	if (pid < 0)
+		nb_fail(NB_EXIT_USAGE, "cannot measure: fork: %s", strerror(errno));
+	if (pid == 0) {
+		char *argv[] = { selfish, "-t", "0", "--seconds", secs, "--warmup-ms", "0",
+				 "-o", "selfish", trace ? "--trace" : NULL, NULL };
+		FILE *e = fopen(err_path, "w");
+
+		if (chdir(dir) != 0 || !e)
+			_exit(127);
+		dup2(fds[1], STDOUT_FILENO);
+		dup2(fileno(e), STDERR_FILENO);
+		close(fds[0]);
+		execv(selfish, argv);
+		_exit(127);
+	}
+	close(fds[1]);
+	FILE *out = fdopen(fds[0], "r");
+	char line[4096];
+	/* the kernel's own start and finish take well under a second; a node
+	 * that holds it up several times its length cannot be measured */
+	time_t deadline = time(NULL) + (time_t)(3 * seconds) + 30;
+	struct pollfd p = { .fd = fds[0], .events = POLLIN };
+
+	for (;;) {
+		int left = (int)(deadline - time(NULL));
+
+		if (left <= 0 || poll(&p, 1, left * 1000) == 0) {
+			kill(pid, SIGTERM);
+			waitpid(pid, NULL, 0);
+			nb_fail(NB_EXIT_USAGE, "cannot measure: selfish did not finish within %d s",
+				(int)(3 * seconds) + 30);
+		}
+		if (!fgets(line, sizeof(line), out))
+			break;
+		if (n < max && parse_rank_line(line, &res[n]))
+			n++;
+	}
+	fclose(out);
+	int status;
+
+	waitpid(pid, &status, 0);
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+		char why[512] = "";
+		FILE *e = fopen(err_path, "r");
+
+		if (e) {
+			if (!fgets(why, sizeof(why), e))
+				why[0] = '\0';
+			fclose(e);
+		}
+		why[strcspn(why, "\n")] = '\0';
+		nb_fail(NB_EXIT_USAGE, "cannot measure: selfish %s %d%s%s",
+			WIFEXITED(status) ? "exited with" : "ended by signal",
+			WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status), *why ? ": " : "",
+			why);
+	}
+	if (n == 0)
+		nb_fail(NB_EXIT_USAGE, "cannot measure: selfish printed no result line");
+	return n;
+}
+
+/* Prometheus names: base units (ratios, seconds), one help and type line
+ * each, the host and version in an _info metric. */
+static void write_metrics(const char *path, const struct cpu_result *res, int n,
+			  const struct limits *l, int outside, double wall_s)
+{
+	struct nb_outfile *o = nb_outfile_open(path);
+	struct nb_machine m;
+
+	if (!o)
+		nb_fail(NB_EXIT_USAGE, "--metrics %s: %s", path, strerror(errno));
+	nb_machine_describe(&m);
+	FILE *f = o->f;
+
+	fprintf(f, "# HELP noisebench_info The noisebench that checked, and where.\n"
+		   "# TYPE noisebench_info gauge\n"
+		   "noisebench_info{version=\"%s\",kernel_release=\"%s\",host=\"%s\"} 1\n",
+		NOISEBENCH_VERSION, m.kernel_release, m.hostname);
+	fprintf(f, "# HELP noisebench_cpu_lost_ratio Share of the CPU's time lost in detours.\n"
+		   "# TYPE noisebench_cpu_lost_ratio gauge\n");
+	for (int i = 0; i < n; i++)
+		fprintf(f, "noisebench_cpu_lost_ratio{cpu=\"%d\"} %.6g\n", res[i].cpu,
+			res[i].lost_percent / 100);
+	fprintf(f, "# HELP noisebench_cpu_longest_detour_seconds The longest detour.\n"
+		   "# TYPE noisebench_cpu_longest_detour_seconds gauge\n");
+	for (int i = 0; i < n; i++)
+		fprintf(f, "noisebench_cpu_longest_detour_seconds{cpu=\"%d\"} %.6g\n", res[i].cpu,
+			res[i].longest_us / 1e6);
+	fprintf(f, "# HELP noisebench_cpu_detours_per_second Detours a second.\n"
+		   "# TYPE noisebench_cpu_detours_per_second gauge\n");
+	for (int i = 0; i < n; i++)
+		fprintf(f, "noisebench_cpu_detours_per_second{cpu=\"%d\"} %.6g\n", res[i].cpu,
+			res[i].detours_per_s);
+	fprintf(f, "# HELP noisebench_check_limit_lost_ratio The limit of the lost share.\n"
+		   "# TYPE noisebench_check_limit_lost_ratio gauge\n"
+		   "noisebench_check_limit_lost_ratio %.6g\n"
+		   "# HELP noisebench_check_limit_detour_seconds The limit of a detour.\n"
+		   "# TYPE noisebench_check_limit_detour_seconds gauge\n"
+		   "noisebench_check_limit_detour_seconds %.6g\n"
+		   "# HELP noisebench_check_cpus_outside CPUs outside the limits.\n"
+		   "# TYPE noisebench_check_cpus_outside gauge\n"
+		   "noisebench_check_cpus_outside %d\n"
+		   "# HELP noisebench_check_duration_seconds The check's wall time.\n"
+		   "# TYPE noisebench_check_duration_seconds gauge\n"
+		   "noisebench_check_duration_seconds %.3f\n"
+		   "# HELP noisebench_check_timestamp_seconds When the check ended.\n"
+		   "# TYPE noisebench_check_timestamp_seconds gauge\n"
+		   "noisebench_check_timestamp_seconds %lld\n",
+		l->max_lost_percent / 100, l->max_detour_us / 1e6, outside, wall_s,
+		(long long)time(NULL));
+	nb_outfile_commit_or_fail(o);
+}
+
+static double now_s(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+/* The CPU that lost most first. */
+static int by_loss(const void *a, const void *b)
+{
+	const struct cpu_result *x = a, *y = b;
+
+	return (x->lost_percent < y->lost_percent) - (x->lost_percent > y->lost_percent);
+}
+
+/* The reason's tail: the cause where traced. */
+static const char *cause_of(const struct cpu_result *r, char *buf, size_t size)
+{
+	snprintf(buf, size, "%s%s", *r->cause ? "; " : "", r->cause);
+	return buf;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "seconds", required_argument, NULL, 's' },
+		{ "max-lost-percent", required_argument, NULL, 'p' },
+		{ "max-detour-us", required_argument, NULL, 'u' },
+		{ "limits", required_argument, NULL, 'l' },
+		{ "trace", no_argument, NULL, 't' },
+		{ "metrics", required_argument, NULL, 'm' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct limits lim = { 1.0, 1000.0 };
+	int have_lost = 0, have_detour = 0, trace = 0, c;
+	double seconds = 5;
+	const char *limits_file = NULL, *metrics = NULL, *keep = NULL;
+	double start = now_s();
+
+	nb_set_program(argv[0]);
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+:o:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 's':
+			seconds = nb_parse_double("--seconds", optarg, 0.1, 3600);
+			break;
+		case 'p':
+			lim.max_lost_percent = nb_parse_double("--max-lost-percent", optarg, 1e-6, 100);
+			have_lost = 1;
+			break;
+		case 'u':
+			lim.max_detour_us = nb_parse_double("--max-detour-us", optarg, 0.001, 1e9);
+			have_detour = 1;
+			break;
+		case 'l':
+			limits_file = optarg;
+			break;
+		case 't':
+			trace = 1;
+			break;
+		case 'm':
+			metrics = optarg;
+			break;
+		case 'o':
+			keep = optarg;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		case ':':
+			nb_fail(NB_EXIT_USAGE, "%s needs a value (see -h)", argv[optind - 1]);
+		default:
+			nb_fail(NB_EXIT_USAGE, "unknown option %s (see -h)", argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		nb_fail(NB_EXIT_USAGE, "unexpected argument '%s' (see -h)", argv[optind]);
+	if (limits_file)
+		read_limits(limits_file, &lim, have_lost, have_detour);
+
+	char dir[PATH_MAX];
+
+	if (keep) {
+		if (mkdir(keep, 0755) != 0 && errno != EEXIST)
+			nb_fail(NB_EXIT_USAGE, "-o %s: %s", keep, strerror(errno));
+		snprintf(dir, sizeof(dir), "%s", keep);
+	} else {
+		const char *tmp = getenv("TMPDIR");
+
+		snprintf(dir, sizeof(dir), "%s/noise-check.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+		if (!mkdtemp(dir))
+			nb_fail(NB_EXIT_USAGE, "cannot measure: mkdtemp %s: %s", dir, strerror(errno));
+	}
+	static struct cpu_result res[NB_MAX_CPUS];
+	int n = measure(dir, seconds, trace, res, NB_MAX_CPUS);
+
+	if (!keep) {
+		char cmd[PATH_MAX + 16];
+
+		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+		if (system(cmd) != 0)
+			nb_warn("could not remove %s", dir);
+	}
+	int outside = 0, worst = 0, longest = 0;
+
+	/* the worst first: a health check's drain reason is the first line */
+	qsort(res, (size_t)n, sizeof(res[0]), by_loss);
+	for (int i = 0; i < n; i++) {
+		const struct cpu_result *r = &res[i];
+		char cause[128];
+
+		if (r->longest_us > res[longest].longest_us)
+			longest = i;
+		if (r->lost_percent > lim.max_lost_percent) {
+			printf("noise: cpu%d lost %.3g%% > %.3g%% (detours; longest %.0f us%s)\n", r->cpu,
+			       r->lost_percent, lim.max_lost_percent, r->longest_us,
+			       cause_of(r, cause, sizeof(cause)));
+			outside++;
+		} else if (r->longest_us > lim.max_detour_us) {
+			printf("noise: cpu%d detour of %.0f us > %.0f us (lost %.3g%%%s)\n", r->cpu,
+			       r->longest_us, lim.max_detour_us, r->lost_percent,
+			       cause_of(r, cause, sizeof(cause)));
+			outside++;
+		}
+	}
+	double wall = now_s() - start;
+
+	if (outside)
+		printf("noise: %d of %d CPUs outside the limits (lost <= %.3g%%, detours <= %.0f us); "
+		       "worst cpu%d lost %.3g%%, longest detour %.0f us on cpu%d; %.1f s\n",
+		       outside, n, lim.max_lost_percent, lim.max_detour_us, res[worst].cpu,
+		       res[worst].lost_percent, res[longest].longest_us, res[longest].cpu, wall);
+	else
+		printf("noise: %d CPUs within the limits (lost at most %.3g%% <= %.3g%%, longest "
+		       "detour %.0f us <= %.0f us); %.1f s\n", n, res[worst].lost_percent,
+		       lim.max_lost_percent, res[longest].longest_us, lim.max_detour_us, wall);
+	if (metrics)
+		write_metrics(metrics, res, n, &lim, outside, wall);
+	return outside ? 1 : 0;
+}

@@ -1,0 +1,126 @@
+"""noise-check, a node in seconds: every CPU against the site's limits, one
+NHC-style line a CPU outside them and a summary line; exit 0 within, 1
+outside, 2 when it cannot measure. A rival thread put on one CPU from
+outside the check (noise-slowdown, real-time, a known share of the CPU)
+must be named, with its cause under --trace; the metrics file must be what
+node_exporter's textfile collector reads (promtool check metrics)."""
+import os
+import re
+import shutil
+import signal
+import subprocess
+
+import pytest
+from test_causes import needs_tracefs
+
+CPUS = sorted(os.sched_getaffinity(0))
+# what any CPU passes: no share of the time and no detour is beyond these
+LOOSE = ["--max-lost-percent", "100", "--max-detour-us", "1e9"]
+
+
+def check(bin_dir, *args, timeout=120):
+    return subprocess.run([str(bin_dir / "noise-check"), *map(str, args)], capture_output=True,
+                          text=True, timeout=timeout)
+
+
+def summary(done):
+    lines = done.stdout.strip().splitlines()
+    assert lines and lines[-1].startswith("noise: "), done.stdout
+    return lines
+
+
+def test_within_the_limits_it_passes_in_one_line(bin_dir):
+    done = check(bin_dir, "--seconds", 1, *LOOSE)
+    assert done.returncode == 0, done.stdout + done.stderr
+    lines = summary(done)
+    assert len(lines) == 1
+    assert re.match(rf"noise: {len(CPUS)} CPUs within the limits \(lost at most [\d.e+-]+% <= 100%, "
+                    r"longest detour \d+ us <= 1000000000 us\); [\d.]+ s$", lines[0]), lines[0]
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--seconds", "0"], "--seconds 0"),
+    (["--max-lost-percent", "x"], "--max-lost-percent x"),
+    (["--bogus"], "unknown option --bogus"),
+])
+def test_bad_options_are_named_in_one_line(bin_dir, args, message):
+    done = check(bin_dir, *args)
+    assert done.returncode == 2
+    assert len(done.stderr.strip().splitlines()) == 1 and message in done.stderr, done.stderr
+
+
+def test_a_bad_limits_file_is_named_with_its_line(bin_dir, tmp_path):
+    limits = tmp_path / "limits"
+    limits.write_text("# from the acceptance survey\nmax_lost_percent 2\nmax_detour_ms 3\n")
+    done = check(bin_dir, "--limits", limits)
+    assert done.returncode == 2
+    assert f"{limits}:3: unknown limit 'max_detour_ms'" in done.stderr, done.stderr
+
+
+def test_it_cannot_measure_without_its_kernel(bin_dir, tmp_path):
+    shutil.copy(bin_dir / "noise-check", tmp_path)
+    done = subprocess.run([str(tmp_path / "noise-check"), "--seconds", "1"], capture_output=True,
+                          text=True, timeout=60)
+    assert done.returncode == 2
+    assert re.search(r"cannot measure: .*/selfish: No such file", done.stderr), done.stderr
+
+
+def rival(bin_dir, tmp_path, cpu):
+    """noise-slowdown on cpu: 200 us of every 1 ms, 20% of the CPU, at real-time priority."""
+    return subprocess.Popen([str(bin_dir / "noise-slowdown"), "--cpu", str(cpu), "--seconds", "600",
+                             "--stretch", "1000:1000", "--slice", "200:800", "-o",
+                             str(tmp_path / "slices.dat")], stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, text=True)
+
+
+def stop(proc):
+    proc.send_signal(signal.SIGTERM)
+    proc.communicate(timeout=30)
+
+
+def test_a_cpu_with_noise_is_named(bin_dir, tmp_path):
+    noisy = CPUS[-1]
+    r = rival(bin_dir, tmp_path, noisy)
+    try:
+        # each slice is a detour of 200 us: over the 100 us limit whatever the day
+        done = check(bin_dir, "--seconds", 2, "--max-lost-percent", 100, "--max-detour-us", 100)
+    finally:
+        stop(r)
+    assert done.returncode == 1, done.stdout + done.stderr
+    lines = summary(done)
+    assert any(re.match(rf"noise: cpu{noisy} detour of \d+ us > 100 us \(lost [\d.]+%\)$", line)
+               for line in lines), lines
+    assert re.match(r"noise: \d+ of \d+ CPUs outside the limits", lines[-1]), lines[-1]
+
+
+@needs_tracefs
+def test_with_trace_the_reason_names_the_cause(bin_dir, tmp_path):
+    noisy = CPUS[-1]
+    r = rival(bin_dir, tmp_path, noisy)
+    try:
+        done = check(bin_dir, "--seconds", 2, "--trace", "--max-lost-percent", 100,
+                     "--max-detour-us", 100)
+    finally:
+        stop(r)
+    assert done.returncode == 1, done.stdout + done.stderr
+    line = next((x for x in summary(done) if x.startswith(f"noise: cpu{noisy} ")), "")
+    assert re.search(rf"; thread:noise-slowdown:{r.pid}\)$", line), done.stdout
+
+
+def test_the_metrics_are_a_textfile_node_exporter_reads(bin_dir, tmp_path):
+    prom = tmp_path / "noise.prom"
+    done = check(bin_dir, "--seconds", 1, *LOOSE, "--metrics", prom)
+    assert done.returncode == 0, done.stderr
+    text = prom.read_text()
+    assert not list(tmp_path.glob("*.tmp*")), "the file is renamed into place when whole"
+    values = dict(re.findall(r'^noisebench_cpu_lost_ratio\{cpu="(\d+)"\} (\S+)$', text, re.M))
+    assert sorted(map(int, values)) == CPUS
+    assert all(0 <= float(v) <= 1 for v in values.values())
+    assert re.search(r'^noisebench_info\{version="[^"]+",kernel_release="[^"]+",host="[^"]+"\} 1$',
+                     text, re.M)
+    promtool = shutil.which("promtool")
+    if promtool is None:
+        pytest.fail("no promtool: scripts/setup.sh test installs Debian's prometheus")
+    lint = subprocess.run([promtool, "check", "metrics"], input=text, capture_output=True,
+                          text=True, timeout=60)
+    assert lint.returncode == 0, lint.stdout + lint.stderr

@@ -92,6 +92,7 @@ bench:
 	benchmarks/reframe_overhead.py
 	benchmarks/bsp_validate.py $(BUILD)/bin
 	benchmarks/report_time.py $(BUILD)/bin
+	benchmarks/check_rates.py $(BUILD)/bin
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD) $(ARM_BUILD)

@@ -65,10 +65,10 @@ def test_it_cannot_measure_without_its_kernel(bin_dir, tmp_path):
     assert re.search(r"cannot measure: .*/selfish: No such file", done.stderr), done.stderr
 
 
-def rival(bin_dir, tmp_path, cpu):
-    """noise-slowdown on cpu: 200 us of every 1 ms, 20% of the CPU, at real-time priority."""
+def rival(bin_dir, tmp_path, cpu, slice_="200:800"):
+    """noise-slowdown on cpu at real-time priority, by default 200 us of every 1 ms."""
     return subprocess.Popen([str(bin_dir / "noise-slowdown"), "--cpu", str(cpu), "--seconds", "600",
-                             "--stretch", "1000:1000", "--slice", "200:800", "-o",
+                             "--stretch", "1000:1000", "--slice", slice_, "-o",
                              str(tmp_path / "slices.dat")], stdout=subprocess.DEVNULL,
                             stderr=subprocess.PIPE, text=True)
 
@@ -96,7 +96,9 @@ def test_a_cpu_with_noise_is_named(bin_dir, tmp_path):
 @needs_tracefs
 def test_with_trace_the_reason_names_the_cause(bin_dir, tmp_path):
     noisy = CPUS[-1]
-    r = rival(bin_dir, tmp_path, noisy)
+    # half of the CPU: more than any other work can take of what is left, so
+    # the rival is what took most, whatever else runs there
+    r = rival(bin_dir, tmp_path, noisy, "500:500")
     try:
         done = check(bin_dir, "--seconds", 2, "--trace", "--max-lost-percent", 100,
                      "--max-detour-us", 100)

@@ -4,7 +4,8 @@
 # at the machine's size) beside one figure that shows it. A system is a
 # kind of machine: hosts alike in every column of the machines table.
 
-# A row per host: its system's number and name ("64 nodes of AMD EPYC ...").
+# A row per host: its system's number and name ("64 hosts: nb00001,
+# nb00002 ... (AMD EPYC, 128 CPUs, Linux 6.1)").
 host_systems <- function(machines) {
   kind <- setdiff(names(machines), "host")
   m <- copy(machines)[, system := .GRP, by = kind]
@@ -32,7 +33,7 @@ machine_processes <- function(summary, machine_cpus = NULL) {
   as.numeric(machine_cpus %||% max(summary[, .N, by = run]$N))
 }
 
-# "1.2%", "12.3 us", "4.56 ms": a loss in the unit a reader takes in
+# "12.3 µs", "4.56 ms", "1.2 s": a loss in the unit a reader takes in
 duration_words <- function(us) {
   ifelse(us >= 1e6, paste(format_number(us / 1e6), "s"),
     ifelse(us >= 1e3, paste(format_number(us / 1e3), "ms"),
@@ -54,7 +55,6 @@ system_paragraph <- function(sys, tables, labels, processes, runs) {
   tl <- tables$tails[run == ref & host %in% on & paste(host, cpu) %in% s[, paste(host, cpu)]]
   label <- labels$label[match(ref, labels$run)]
   worst <- s[which.max(noise_percent)]
-  q <- function(x, p) stats::quantile(x, p, names = FALSE, na.rm = TRUE, type = 1)
   how <- if (all(is.na(s$detour_percent))) "" else {
     detours <- stats::median(s$detour_percent, na.rm = TRUE)
     slow <- stats::median(s$slow_percent, na.rm = TRUE)

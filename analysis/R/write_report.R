@@ -33,8 +33,8 @@ write_report <- function(results_dir, hosts = NULL, out = NULL, machine_cpus = N
   # the slowdown at scale, the slowest table, computed beside the others and
   # the figures; simulated where the model does not hold for the runs the
   # first screen quotes only
-  scale_rows <- start_scale_table(runs, simulate = quoted_scale_runs(runs, summary, systems),
-    processes = processes)
+  quoted <- quoted_scale_runs(summary, systems)
+  scale_rows <- start_scale_table(runs, simulate = quoted, processes = processes)
   # a failure below waits for the model's workers too: none outlives the
   # report, writing into a directory removed
   on.exit(try(scale_rows(), silent = TRUE), add = TRUE)
@@ -92,9 +92,13 @@ write_report <- function(results_dir, hosts = NULL, out = NULL, machine_cpus = N
     figures <- report_figures(tmp, runs, tables, labels, peaks, stretches)
     tables$scale <- scale_rows()
     figures <- c(figures, scale_figure(tmp, tables$scale,
-      function(n) labels$label[match(n, labels$run)]))
+      function(n) labels$label[match(n, labels$run)]),
+      unlist(lapply(names(streams), function(n) {
+        stream_figures(tmp, n, streams[[n]], labels[run == n, label])
+      })))
     paragraphs <- lapply(each, function(sys) {
-      c(system_paragraph(sys, tables, labels, processes, runs), system = sys$system_name[1])
+      c(system_paragraph(sys, tables, labels, processes, runs,
+        unname(quoted[as.character(sys$system[1])])), system = sys$system_name[1])
     })
     write_tables(tmp, tables)
     writeLines(report_html(data, tables, verdict_text(verdicts), first_screen_html(paragraphs,
@@ -103,13 +107,13 @@ write_report <- function(results_dir, hosts = NULL, out = NULL, machine_cpus = N
   })
 }
 
-# The runs whose slowdown the first screen quotes: of each system, the
+# The runs whose slowdown the first screen quotes, by system: the
 # uninjected selfish run with the most ranks, else FWQ's, else P-SNAP's.
-quoted_scale_runs <- function(runs, summary, systems) {
+quoted_scale_runs <- function(summary, systems) {
   s <- summary[inject == "none" & kernel %in% scale_kernels, .(cpus = .N,
     preference = match(kernel[1], c("selfish", "fwq", "psnap")), host = host[1]), by = run]
-  s <- systems[s, on = "host"]
-  s[order(preference, -cpus)][, .SD[1], by = system]$run
+  s <- systems[s, on = "host"][order(preference, -cpus)][, .SD[1], by = system]
+  setNames(s$run, s$system)
 }
 
 # Writes a report with fill(tmp) into a temporary directory that replaces
@@ -146,7 +150,7 @@ write_stream_report <- function(data, out) {
     })
     body <- c(
       stream_section(tables, labels),
-      html_section("runs", "Runs", html_table(labels[, .(label, run)],
+      html_section("runs", "Runs", html_table(labels[, .(label, directory = run)],
         "Runs, by what they measured, and their directories", "runs.csv")),
       html_section("figures", "Figures",
         unlist(lapply(figures, function(f) mapply(html_figure, f, names(f)))))

@@ -141,6 +141,7 @@ test_that("a streamed run beside the others is in the same report", {
   expect_match(page, "<h2>Streamed runs</h2>")
   tails <- fread(file.path(dir, "report", "tails.csv"))
   expect_setequal(tails$run, c("fwq", "soak"))
+  expect_true(file.exists(file.path(dir, "report", "soak-stream-series.png")))
 })
 
 test_that("a long stream's figures keep each step's worst and each slice's extremes", {

@@ -34,13 +34,10 @@ machine_processes <- function(summary, machine_cpus = NULL) {
 }
 
 # "12.3 µs", "4.56 ms", "1.2 s": a loss in the unit a reader takes in
-duration_words <- function(us) {
-  ifelse(us >= 1e6, paste(format_number(us / 1e6), "s"),
-    ifelse(us >= 1e3, paste(format_number(us / 1e3), "ms"),
-      paste(format_number(us), "\u00b5s")))
-}
+duration_words <- function(us) sub("us$", "\u00b5s", duration_label(signif(us, 3)))
 
-system_paragraph <- function(sys, tables, labels, processes, runs) {
+# quoted: the run whose predicted slowdown it quotes (quoted_scale_runs).
+system_paragraph <- function(sys, tables, labels, processes, runs, quoted = NA) {
   on <- sys$host
   ref <- reference_run(tables$summary, on)
   if (is.na(ref)) return(NULL)
@@ -61,7 +58,8 @@ system_paragraph <- function(sys, tables, labels, processes, runs) {
     sprintf(", %s in detours and %s running slow", pct(detours), pct(slow))
   }
   words <- c(
-    sprintf("The system takes %s of each %sCPU (the median of the %s %sCPU%s measured%s); the worst, %s:%s, lost %s.",
+    sprintf(paste("The system takes %s of each %sCPU (the median of the %s %sCPU%s measured%s);",
+      "the worst, %s:%s, lost %s."),
       pct(stats::median(s$noise_percent)), whose, format_number(nrow(s)), whose,
       if (nrow(s) == 1) "" else "s", how, worst$host, worst$cpu, pct(worst$noise_percent)),
     if (length(hk)) housekeeping_sentence(tables$roles, ref, hk),
@@ -77,7 +75,7 @@ system_paragraph <- function(sys, tables, labels, processes, runs) {
     worse_sentence(tables$outliers[run == ref & host %in% on]),
     cause_sentence(tables$causes, ref, on),
     sequoia_sentence(tables$verdicts[host %in% on]),
-    slowdown_sentence(tables$scale, on, processes, labels)
+    slowdown_sentence(tables$scale, quoted, processes, labels)
   )
   list(run = ref, label = label, text = paste(words, collapse = " "))
 }
@@ -119,25 +117,19 @@ sequoia_sentence <- function(verdicts) {
     format_number(nrow(bad)), format_number(nrow(verdicts)))
 }
 
-slowdown_sentence <- function(scale, on, at_processes, labels) {
-  if (is.null(scale) || nrow(scale) == 0) return("")
-  named <- hosts_text(on)
-  s <- scale[!injected & hosts == named & phase_us == 1000 &
-    mode == "uncoordinated"]
-  if (nrow(s) == 0) s <- scale[!injected & phase_us == 1000 & mode == "uncoordinated"]
-  if (nrow(s) == 0) return("")
-  s[, preference := match(kernel, c("selfish", "fwq", "psnap"))]
-  chosen <- s[order(preference, -ranks)]$run[1]
-  r <- s[run == chosen]
+slowdown_sentence <- function(scale, quoted, at_processes, labels) {
+  if (is.null(scale) || nrow(scale) == 0 || is.na(quoted)) return("")
+  r <- scale[run == quoted & phase_us == 1000 & mode == "uncoordinated"]
+  if (nrow(r) == 0) return("")
   m <- r[which.min(abs(log(at_processes) - log(r$processes)))]
   big <- r[processes == 10000]
   sprintf(paste("A bulk-synchronous application of %s processes synchronising every 1 ms",
-    "would run %s slower%s (from %s).", collapse = " "),
+    "would run %s slower%s (from %s)."),
     format_number(m$processes), paste0(format_number(m$slowdown), "x"),
     if (nrow(big) && m$processes != 10000) {
       sprintf(", %sx at 10,000 processes", format_number(big$slowdown))
     } else "",
-    labels$label[match(chosen, labels$run)])
+    labels$label[match(quoted, labels$run)])
 }
 
 # The first screen's figure of a system: of a few CPUs, each CPU's loss by

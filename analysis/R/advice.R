@@ -113,7 +113,8 @@ advice_table <- function(runs, top) {
   rules <- advice_rules()
   d <- copy(top)[, rule := advice_rule_of(class, name)][!is.na(rule)]
   all_us <- sum(d$total_us)
-  hk <- vapply(d$run, function(r) housekeeping_cpus(runs[[r]]), "")
+  # once a run: it reads every rank's entry
+  hk <- vapply(unique(d$run), function(r) housekeeping_cpus(runs[[r]]), "")[d$run]
   d[, action := vapply(seq_len(.N), function(i) advice_action(rules[[rule[i]]], name[i], hk[i]), "")]
   out <- d[, .(
     class = class[1],

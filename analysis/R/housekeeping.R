@@ -23,10 +23,9 @@ with_roles <- function(summary, runs) {
 role_table <- function(summary, tails) {
   if (!"role" %in% names(summary)) return(data.table())
   s <- summary[run %in% summary[role == "housekeeping", unique(run)]]
-  t <- if (!is.null(tails) && nrow(tails)) {
-    tails[, .(run, host, cpu = as.character(cpu), p99_9_us)]
-  } else data.table(run = character(), host = character(), cpu = character(), p99_9_us = numeric())
-  s <- t[s[, cpu := as.character(cpu)], on = .(run, host, cpu)]
+  s[, p99_9_us := if (is.null(tails) || nrow(tails) == 0) NA_real_ else {
+    tails[s, on = .(run, host, cpu), x.p99_9_us]
+  }]
   s[, .(cpus = .N, noise_median_percent = stats::median(noise_percent),
     noise_max_percent = max(noise_percent),
     p99_9_us_median = stats::median(p99_9_us)), by = .(run, role)][order(run, role)]

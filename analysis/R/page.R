@@ -58,7 +58,7 @@ report_html <- function(data, tables, verdict, first_screen, figures, untraced =
         "Tails: the time a sample lost to noise, the worst rank of each run", "tails.csv"),
       html_table(pick(shown(tables$roles), c("run", "role", "cpus", "noise_median_percent",
         "noise_max_percent", "p99_9_us_median")), paste("Housekeeping and application CPUs",
-        "(--housekeeping): does the system's noise stay on the reserved CPUs?")),
+        "(--housekeeping): does the system's noise stay on the reserved CPUs?"), "roles.csv"),
       html_table(scale_on_page(tables$scale, labels),
         "Predicted slowdown of a bulk-synchronous application, 1 ms phases", "scale.csv")),
     html_section("machine", "Machine",
@@ -73,8 +73,8 @@ report_html <- function(data, tables, verdict, first_screen, figures, untraced =
       html_table(tuning_findings(setNames(data$runs, labels$label[match(names(data$runs),
         labels$run)])), paste("What the kernels found that can explain noise on the",
         "measured CPUs")),
-      html_table(labels[, .(label, run)], "Runs, by what they measured, and their directories",
-        "runs.csv")),
+      html_table(labels[, .(label, directory = run)],
+        "Runs, by what they measured, and their directories", "runs.csv")),
     html_section("details", "Details",
       on_page(tables$nodes, "nodes.csv", c("run", "host", "ranks", "inject", "noise_percent",
         "typical_percent", "robust_z", "outlier"), noisiest = "noise_percent",
@@ -137,8 +137,8 @@ page_labels <- function(labels) {
   out
 }
 
-# "noisebench 0.1.0 (commit dae9a52), results/x measured 2026-11-28, report of
-# 2026-11-28 10:00": what an acceptance record cites.
+# "noisebench 0.1.0 (commit dae9a52); measured 2026-11-28; report made
+# 2026-11-28 10:00 UTC": what an acceptance record cites.
 report_version <- function(data) {
   meta <- data$runs[[1]]$meta
   sprintf("noisebench %s (commit %s); measured %s; report made %s",
@@ -151,8 +151,7 @@ report_version <- function(data) {
 # One row per run: what decides, at most eight columns.
 key_figures <- function(tables, labels) {
   s <- system_spread(tables$summary, tables$tails)
-  t <- tails_by_run(tables$tails)
-  if (!is.null(t) && nrow(t)) {
+  if (!is.null(tables$tails) && nrow(tables$tails)) {
     per_hour <- tables$tails[, .(above_100us_per_hour = stats::median(above_100us_per_hour)),
       by = run]
     s <- per_hour[s, on = "run"]

@@ -173,12 +173,8 @@ static void common_option(struct nb_run *r, int c, const char *arg)
 			printf("%s (noisebench) %s\n", nb_program(), NOISEBENCH_VERSION);
 		nb_ranks_finalize(&r->ranks);
 		exit(0);
-	case ':':
-		nb_fail(NB_EXIT_USAGE, "%s needs a value (see -h)", r->d->argv[optind - 1]);
 	default:
-		if (optopt && optopt < NB_OPT_CPUS)
-			nb_fail(NB_EXIT_USAGE, "unknown option -%c (see -h)", optopt);
-		nb_fail(NB_EXIT_USAGE, "unknown option %s (see -h)", r->d->argv[optind - 1]);
+		nb_fail_option(c, r->d->argv);
 	}
 }
 

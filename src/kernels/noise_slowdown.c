@@ -114,10 +114,8 @@ int main(int argc, char **argv)
 		case 'h':
 			usage(stdout);
 			return 0;
-		case ':':
-			nb_fail(NB_EXIT_USAGE, "%s needs a value (see -h)", argv[optind - 1]);
 		default:
-			nb_fail(NB_EXIT_USAGE, "unknown option %s (see -h)", argv[optind - 1]);
+			nb_fail_option(c, argv);
 		}
 	}
 	if (optind < argc)

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static const char *program = "noisebench";
 static void (*exit_hook)(int);
@@ -95,4 +96,14 @@ const char *nb_signal_name(int signo, char *buf, int size)
 
 	snprintf(buf, size, "SIG%s", abbrev ? abbrev : "?");
 	return buf;
+}
+
+_Noreturn void nb_fail_option(int c, char *const argv[])
+{
+	if (c == ':')
+		nb_fail(NB_EXIT_USAGE, "%s needs a value (see -h)", argv[optind - 1]);
+	/* a short option among others ("-xh") by its letter, a long one as given */
+	if (optopt > 0 && optopt < 256)
+		nb_fail(NB_EXIT_USAGE, "unknown option -%c (see -h)", optopt);
+	nb_fail(NB_EXIT_USAGE, "unknown option %s (see -h)", argv[optind - 1]);
 }

@@ -17,6 +17,10 @@ _Noreturn void nb_fail(int code, const char *fmt, ...) __attribute__((format(pri
  * quiet_usage keeps usage errors, which every rank sees alike, off stderr. */
 void nb_set_exit_hook(void (*hook)(int code), int quiet_usage);
 
+/* After getopt returned c, ':' (an option without its value) or '?' (one
+ * it does not know): one line naming the option, exit 2. */
+_Noreturn void nb_fail_option(int c, char *const argv[]);
+
 /* Strict number parsing for an option: the whole argument must be a number in
  * [min, max], otherwise one line naming the option and the value, exit 2. */
 uint64_t nb_parse_u64(const char *opt, const char *arg, uint64_t min, uint64_t max);

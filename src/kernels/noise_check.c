@@ -14,6 +14,7 @@
  * atomically. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <ftw.h>
 #include <getopt.h>
 #include <limits.h>
 #include <poll.h>
@@ -26,7 +27,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cpuset.h"
 #include "errors.h"
 #include "machine.h"
 #include "output.h"
@@ -285,6 +285,23 @@ static double now_s(void)
 	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
 }
 
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st, (void)flag, (void)ftw;
+	return remove(path);
+}
+
+/* The kernel's files when -o does not keep them. */
+static const char *scratch;
+
+static void remove_scratch(int code)
+{
+	(void)code;
+	if (scratch && nftw(scratch, remove_entry, 16, FTW_DEPTH | FTW_PHYS) != 0)
+		nb_warn("could not remove %s: %s", scratch, strerror(errno));
+	scratch = NULL;
+}
+
 /* The CPU that lost most first. */
 static int by_loss(const void *a, const void *b)
 {
@@ -348,10 +365,8 @@ int main(int argc, char **argv)
 		case 'h':
 			usage(stdout);
 			return 0;
-		case ':':
-			nb_fail(NB_EXIT_USAGE, "%s needs a value (see -h)", argv[optind - 1]);
 		default:
-			nb_fail(NB_EXIT_USAGE, "unknown option %s (see -h)", argv[optind - 1]);
+			nb_fail_option(c, argv);
 		}
 	}
 	if (optind < argc)
@@ -371,17 +386,14 @@ int main(int argc, char **argv)
 		snprintf(dir, sizeof(dir), "%s/noise-check.XXXXXX", tmp && *tmp ? tmp : "/tmp");
 		if (!mkdtemp(dir))
 			nb_fail(NB_EXIT_USAGE, "cannot measure: mkdtemp %s: %s", dir, strerror(errno));
+		scratch = dir;
+		/* a check that cannot measure leaves nothing behind either */
+		nb_set_exit_hook(remove_scratch, 0);
 	}
 	static struct cpu_result res[NB_MAX_CPUS];
 	int n = measure(dir, seconds, trace, res, NB_MAX_CPUS);
 
-	if (!keep) {
-		char cmd[PATH_MAX + 16];
-
-		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-		if (system(cmd) != 0)
-			nb_warn("could not remove %s", dir);
-	}
+	remove_scratch(0);
 	int outside = 0, worst = 0, longest = 0;
 
 	/* the worst first: a health check's drain reason is the first line */

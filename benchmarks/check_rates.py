@@ -26,6 +26,9 @@ import sys
 import tempfile
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+from competitor import start_rival  # noqa: E402
+
 BIN = Path(sys.argv[1] if len(sys.argv) > 1 else "build/bin").resolve()
 CPUS = sorted(os.sched_getaffinity(0))
 SECONDS = 2
@@ -63,10 +66,7 @@ def rate(what, k, n):
 def with_rival(on_us, limits, checks):
     off_us = 1000 - on_us
     with tempfile.TemporaryDirectory() as tmp:
-        rival = subprocess.Popen([str(BIN / "noise-slowdown"), "--cpu", str(CPUS[-1]),
-                                  "--seconds", "3600", "--stretch", "1000:1000",
-                                  "--slice", f"{on_us}:{off_us}", "-o", f"{tmp}/slices.dat"],
-                                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        rival = start_rival(BIN, CPUS[-1], f"{on_us}:{off_us}", Path(tmp) / "slices.dat")
         try:
             named = sum(f"noise: cpu{CPUS[-1]} " in check(*limits).stdout for _ in range(checks))
         finally:

@@ -32,3 +32,13 @@ def beside_competitors(bin_dir, tmp_path, kernel_cmd, stretch, slice_):
     slices = {cpu: np.loadtxt(tmp_path / f"slices_{cpu}.dat", dtype=np.int64, ndmin=2)
               for cpu in CPUS}
     return done, slices
+
+
+def start_rival(bin_dir, cpu, slice_, log):
+    """noise-slowdown on one CPU at real-time priority, busy then asleep by
+    slice_ ("ON_US:OFF_US") for as long as it runs, each slice logged to
+    log: a thread of known name and share, put there from outside what it
+    disturbs. Stop it with SIGTERM."""
+    return subprocess.Popen([str(bin_dir / "noise-slowdown"), "--cpu", str(cpu), "--seconds",
+                             "600", "--stretch", "1000:1000", "--slice", slice_, "-o", str(log)],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)

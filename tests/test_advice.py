@@ -5,7 +5,6 @@ that moves it to the CPU not measured; the test runs that command, measures
 again, and the rival is gone from CPU 1 while it still runs (on CPU 0). The
 rival is stopped at the end, as the machine was. Without the advice (no row
 for the rival, or no command in it) the test fails."""
-import csv
 import os
 import shlex
 import signal
@@ -13,8 +12,10 @@ import subprocess
 
 import numpy as np
 import pytest
+from competitor import start_rival
 from conftest import ROOT
 from test_causes import needs_tracefs
+from test_report import read_csv
 
 MEASURED, HOUSEKEEPING = 1, 0
 
@@ -31,14 +32,9 @@ def traced_fwq(bin_dir, out):
     return out / "report"
 
 
-def rows(path):
-    with open(path, newline="") as f:
-        return list(csv.DictReader(f))
-
-
 def rival_detours(report, name):
     """The detours on the measured CPU that the trace put on the rival."""
-    return sum(int(r["detours"]) for r in rows(report / "top_causes.csv")
+    return sum(int(r["detours"]) for r in read_csv(report / "top_causes.csv")
                if r["class"] == "thread" and r["name"] == name and int(r["cpu"]) == MEASURED)
 
 
@@ -47,15 +43,12 @@ def rival_detours(report, name):
                     not {MEASURED, HOUSEKEEPING} <= os.sched_getaffinity(0),
                     reason="needs CPUs 0 and 1: one measured, one to move the rival to")
 def test_the_reports_advice_moves_a_rival_thread_off_the_cpu(bin_dir, tmp_path):
-    rival = subprocess.Popen([str(bin_dir / "noise-slowdown"), "--cpu", str(MEASURED),
-                              "--seconds", "600", "--stretch", "1000:1000", "--slice", "100:1900",
-                              "-o", "slices.dat"], cwd=tmp_path, stdout=subprocess.DEVNULL,
-                             stderr=subprocess.PIPE, text=True)
+    rival = start_rival(bin_dir, MEASURED, "100:1900", tmp_path / "slices.dat")
     name = f"noise-slowdown:{rival.pid}"
     try:
         before = traced_fwq(bin_dir, tmp_path / "before")
-        assert rival_detours(before, name) >= 100, rows(before / "top_causes.csv")
-        advice = [r for r in rows(before / "advice.csv")
+        assert rival_detours(before, name) >= 100, read_csv(before / "top_causes.csv")
+        advice = [r for r in read_csv(before / "advice.csv")
                   if r["class"] == "thread" and name in r["name"]]
         assert advice, f"the report gives no advice for {name}"
         command = next((c.strip() for c in advice[0]["action"].split(";")
@@ -65,7 +58,7 @@ def test_the_reports_advice_moves_a_rival_thread_off_the_cpu(bin_dir, tmp_path):
         subprocess.run(shlex.split(command), check=True, capture_output=True, timeout=30)
         assert os.sched_getaffinity(rival.pid) == {HOUSEKEEPING}
         after = traced_fwq(bin_dir, tmp_path / "after")
-        assert rival_detours(after, name) == 0, rows(after / "top_causes.csv")
+        assert rival_detours(after, name) == 0, read_csv(after / "top_causes.csv")
         assert rival.poll() is None, "the rival must still run, on the other CPU"
     finally:
         rival.send_signal(signal.SIGTERM)

@@ -11,6 +11,7 @@ import signal
 import subprocess
 
 import pytest
+from competitor import start_rival
 from test_causes import needs_tracefs
 
 CPUS = sorted(os.sched_getaffinity(0))
@@ -66,11 +67,8 @@ def test_it_cannot_measure_without_its_kernel(bin_dir, tmp_path):
 
 
 def rival(bin_dir, tmp_path, cpu, slice_="200:800"):
-    """noise-slowdown on cpu at real-time priority, by default 200 us of every 1 ms."""
-    return subprocess.Popen([str(bin_dir / "noise-slowdown"), "--cpu", str(cpu), "--seconds", "600",
-                             "--stretch", "1000:1000", "--slice", slice_, "-o",
-                             str(tmp_path / "slices.dat")], stdout=subprocess.DEVNULL,
-                            stderr=subprocess.PIPE, text=True)
+    """A rival on cpu, by default 200 us of every 1 ms."""
+    return start_rival(bin_dir, cpu, slice_, tmp_path / "slices.dat")
 
 
 def stop(proc):

@@ -12,6 +12,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from competitor import start_rival
 from conftest import ROOT
 
 RELEASE = ROOT.parent / "shared" / "tools" / "nhc-1.4.3"
@@ -45,10 +46,7 @@ def test_a_quiet_node_passes(bin_dir, tmp_path):
 
 def test_a_noisy_cpu_fails_the_check_with_its_line(bin_dir, tmp_path):
     noisy = CPUS[-1]
-    rival = subprocess.Popen([str(bin_dir / "noise-slowdown"), "--cpu", str(noisy), "--seconds",
-                              "600", "--stretch", "1000:1000", "--slice", "200:800", "-o",
-                              str(tmp_path / "slices.dat")], stdout=subprocess.DEVNULL,
-                             stderr=subprocess.DEVNULL)
+    rival = start_rival(bin_dir, noisy, "200:800", tmp_path / "slices.dat")
     try:
         # the check on the rival's CPU alone: 200 us slices, over a 100 us limit on any day
         done = nhc(bin_dir, tmp_path, "check_noise -s 1 -p 100 -u 100", cpus=[noisy])

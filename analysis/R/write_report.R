@@ -24,7 +24,7 @@ write_report <- function(results_dir, hosts = NULL, out = NULL, machine_cpus = N
   })
   data <- read_results(results_dir, samples = "when_used", hosts = hosts)
   runs <- data$runs
-  if (length(runs) == 0) return(write_stream_report(data, out))
+  if (length(runs) == 0) return(write_stream_report(data, out, pdf))
   summary <- with_roles(rbindlist(lapply(names(runs), function(n) noise_summary(runs[[n]], n))),
     runs)
   machines <- machines_table(runs)
@@ -135,7 +135,7 @@ write_report_dir <- function(out, fill) {
 }
 
 # A results directory of streamed runs only: their table, tails and figures.
-write_stream_report <- function(data, out) {
+write_stream_report <- function(data, out, pdf = TRUE) {
   streams <- data$streams
   labels <- rbindlist(lapply(names(streams), function(n) stream_label(n, streams[[n]])))
   tables <- list(runs = labels, streams = stream_table(streams),
@@ -155,7 +155,8 @@ write_stream_report <- function(data, out) {
       html_section("figures", "Figures",
         unlist(lapply(figures, function(f) mapply(html_figure, f, names(f)))))
     )
-    writeLines(html_page(paste("noisebench report:", paste(hosts, collapse = ", ")), body),
-      file.path(tmp, "index.html"))
+    writeLines(html_page(paste("noisebench report:", paste(hosts, collapse = ", ")), body,
+      pdf_note(pdf)), file.path(tmp, "index.html"))
+    if (pdf) write_pdf(tmp)
   })
 }

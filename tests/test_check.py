@@ -35,7 +35,8 @@ def test_within_the_limits_it_passes_in_one_line(bin_dir):
     assert done.returncode == 0, done.stdout + done.stderr
     lines = summary(done)
     assert len(lines) == 1
-    assert re.match(rf"noise: {len(CPUS)} CPUs within the limits \(lost at most [\d.e+-]+% <= 100%, "
+    assert re.match(rf"noise: {len(CPUS)} CPUs within the limits "
+                    r"\(lost at most [\d.e+-]+% <= 100%, "
                     r"longest detour \d+ us <= 1000000000 us\); [\d.]+ s$", lines[0]), lines[0]
 
 

@@ -55,7 +55,8 @@ def test_a_noisy_cpu_fails_the_check_with_its_line(bin_dir, tmp_path):
         rival.wait(timeout=30)
     out = done.stdout + done.stderr
     assert done.returncode != 0, out
-    assert re.search(rf"Health check failed:  noise: cpu{noisy} detour of \d+ us > 100 us", out), out
+    reason = rf"Health check failed:  noise: cpu{noisy} detour of \d+ us > 100 us"
+    assert re.search(reason, out), out
 
 
 def test_a_check_that_cannot_measure_says_why(bin_dir, tmp_path):

@@ -203,7 +203,8 @@ def test_distribute_runs_one_check_per_node(tmp_path, slurm_nodes):
         meta = json.loads((Path(tc["stagedir"]) / "psnap.json").read_text())
         nid = re.search(r"%\.nid=(\S+)", tc["display_name"])[1]
         assert [r["host"] for r in meta["ranks"]] == [nid] * tc["num_tasks"]
-    report = subprocess.run(["Rscript", ROOT / "analysis" / "report.R", tmp_path / "stage"],
+    report = subprocess.run(["Rscript", ROOT / "analysis" / "report.R", tmp_path / "stage",
+                             "--no-pdf"],
                             capture_output=True, text=True, timeout=300)
     assert report.returncode == 0, report.stderr
     summary = (tmp_path / "stage" / "report" / "summary.csv").read_text()

@@ -13,7 +13,8 @@ from ground_truth import load_injections, local_median
 
 
 def report(results_dir):
-    return subprocess.run(["Rscript", str(ROOT / "analysis" / "report.R"), str(results_dir)],
+    return subprocess.run(["Rscript", str(ROOT / "analysis" / "report.R"), str(results_dir),
+                           "--no-pdf"],
                           capture_output=True, text=True, timeout=600)
 
 

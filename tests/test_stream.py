@@ -160,7 +160,8 @@ def test_a_stream_killed_outright_keeps_the_injections_to_its_last_checkpoint(bi
     assert injected >= 0.8 * periods, (injected, periods)
     assert all(e["loss"] >= 0.95 * duration_us * per_tick for e in stream["events"])
     # the analysis reads the run as far as it was written
-    done = subprocess.run(["Rscript", str(ROOT / "analysis" / "report.R"), str(tmp_path)],
+    done = subprocess.run(["Rscript", str(ROOT / "analysis" / "report.R"), str(tmp_path),
+                           "--no-pdf"],
                           capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     table = (tmp_path / "report" / "streams.csv").read_text().splitlines()

@@ -57,7 +57,7 @@ test_that("a run that could not trace says why, and the report still comes", {
   runs <- read_results(dir)$runs
   expect_equal(nrow(cause_shares(runs)), 0)
   expect_equal(untraced_runs(runs)$why, "no tracefs at /sys/kernel/tracing")
-  page <- readLines(write_report(dir))
+  page <- readLines(write_report(dir, pdf = FALSE))
   expect_true(any(grepl("no tracefs at /sys/kernel/tracing", page, fixed = TRUE)))
   expect_false(file.exists(file.path(dir, "report", "causes.png")))
 })
@@ -65,7 +65,7 @@ test_that("a run that could not trace says why, and the report still comes", {
 test_that("the report has the noise-by-cause figure and table", {
   dir <- withr_tempdir()
   write_traced(dir, two_detours)
-  page <- paste(readLines(write_report(dir)), collapse = "\n")
+  page <- paste(readLines(write_report(dir, pdf = FALSE)), collapse = "\n")
   expect_true(file.size(file.path(dir, "report", "causes.png")) > 5000)
   expect_match(page, "causes.png", fixed = TRUE)
   expect_match(page, "tick_nohz_handler", fixed = TRUE)

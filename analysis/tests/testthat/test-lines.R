@@ -39,7 +39,7 @@ test_that("runs without lines have no rows, and the report writes lines.csv", {
   write_fwq(dir, "fwq", list(rep(10000, 100)))
   expect_equal(nrow(machine_lines(read_results(dir)$runs)), 0)
   lines_run(dir)
-  write_report(dir)
+  write_report(dir, pdf = FALSE)
   written <- fread(file.path(dir, "report", "lines.csv"))
   expect_equal(written[abs(frequency_hz - 250) < 1]$cpus, 4)
   expect_match(paste(readLines(file.path(dir, "report", "index.html")), collapse = "\n"),

@@ -35,7 +35,7 @@ test_that("a run without the histogram has no rows", {
 test_that("the report draws it after the first screen and writes its table", {
   dir <- withr_tempdir()
   histogram_run(dir)
-  write_report(dir)
+  write_report(dir, pdf = FALSE)
   expect_true(file.exists(file.path(dir, "report", "loss-by-length.png")))
   expect_equal(fread(file.path(dir, "report", "loss_by_length.csv"))$samples, c(7000, 1000, 1))
   page <- paste(readLines(file.path(dir, "report", "index.html")), collapse = "\n")

@@ -90,7 +90,7 @@ test_that("the report has a nodes table, a machine per host and host:cpu rows", 
   meta$machines <- list(modifyList(synthetic_machine, list(hostname = "node1")),
     modifyList(synthetic_machine, list(hostname = "node2", kernel_release = "6.2")))
   write_json_run(dir, "fwq", meta)
-  page <- paste(readLines(write_report(dir)), collapse = "\n")
+  page <- paste(readLines(write_report(dir, pdf = FALSE)), collapse = "\n")
   report <- file.path(dir, "report")
   nodes <- fread(file.path(report, "nodes.csv"))
   expect_equal(nodes$host, c("node1", "node2"))

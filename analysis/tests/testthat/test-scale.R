@@ -151,7 +151,7 @@ test_that("the report has the prediction, its sentence, figure and LogGOPSim tra
   dir <- withr_tempdir()
   d <- data.table(start_ns = seq(0, 9.9e9, by = 1e7), length_ns = 5e4 + 10)
   write_selfish(dir, "selfish", list(d, d), period_s = 10)
-  page <- paste(readLines(write_report(dir)), collapse = "\n")
+  page <- paste(readLines(write_report(dir, pdf = FALSE)), collapse = "\n")
   scale <- fread(file.path(dir, "report", "scale.csv"))
   expect_setequal(unique(scale$mode), c("uncoordinated", "co-scheduled"))
   one_ms <- scale[phase_us == 1000 & processes == 1e5 & mode == "uncoordinated"]

@@ -95,14 +95,14 @@ test_that("a stream's per-second and event files are read for the ranks shown on
     unlink(Sys.glob(file.path(dir, sprintf("soak_%d_[se][ev]*.dat", rank))))
   }
   expect_length(Sys.glob(file.path(dir, "soak_[12]_*.dat")), 0)
-  write_report(dir)
+  write_report(dir, pdf = FALSE)
   expect_true(file.exists(file.path(dir, "report", "soak-stream-events-9.png")))
   expect_true(file.exists(file.path(dir, "report", "soak-stream-events-0.png")))
   expect_false(file.exists(file.path(dir, "report", "soak-stream-events-1.png")))
   expect_equal(nrow(fread(file.path(dir, "report", "streams.csv"))), 10)
   # a rank shown whose per-second file is missing is an error that names it
   unlink(file.path(dir, "soak_9_seconds.dat"))
-  expect_error(write_report(dir), "soak_9_seconds.dat: missing",
+  expect_error(write_report(dir, pdf = FALSE), "soak_9_seconds.dat: missing",
     class = "noisebench_input_error")
 })
 
@@ -122,7 +122,7 @@ test_that("the report of streamed runs has their table, tails and figures", {
   dir <- withr_tempdir()
   write_stream_rank(dir, "soak", 0, c(rep(0, 100), 5000))
   write_stream_rank(dir, "soak", 1, c(rep(0, 100), 7000))
-  page <- paste(readLines(write_report(dir)), collapse = "\n")
+  page <- paste(readLines(write_report(dir, pdf = FALSE)), collapse = "\n")
   expect_match(page, "<h2>Streamed runs</h2>")
   expect_match(page, "FWQ multiiter streamed, 2 CPUs on synth \\(to its last checkpoint\\)")
   streams <- fread(file.path(dir, "report", "streams.csv"))
@@ -137,7 +137,7 @@ test_that("a streamed run beside the others is in the same report", {
   dir <- withr_tempdir()
   write_fwq(dir, "fwq", list(c(rep(1000, 999), 5000)))
   write_stream_rank(dir, "soak", 0, c(rep(0, 100), 5000))
-  page <- paste(readLines(write_report(dir)), collapse = "\n")
+  page <- paste(readLines(write_report(dir, pdf = FALSE)), collapse = "\n")
   expect_match(page, "<h2>Streamed runs</h2>")
   tails <- fread(file.path(dir, "report", "tails.csv"))
   expect_setequal(tails$run, c("fwq", "soak"))

@@ -14,7 +14,7 @@ test_that("every tuning warning is listed once, with the runs that gave it", {
   f <- tuning_findings(runs)
   expect_equal(f$finding, c(warning, "THP"))
   expect_equal(f$runs, c("a b", "b"))
-  page <- paste(readLines(write_report(dir)), collapse = "\n")
+  page <- paste(readLines(write_report(dir, pdf = FALSE)), collapse = "\n")
   expect_match(page, "ACPI:Ged", fixed = TRUE)
   expect_match(page, "<td>HZ</td><td>250</td>", fixed = TRUE)
 })

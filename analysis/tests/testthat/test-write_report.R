@@ -30,7 +30,7 @@ child_processes <- function() {
 
 test_that("the report holds the page, the figures and the tables", {
   dir <- synthetic_results()
-  page <- write_report(dir)
+  page <- write_report(dir, pdf = FALSE)
   out <- file.path(dir, "report")
   expect_equal(page, file.path(out, "index.html"))
   files <- list.files(out)
@@ -57,7 +57,7 @@ test_that("the report holds the page, the figures and the tables", {
 
 test_that("summary.csv has a row per kernel and thread with the noise measured", {
   dir <- synthetic_results()
-  write_report(dir)
+  write_report(dir, pdf = FALSE)
   s <- fread(file.path(dir, "report", "summary.csv"))
   expect_true(all(c("kernel", "thread", "cpu", "samples", "scaled_noise_mean",
     "scaled_noise_sd", "kurtosis", "skewness", "noise_percent", "diminutive") %in% names(s)))
@@ -73,7 +73,7 @@ test_that("summary.csv has a row per kernel and thread with the noise measured",
 
 test_that("peaks.csv names the injected 500 Hz external", {
   dir <- synthetic_results()
-  write_report(dir)
+  write_report(dir, pdf = FALSE)
   p <- fread(file.path(dir, "report", "peaks.csv"))
   expect_equal(names(p)[1:4], c("frequency_hz", "power", "share_percent", "origin"))
   at_500 <- p[abs(frequency_hz - 500) < 5]
@@ -87,14 +87,14 @@ test_that("peaks.csv names the injected 500 Hz external", {
 
 test_that("bad input writes no report and keeps the previous one", {
   dir <- synthetic_results()
-  write_report(dir)
+  write_report(dir, pdf = FALSE)
   before <- readLines(file.path(dir, "report", "index.html"))
   writeLines(c("1000", "oops"), file.path(dir, "fwq_1_times.dat"))
-  expect_error(write_report(dir), "fwq_1_times.dat:2: 'oops' is not a number")
+  expect_error(write_report(dir, pdf = FALSE), "fwq_1_times.dat:2: 'oops' is not a number")
   expect_equal(readLines(file.path(dir, "report", "index.html")), before)
   expect_length(list.files(dir, "^\\.report", all.files = TRUE), 0)
   unlink(file.path(dir, "report"), recursive = TRUE)
-  expect_error(write_report(dir), "oops")
+  expect_error(write_report(dir, pdf = FALSE), "oops")
   expect_false(dir.exists(file.path(dir, "report")))
 })
 
@@ -110,7 +110,7 @@ test_that("a failure while writing leaves no half-written report", {
     lockBinding("save_figure", ns)
   }, add = TRUE)
   before <- child_processes()
-  expect_error(write_report(dir), "drawing failed")
+  expect_error(write_report(dir, pdf = FALSE), "drawing failed")
   expect_false(dir.exists(file.path(dir, "report")))
   expect_length(list.files(dir, "^\\.report", all.files = TRUE), 0)
   # the slowdown model's workers, started before the figures, ended and

@@ -8,8 +8,8 @@
 #                            start a cluster on localhost), the aarch64 cross compiler (portability
 #                            check), Chromium (the report is loaded in a headless browser),
 #                            poppler-utils (its PDF's pages rendered), prometheus (promtool
-#                            checks noise-check's metrics) and the Python venv .venv/ with the
-#                            test tools
+#                            checks the metrics files), prometheus-node-exporter (scrapes them)
+#                            and the Python venv .venv/ with the test tools
 # Debian packages come from apt (as root, or with sudo); Python packages go into
 # .venv/ in the repository, never into the system.
 set -euo pipefail
@@ -23,7 +23,7 @@ case "$profile" in
   build) ;;
   run) packages+=("${run_packages[@]}") ;;
   test) packages+=("${run_packages[@]}" r-cran-testthat gcc-aarch64-linux-gnu libc6-dev-arm64-cross slurmctld slurmd slurm-client munge slurmdbd mariadb-server poppler-utils
-        prometheus) ;;
+        prometheus prometheus-node-exporter) ;;
   *) echo "setup.sh: unknown profile '$profile' (build, run or test)" >&2; exit 2 ;;
 esac
 

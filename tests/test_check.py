@@ -4,6 +4,7 @@ outside, 2 when it cannot measure. A rival thread put on one CPU from
 outside the check (noise-slowdown, real-time, a known share of the CPU)
 must be named, with its cause under --trace; the metrics file must be what
 node_exporter's textfile collector reads (promtool check metrics)."""
+import json
 import os
 import re
 import shutil
@@ -13,6 +14,7 @@ import subprocess
 import pytest
 from competitor import start_rival
 from test_causes import needs_tracefs
+from test_metrics import promtool_accepts
 
 CPUS = sorted(os.sched_getaffinity(0))
 # what any CPU passes: no share of the time and no detour is beyond these
@@ -114,14 +116,66 @@ def test_the_metrics_are_a_textfile_node_exporter_reads(bin_dir, tmp_path):
     assert done.returncode == 0, done.stderr
     text = prom.read_text()
     assert not list(tmp_path.glob("*.tmp*")), "the file is renamed into place when whole"
-    values = dict(re.findall(r'^noisebench_cpu_lost_ratio\{cpu="(\d+)"\} (\S+)$', text, re.M))
+    values = dict(re.findall(r'^noisebench_cpu_lost_ratio\{kernel="noise-check",rank="\d+",'
+                             r'cpu="(\d+)"\} (\S+)$', text, re.M))
     assert sorted(map(int, values)) == CPUS
     assert all(0 <= float(v) <= 1 for v in values.values())
-    assert re.search(r'^noisebench_info\{version="[^"]+",kernel_release="[^"]+",host="[^"]+"\} 1$',
-                     text, re.M)
-    promtool = shutil.which("promtool")
-    if promtool is None:
-        pytest.fail("no promtool: scripts/setup.sh test installs Debian's prometheus")
-    lint = subprocess.run([promtool, "check", "metrics"], input=text, capture_output=True,
-                          text=True, timeout=60)
-    assert lint.returncode == 0, lint.stdout + lint.stderr
+    assert re.search(r"^noisebench_check_limit_detour_ratio 1$", text, re.M)
+    promtool_accepts(text)
+
+
+def survey_run(bin_dir, where, *args):
+    """A selfish run of every CPU into where/, as an acceptance survey's."""
+    where.mkdir(parents=True)
+    done = subprocess.run([str(bin_dir / "selfish"), "-t", "0", "--seconds", "0.5", "-o",
+                           where / "selfish", *map(str, args)], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr
+    return json.loads((where / "selfish.json").read_text())
+
+
+def ranks_of(run, where):
+    """A run's rank entries, from PREFIX.json or its node files."""
+    if "ranks" in run:
+        return run["ranks"]
+    return [r for name in run["node_files"]
+            for r in json.loads((where / name).read_text())["ranks"]]
+
+
+def test_limits_from_a_survey_are_its_nodes_worst_cpus_with_a_margin(bin_dir, tmp_path):
+    survey = tmp_path / "survey"
+    runs = [(survey / "day1", survey_run(bin_dir, survey / "day1")),
+            (survey / "day2" / "jube", survey_run(bin_dir, survey / "day2" / "jube",
+                                                  "--node-files"))]
+    # noise injected on purpose is not the machine's: that run is left out
+    survey_run(bin_dir, survey / "injected", "--inject", "1000:300")
+    done = check(bin_dir, "--limits-from", survey, "--margin", 3)
+    assert done.returncode == 0, done.stderr
+    # one node: each run's worst CPU; two of them, the 99th percentile is the larger
+    worst_lost = max(max(r["detour_percent"] for r in ranks_of(run, where))
+                     for where, run in runs)
+    worst_detour = max(max(r["tails"]["max_us"] for r in ranks_of(run, where))
+                       for where, run in runs)
+    limits = dict(line.split() for line in done.stdout.splitlines() if not line.startswith("#"))
+    assert float(limits["max_lost_percent"]) == pytest.approx(max(0.01, 3 * worst_lost),
+                                                              rel=5e-3)
+    assert float(limits["max_detour_us"]) == pytest.approx(max(10, 3 * worst_detour), abs=1)
+    assert "2 run(s) of the selfish detour" in done.stdout, done.stdout
+    # what it printed is a limits file the check reads
+    (tmp_path / "limits").write_text(done.stdout)
+    held = check(bin_dir, "--seconds", 0.5, "--limits", tmp_path / "limits")
+    assert held.returncode in (0, 1), held.stderr
+    assert f"<= {limits['max_detour_us']} us" in held.stdout.splitlines()[-1], held.stdout
+
+
+def test_limits_from_a_survey_of_other_nodes_say_so(bin_dir, tmp_path):
+    where = tmp_path / "survey"
+    survey_run(bin_dir, where)
+    path = where / "selfish.json"
+    path.write_text(re.sub(r'"cpu_model": "[^"]*"', '"cpu_model": "Another CPU"',
+                           path.read_text()))
+    done = check(bin_dir, "--limits-from", where)
+    assert done.returncode == 2 and not done.stdout
+    assert len(done.stderr.splitlines()) == 1, done.stderr
+    assert "no complete run measured a node like this one" in done.stderr
+    assert "it has nodes of Another CPU" in done.stderr, done.stderr

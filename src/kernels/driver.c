@@ -13,6 +13,7 @@
 #include "figures.h"
 #include "interrupt.h"
 #include "kernel_files.h"
+#include "metrics.h"
 #include "node_data.h"
 #include "samples.h"
 #include "timer.h"
@@ -31,6 +32,7 @@ static const struct option common_options[] = {
 	{ "trace", no_argument, NULL, NB_OPT_TRACE },
 	{ "node-files", no_argument, NULL, NB_OPT_NODE_FILES },
 	{ "housekeeping", required_argument, NULL, NB_OPT_HOUSEKEEPING },
+	{ "metrics", required_argument, NULL, NB_OPT_METRICS },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, NB_OPT_VERSION },
 };
@@ -90,6 +92,8 @@ static void usage(const struct nb_kernel *k)
 	       "  --housekeeping LIST  the CPUs the site keeps for the system (Slurm's\n"
 	       "                       CpuSpecList, a boot's housekeeping cores): the report\n"
 	       "                       judges them apart from the application's\n"
+	       "  --metrics FILE       each node's first rank writes its ranks' figures to FILE\n"
+	       "                       ({host}: the node's name), a node_exporter textfile\n"
 	       "  --node-files         each node's first rank writes its node's rank entries to\n"
 	       "                       PREFIX_nodeK.json, which PREFIX.json lists (the default\n"
 	       "                       beyond %d ranks)\n"
@@ -145,6 +149,11 @@ static void common_option(struct nb_run *r, int c, const char *arg)
 		r->d->nhousekeeping = n;
 		return;
 	}
+	case NB_OPT_METRICS:
+		if (!*arg)
+			nb_fail(NB_EXIT_USAGE, "--metrics: the file name is empty");
+		r->d->metrics_opt = arg;
+		return;
 	case NB_OPT_DAXPY:
 		r->daxpy_len = nb_parse_u64("--daxpy-len", arg, 1, (uint64_t)1 << 26);
 		return;
@@ -396,6 +405,14 @@ static void open_files(struct nb_run *r)
 	if (r->d->node_files && rk->node_first) {
 		node_file_name(r, rk->node, path, sizeof(path), 0);
 		open_one(r, path, &r->d->node_json, why, sizeof(why));
+	}
+	if (r->d->metrics_opt && rk->node_first && !why[0]) {
+		if (nb_metrics_path(r->d->metrics_opt, rk->host, path, sizeof(path)) != 0)
+			snprintf(why, sizeof(why), "--metrics %s: the name is too long",
+				 r->d->metrics_opt);
+		else if (!(r->d->metrics = nb_outfile_open(path)))
+			snprintf(why, sizeof(why), "--metrics: cannot create %s: %s", path,
+				 strerror(errno));
 	}
 	agree(r, why[0] ? why : NULL);
 }
@@ -1250,6 +1267,39 @@ static void write_data(struct nb_run *r, const size_t *n, int signo)
 	}
 }
 
+/* With --metrics, on each node's first rank, every node at once: the
+ * node's rank lines as a node_exporter textfile. Nothing travels to the
+ * root. */
+static void *write_node_metrics(const void *records, int n, void *arg, size_t *bytes)
+{
+	struct nb_run *r = arg;
+	char **lines = calloc((size_t)n + 1, sizeof(*lines));
+	FILE *f = r->d->metrics->f;
+
+	if (!lines)
+		nb_fail(NB_EXIT_FAILURE, "out of memory for the node's metrics");
+	struct nb_figures unused = { 0 };
+
+	for (int i = 0; i < n; i++)
+		add_rank_line(r, (const char *)records + (size_t)i * r->d->results->size, &unused,
+			      &lines[i]);
+	nb_figures_free(&unused);
+	nb_metrics_info(f, &r->d->machine);
+	nb_metrics_rank_lines(f, lines, n, NULL);
+	for (int i = 0; i < n; i++)
+		free(lines[i]);
+	free(lines);
+	nb_outfile_commit_or_fail(r->d->metrics);
+	r->d->metrics = NULL;
+	*bytes = 1;
+	return calloc(1, 1);
+}
+
+static void metrics_written(const void *summary, size_t bytes, void *arg)
+{
+	(void)summary, (void)bytes, (void)arg;
+}
+
 /* The one finish sequence. Complete: every rank writes its files, summarises
  * its participants, takes part in the kernel's collectives and reductions,
  * and the root reports, receiving the records node by node. Interrupted: no
@@ -1306,6 +1356,13 @@ static void finish(struct nb_run *r, int signo)
 			report_rank(mine + i * h->size, &rep);
 	if (rk->root)
 		report_tail(r, &rep, nall);
+	/* an interrupted run's figures are not the node's: no file then */
+	if (!signo && r->d->metrics_opt)
+		nb_ranks_nodes(rk, mine, h->size, write_node_metrics, metrics_written, r);
+	else if (r->d->metrics) {
+		nb_outfile_discard(r->d->metrics);
+		r->d->metrics = NULL;
+	}
 	fflush(stdout);
 	free(n);
 	free(mine);

@@ -27,8 +27,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "check_limits.h"
 #include "errors.h"
 #include "machine.h"
+#include "metrics.h"
 #include "output.h"
 
 /* What the kernel's result line of one CPU gave. */
@@ -38,10 +40,7 @@ struct cpu_result {
 	double longest_us;      /* max_loss_us: the longest detour beyond an iteration */
 	double detours_per_s;
 	char cause[96];         /* top_cause (with --trace), else "" */
-};
-
-struct limits {
-	double max_lost_percent, max_detour_us;
+	char *line;             /* the whole line, for the metrics */
 };
 
 static void usage(FILE *f)
@@ -56,46 +55,14 @@ static void usage(FILE *f)
 		"  --max-detour-us U       and no detour longer than U us (default 1000)\n"
 		"  --limits FILE           the limits from FILE (lines 'max_lost_percent P',\n"
 		"                          'max_detour_us U'); options given win\n"
+		"  --limits-from DIR       measure nothing: print a limits file for nodes like\n"
+		"                          this one from the runs under DIR (a survey)\n"
+		"  --margin X              --limits-from: the survey's 99th percentile times X\n"
+		"                          (default 2)\n"
 		"  --trace                 name the cause class of each CPU outside (root)\n"
 		"  --metrics FILE          write the figures as a node_exporter textfile\n"
 		"  -o DIR                  keep the kernel's files in DIR (default: removed)\n"
 		"  -h, --help              this text\n");
-}
-
-/* "max_lost_percent 1.5" lines; # starts a comment. */
-static void read_limits(const char *path, struct limits *l, int have_lost, int have_detour)
-{
-	FILE *f = fopen(path, "r");
-	char line[256];
-	int n = 0;
-
-	if (!f)
-		nb_fail(NB_EXIT_USAGE, "--limits %s: %s", path, strerror(errno));
-	while (fgets(line, sizeof(line), f)) {
-		char key[64], *end;
-		double v;
-
-		n++;
-		line[strcspn(line, "#\n")] = '\0';
-		if (sscanf(line, "%63s", key) != 1)
-			continue;
-		const char *value = line + strspn(line, " \t") + strlen(key);
-
-		v = strtod(value, &end);
-		if (end == value || *(end + strspn(end, " \t")) || v <= 0)
-			nb_fail(NB_EXIT_USAGE, "%s:%d: '%s' wants one positive number", path, n, key);
-		if (strcmp(key, "max_lost_percent") == 0) {
-			if (!have_lost)
-				l->max_lost_percent = v;
-		} else if (strcmp(key, "max_detour_us") == 0) {
-			if (!have_detour)
-				l->max_detour_us = v;
-		} else {
-			nb_fail(NB_EXIT_USAGE, "%s:%d: unknown limit '%s' (max_lost_percent, "
-				"max_detour_us)", path, n, key);
-		}
-	}
-	fclose(f);
 }
 
 /* The value of key=... in a result line, copied into buf; 0 if absent. */
@@ -129,6 +96,9 @@ static int parse_rank_line(const char *line, struct cpu_result *r)
 									       : 0;
 	if (!field(line, "top_cause", r->cause, sizeof(r->cause)))
 		r->cause[0] = '\0';
+	r->line = strdup(line);
+	if (!r->line)
+		nb_fail(NB_EXIT_USAGE, "cannot measure: out of memory");
 	return 1;
 }
 
@@ -225,55 +195,32 @@ static int measure(const char *dir, double seconds, int trace, struct cpu_result
 	return n;
 }
 
-/* Prometheus names: base units (ratios, seconds), one help and type line
- * each, the host and version in an _info metric. */
+/* The catalogue's metrics of each CPU (metrics.h), and the check's own. */
 static void write_metrics(const char *path, const struct cpu_result *res, int n,
 			  const struct limits *l, int outside, double wall_s)
 {
 	struct nb_outfile *o = nb_outfile_open(path);
 	struct nb_machine m;
+	char *lines[NB_MAX_CPUS];
 
 	if (!o)
 		nb_fail(NB_EXIT_USAGE, "--metrics %s: %s", path, strerror(errno));
 	nb_machine_describe(&m);
-	FILE *f = o->f;
-
-	fprintf(f, "# HELP noisebench_info The noisebench that checked, and where.\n"
-		   "# TYPE noisebench_info gauge\n"
-		   "noisebench_info{version=\"%s\",kernel_release=\"%s\",host=\"%s\"} 1\n",
-		NOISEBENCH_VERSION, m.kernel_release, m.hostname);
-	fprintf(f, "# HELP noisebench_cpu_lost_ratio Share of the CPU's time lost in detours.\n"
-		   "# TYPE noisebench_cpu_lost_ratio gauge\n");
 	for (int i = 0; i < n; i++)
-		fprintf(f, "noisebench_cpu_lost_ratio{cpu=\"%d\"} %.6g\n", res[i].cpu,
-			res[i].lost_percent / 100);
-	fprintf(f, "# HELP noisebench_cpu_longest_detour_seconds The longest detour.\n"
-		   "# TYPE noisebench_cpu_longest_detour_seconds gauge\n");
-	for (int i = 0; i < n; i++)
-		fprintf(f, "noisebench_cpu_longest_detour_seconds{cpu=\"%d\"} %.6g\n", res[i].cpu,
-			res[i].longest_us / 1e6);
-	fprintf(f, "# HELP noisebench_cpu_detours_per_second Detours a second.\n"
-		   "# TYPE noisebench_cpu_detours_per_second gauge\n");
-	for (int i = 0; i < n; i++)
-		fprintf(f, "noisebench_cpu_detours_per_second{cpu=\"%d\"} %.6g\n", res[i].cpu,
-			res[i].detours_per_s);
-	fprintf(f, "# HELP noisebench_check_limit_lost_ratio The limit of the lost share.\n"
-		   "# TYPE noisebench_check_limit_lost_ratio gauge\n"
-		   "noisebench_check_limit_lost_ratio %.6g\n"
-		   "# HELP noisebench_check_limit_detour_seconds The limit of a detour.\n"
-		   "# TYPE noisebench_check_limit_detour_seconds gauge\n"
-		   "noisebench_check_limit_detour_seconds %.6g\n"
-		   "# HELP noisebench_check_cpus_outside CPUs outside the limits.\n"
-		   "# TYPE noisebench_check_cpus_outside gauge\n"
-		   "noisebench_check_cpus_outside %d\n"
-		   "# HELP noisebench_check_duration_seconds The check's wall time.\n"
-		   "# TYPE noisebench_check_duration_seconds gauge\n"
-		   "noisebench_check_duration_seconds %.3f\n"
-		   "# HELP noisebench_check_timestamp_seconds When the check ended.\n"
-		   "# TYPE noisebench_check_timestamp_seconds gauge\n"
-		   "noisebench_check_timestamp_seconds %lld\n",
-		l->max_lost_percent / 100, l->max_detour_us / 1e6, outside, wall_s,
-		(long long)time(NULL));
+		lines[i] = res[i].line;
+	nb_metrics_info(o->f, &m);
+	nb_metrics_rank_lines(o->f, lines, n, "noise-check");
+	nb_metrics_gauge(o->f, "noisebench_check_limit_detour_ratio",
+			 "The most of a CPU's time the check lets detours take.",
+			 l->max_lost_percent / 100);
+	nb_metrics_gauge(o->f, "noisebench_check_limit_detour_seconds",
+			 "The longest detour the check lets pass.", l->max_detour_us / 1e6);
+	nb_metrics_gauge(o->f, "noisebench_check_cpus_outside", "CPUs outside the limits.",
+			 outside);
+	nb_metrics_gauge(o->f, "noisebench_check_duration_seconds", "The check's wall time.",
+			 wall_s);
+	nb_metrics_gauge(o->f, "noisebench_check_timestamp_seconds", "When the check ended.",
+			 (double)time(NULL));
 	nb_outfile_commit_or_fail(o);
 }
 
@@ -324,6 +271,8 @@ int main(int argc, char **argv)
 		{ "max-lost-percent", required_argument, NULL, 'p' },
 		{ "max-detour-us", required_argument, NULL, 'u' },
 		{ "limits", required_argument, NULL, 'l' },
+		{ "limits-from", required_argument, NULL, 'f' },
+		{ "margin", required_argument, NULL, 'g' },
 		{ "trace", no_argument, NULL, 't' },
 		{ "metrics", required_argument, NULL, 'm' },
 		{ "help", no_argument, NULL, 'h' },
@@ -331,8 +280,8 @@ int main(int argc, char **argv)
 	};
 	struct limits lim = { 1.0, 1000.0 };
 	int have_lost = 0, have_detour = 0, trace = 0, c;
-	double seconds = 5;
-	const char *limits_file = NULL, *metrics = NULL, *keep = NULL;
+	double seconds = 5, margin = 2;
+	const char *survey = NULL, *limits_file = NULL, *metrics = NULL, *keep = NULL;
 	double start = now_s();
 
 	nb_set_program(argv[0]);
@@ -353,6 +302,12 @@ int main(int argc, char **argv)
 		case 'l':
 			limits_file = optarg;
 			break;
+		case 'f':
+			survey = optarg;
+			break;
+		case 'g':
+			margin = nb_parse_double("--margin", optarg, 1, 1000);
+			break;
 		case 't':
 			trace = 1;
 			break;
@@ -371,6 +326,10 @@ int main(int argc, char **argv)
 	}
 	if (optind < argc)
 		nb_fail(NB_EXIT_USAGE, "unexpected argument '%s' (see -h)", argv[optind]);
+	if (survey) {
+		limits_from_survey(survey, margin, stdout);
+		return 0;
+	}
 	if (limits_file)
 		read_limits(limits_file, &lim, have_lost, have_detour);
 

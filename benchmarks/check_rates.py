@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
 """noise-check's false alarms and detections on this machine, the day it runs.
 
-1. Limits, as a site derives them from quiet checks: 10 checks of 2 s with
-   no limit; the limits are twice the 99th percentile, over those checks'
-   CPUs, of the share lost and of the longest detour (twice: a quiet CPU's
-   99th percentile moves by less than that from one day to the next here,
-   and a noisy CPU worth draining loses many times it).
+1. Limits, as a site derives them from its survey: 10 quiet checks of 2 s
+   with no limit, their runs kept (-o), and `noise-check --limits-from` of
+   them: twice the 99th percentile, over the checks, of the node's worst
+   CPU's share lost and longest detour (twice: this machine's quiet 99th
+   percentile moves by less than that from one day to the next, and a noisy
+   CPU worth draining loses many times it).
 2. False alarms: 50 quiet checks against those limits.
 3. Detections: 50 checks with a rival on the last CPU (noise-slowdown,
    real-time, 200 us of every 1 ms: 20% of it), counted where that CPU is
@@ -41,15 +42,6 @@ def check(*args, metrics=None):
     return subprocess.run(cmd, capture_output=True, text=True, timeout=120)
 
 
-def per_cpu(text, name):
-    return [float(v) for v in re.findall(rf'^{name}\{{cpu="\d+"\}} (\S+)$', text, re.M)]
-
-
-def percentile(xs, q):
-    xs = sorted(xs)
-    return xs[min(len(xs) - 1, math.ceil(q * len(xs)) - 1)]
-
-
 def wilson(k, n):
     z = 1.96
     p = k / n
@@ -77,18 +69,19 @@ def with_rival(on_us, limits, checks):
 
 def main():
     with tempfile.TemporaryDirectory() as tmp:
-        lost, longest, walls = [], [], []
+        walls = []
         for i in range(10):
             prom = Path(tmp) / f"{i}.prom"
-            check("--max-lost-percent", 100, "--max-detour-us", 1e9, metrics=prom)
-            text = prom.read_text()
-            lost += per_cpu(text, "noisebench_cpu_lost_ratio")
-            longest += per_cpu(text, "noisebench_cpu_longest_detour_seconds")
-            walls.append(float(re.search(r"^noisebench_check_duration_seconds (\S+)$", text,
-                                         re.M)[1]))
-    max_lost = 2 * 100 * percentile(lost, 0.99)
-    max_detour = 2 * 1e6 * percentile(longest, 0.99)
-    limits = ["--max-lost-percent", f"{max_lost:.3g}", "--max-detour-us", f"{max_detour:.0f}"]
+            check("--max-lost-percent", 100, "--max-detour-us", 1e9, "-o", Path(tmp) / str(i),
+                  metrics=prom)
+            walls.append(float(re.search(r"^noisebench_check_duration_seconds (\S+)$",
+                                         prom.read_text(), re.M)[1]))
+        derived = subprocess.run([str(BIN / "noise-check"), "--limits-from", tmp],
+                                 capture_output=True, text=True, check=True, timeout=120).stdout
+    limit = dict(line.split() for line in derived.splitlines() if not line.startswith("#"))
+    max_lost, max_detour = float(limit["max_lost_percent"]), float(limit["max_detour_us"])
+    limits = ["--max-lost-percent", limit["max_lost_percent"], "--max-detour-us",
+              limit["max_detour_us"]]
     print(f"noise-check --seconds {SECONDS} on {len(CPUS)} CPUs: wall time "
           f"{min(walls):.2f} to {max(walls):.2f} s; limits from 10 quiet checks: lost <= "
           f"{max_lost:.3g}%, detours <= {max_detour:.0f} us")

@@ -209,3 +209,37 @@ def test_distribute_runs_one_check_per_node(tmp_path, slurm_nodes):
     assert report.returncode == 0, report.stderr
     summary = (tmp_path / "stage" / "report" / "summary.csv").read_text()
     assert {h for h in nodes if h in summary} == nodes
+
+
+def test_the_results_database_shows_what_added_noise_changed(tmp_path, bin_dir):
+    """The history that catches a regression: generic.py stores every
+    session in ReFrame's results database; the selfish check run twice, the
+    second time with 90% of every millisecond taken on each core (--inject,
+    logged by the kernel), and `reframe --performance-compare` of the two
+    sessions shows the level on every core count at least the 90% added
+    (less 5 points for the injector's latency), above the quiet run's,
+    whatever the day's own noise short of 85%."""
+    env = {"RFM_SQLITE_DB_FILE": str(tmp_path / "results.db"),
+           "NOISEBENCH_BIN_DIR": str(bin_dir)}
+    sessions = []
+    for run, options in (("quiet", []), ("noisy", ["-S", "inject=1000:900"])):
+        where = tmp_path / run
+        where.mkdir()
+        result, cases = reframe(where, "anynode:local", "-n", "^selfish_noise_check",
+                                "--session-extras", f"noise={run}", *options, env=env)
+        assert cases, result.stdout[-3000:]
+        sessions.append(re.search(r"Current session stored with UUID: (\S+)", result.stdout)[1])
+    noisy, quiet = sessions[1], sessions[0]
+    compared = subprocess.run(
+        [str(ROOT / ".venv" / "bin" / "reframe"), "-C",
+         str(ROOT / "reframe" / "config" / "generic.py"),
+         f"--performance-compare={noisy}/{quiet}/mean:/", "--table-format=csv"],
+        cwd=tmp_path, capture_output=True, text=True, timeout=300, env=dict(os.environ, **env))
+    assert compared.returncode == 0, compared.stdout[-3000:] + compared.stderr[-3000:]
+    rows = [dict(zip(["name", "sysenv", "pvar", "punit", "noisy", "quiet", "pdiff"],
+                     line.split(","))) for line in compared.stdout.strip().splitlines()[1:]]
+    levels = [r for r in rows if r["pvar"] == LEVELS["selfish"]]
+    assert len(levels) == len(core_counts(NCPUS)), compared.stdout
+    for r in levels:
+        assert float(r["noisy"]) >= 85, r
+        assert float(r["pdiff"]) > 0 or float(r["quiet"]) >= 85, r

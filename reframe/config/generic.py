@@ -137,6 +137,10 @@ site_configuration = {
     'environments': _environments + [
         {'name': 'builtin', 'cc': 'cc', 'target_systems': ['anynode']},
     ],
+    # every session's figures in ReFrame's results database (RFM_SQLITE_DB_FILE,
+    # by default ~/.reframe/reports/results.db): --performance-compare
+    # shows what an update changed (docs/site.md)
+    'storage': [{'enable': True}],
     'logging': [
         {
             'handlers_perflog': [

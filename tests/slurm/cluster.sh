@@ -9,12 +9,16 @@
 # host name, and on its own share of the CPUs (the jobs inherit it: the task
 # plugin binds nothing). More nodes than CPUs share them round robin (node i
 # on CPU i-1 modulo the CPUs): nbnode1 and nbnode2 never share one while
-# there are two. This cluster has its own state directory and ports, and
-# runs beside the one-node cluster.
+# there are two; --node-cpus L1:L2:... gives node i the CPU list Li instead.
+# This cluster has its own state directory and ports, and runs beside the
+# one-node cluster. With --tag NAME, another one beside both (its own state
+# directory and ports), with the slurm.conf lines of --conf-extra FILE
+# added (e.g. a HealthCheckProgram).
 #
-#   tests/slurm/cluster.sh start [--with-db] [--nodes N]   start (or check) it
-#   tests/slurm/cluster.sh stop [--nodes N]                stop what start started
-#   tests/slurm/cluster.sh env [--nodes N]                 the variables clients need
+#   tests/slurm/cluster.sh start [--with-db] [--nodes N [--node-cpus L1:L2:...]]
+#                                [--tag NAME [--conf-extra FILE]]   start (or check) it
+#   tests/slurm/cluster.sh stop [--nodes N] [--tag NAME]           stop what start started
+#   tests/slurm/cluster.sh env [--nodes N] [--tag NAME]            the variables clients need
 #
 # Clients find the cluster through SLURM_CONF (printed by `env`). The state
 # directory is $NB_SLURM_DIR, by default .cache/slurm in the repository
@@ -23,11 +27,14 @@ set -euo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 cmd=${1:-}
 [ $# -gt 0 ] && shift
-with_db=0 nodes=1
+with_db=0 nodes=1 node_cpu_lists="" tag="" conf_extra=""
 while [ $# -gt 0 ]; do
   case $1 in
     --with-db) with_db=1 ;;
     --nodes) nodes=${2:-}; shift ;;
+    --node-cpus) node_cpu_lists=${2:-}; shift ;;
+    --tag) tag=${2:-}; shift ;;
+    --conf-extra) conf_extra=${2:-}; shift ;;
     *) echo "cluster.sh: unknown option $1" >&2; exit 2 ;;
   esac
   shift
@@ -41,6 +48,11 @@ ctld_port=6817 slurmd_port=6818
 if [ "$nodes" -gt 1 ]; then
   dir=$dir-${nodes}nodes
   ctld_port=6917 slurmd_port=6918
+fi
+if [ -n "$tag" ]; then
+  [[ $tag =~ ^[a-z0-9]+$ ]] || { echo "cluster.sh: --tag wants a word of a-z and 0-9" >&2; exit 2; }
+  dir=$dir-$tag
+  ctld_port=7017 slurmd_port=7018
 fi
 conf=$dir/slurm.conf
 node=$(hostname -s)
@@ -82,6 +94,10 @@ wait_for() { # wait_for SECONDS what command...: until the command succeeds
 # with more nodes than CPUs the one CPU it shares round robin.
 node_cpus() {
   local all per
+  if [ -n "$node_cpu_lists" ]; then
+    echo "$node_cpu_lists" | cut -d: -f"$1"
+    return
+  fi
   read -ra all <<< "$(taskset -pc $$ | sed 's/.*: //; s/,/ /g' | awk '{
     for (i = 1; i <= NF; i++) { n = split($i, r, "-"); for (c = r[1]; c <= r[n]; c++) printf "%d ", c } }')"
   if [ "$nodes" -gt ${#all[@]} ]; then
@@ -152,9 +168,13 @@ TaskPlugin=task/none
 CONF
     for i in $(seq "$nodes"); do
       mkdir -p "$dir/d-nbnode$i" "$dir/tmp-nbnode$i"
+      [ -n "$node_cpu_lists" ] && cpus=$(taskset -c "$(node_cpus "$i")" nproc)
       echo "NodeName=nbnode$i NodeHostname=nbnode$i NodeAddr=127.0.0.1 Port=$((slurmd_port + 2 + i)) CPUs=$cpus RealMemory=$mem State=UNKNOWN" >> "$conf"
     done
     echo "PartitionName=debug Nodes=nbnode[1-$nodes] Default=YES MaxTime=INFINITE State=UP OverSubscribe=NO" >> "$conf"
+  fi
+  if [ -n "$conf_extra" ]; then
+    cat "$conf_extra" >> "$conf"
   fi
   if [ "$with_db" = 1 ]; then
     cat >> "$conf" <<CONF

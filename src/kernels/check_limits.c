@@ -329,11 +329,12 @@ void limits_from_survey(const char *dir, double margin, FILE *out)
 	}
 	fprintf(out,
 		"# noise-check limits for nodes of %s, derived by noise-check --limits-from %s:\n"
-		"# each node's worst CPU in each of %zu run(s) of %s (%zu node runs, %zu CPU\n"
+		"# each node's worst CPU in each of %zu run(s) of %s (%zu node run(s), %zu CPU\n"
 		"# measurements), the 99th percentile over those node runs, times %g\n"
 		"max_lost_percent %.3g\nmax_detour_us %.0f\n",
 		kind, dir, runs, selfish ? "the selfish detour" : "the kernels (no selfish run)",
-		alike, cpus, margin, fmax(MIN_LOST_PERCENT, margin * percentile(lost, alike, 0.99)),
+		alike, cpus, margin,
+		fmin(100, fmax(MIN_LOST_PERCENT, margin * percentile(lost, alike, 0.99))),
 		fmax(MIN_DETOUR_US, ceil(margin * percentile(longest, alike, 0.99))));
 	free(lost);
 	free(longest);

@@ -93,6 +93,7 @@ bench:
 	benchmarks/bsp_validate.py $(BUILD)/bin
 	benchmarks/report_time.py $(BUILD)/bin
 	benchmarks/check_rates.py $(BUILD)/bin
+	benchmarks/limits_from.py $(BUILD)/bin
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD) $(ARM_BUILD)

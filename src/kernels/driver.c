@@ -825,10 +825,8 @@ static void rank_line(const struct nb_run *r, const void *record, FILE *out)
 /* the rank line's prefix, which says which rank, not how it measured */
 static const char *const rank_line_prefix[] = { "kernel", "rank", "host", "cpu", NULL };
 
-/* A rank's line into the figures of the run's "ranks" line; its text, to
- * free, in *text when text is not NULL. */
-static void add_rank_line(const struct nb_run *r, const void *record, struct nb_figures *fs,
-			  char **text)
+/* A rank's line as text, to free. */
+static char *rank_line_text(const struct nb_run *r, const void *record)
 {
 	char *line = NULL;
 	size_t size = 0;
@@ -839,6 +837,16 @@ static void add_rank_line(const struct nb_run *r, const void *record, struct nb_
 	rank_line(r, record, f);
 	if (fclose(f))
 		nb_fail(NB_EXIT_FAILURE, "out of memory for a result line");
+	return line;
+}
+
+/* A rank's line into the figures of the run's "ranks" line; its text, to
+ * free, in *text when text is not NULL. */
+static void add_rank_line(const struct nb_run *r, const void *record, struct nb_figures *fs,
+			  char **text)
+{
+	char *line = rank_line_text(r, record);
+
 	nb_figures_add_line(fs, line, rank_line_prefix);
 	if (text)
 		*text = line;
@@ -1278,12 +1286,8 @@ static void *write_node_metrics(const void *records, int n, void *arg, size_t *b
 
 	if (!lines)
 		nb_fail(NB_EXIT_FAILURE, "out of memory for the node's metrics");
-	struct nb_figures unused = { 0 };
-
 	for (int i = 0; i < n; i++)
-		add_rank_line(r, (const char *)records + (size_t)i * r->d->results->size, &unused,
-			      &lines[i]);
-	nb_figures_free(&unused);
+		lines[i] = rank_line_text(r, (const char *)records + (size_t)i * r->d->results->size);
 	nb_metrics_info(f, &r->d->machine);
 	nb_metrics_rank_lines(f, lines, n, NULL);
 	for (int i = 0; i < n; i++)

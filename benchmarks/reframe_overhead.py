@@ -12,6 +12,7 @@ when its kernel started and ended), and what is left: ReFrame's overhead
 A benchmark, not a test: it prints figures and asserts nothing.
 """
 import json
+import os
 import subprocess
 import sys
 import tempfile
@@ -31,7 +32,8 @@ def main():
                         "-C", str(ROOT / "reframe" / "config" / "generic.py"),
                         "-c", str(ROOT / "reframe" / "checks"), "--system", "anynode:local",
                         "--keep-stage-files", "--report-file", str(d / "report.json"), "-r"],
-                       cwd=d, capture_output=True, text=True)
+                       cwd=d, capture_output=True, text=True,
+                       env=dict(os.environ, RFM_SQLITE_DB_FILE=str(d / "results.db")))
         wall = time.time() - t0
         cases = json.loads((d / "report.json").read_text())["runs"][-1]["testcases"]
         build = sum(tc["time_compile"] or 0 for tc in cases if tc["fixture"])

@@ -12,7 +12,6 @@ import socket
 import subprocess
 import time
 import urllib.request
-from pathlib import Path
 
 import pytest
 from conftest import ROOT, rank_lines

@@ -43,8 +43,10 @@ def reframe(tmp_path, system, *options, env=None, checks=ROOT / "reframe" / "che
     report = tmp_path / "report.json"
     cmd = [ROOT / ".venv" / "bin" / "reframe", "-C", ROOT / "reframe" / "config" / "generic.py",
            "-c", checks, "--system", system, "--report-file", report, *options, "-r"]
+    # the sessions go into a results database of the test's own
+    env = {"RFM_SQLITE_DB_FILE": str(tmp_path / "results.db"), **(env or {})}
     result = subprocess.run([str(c) for c in cmd], cwd=tmp_path, capture_output=True, text=True,
-                            timeout=900, env=dict(os.environ, **(env or {})))
+                            timeout=900, env=dict(os.environ, **env))
     cases = [tc for tc in json.loads(report.read_text())["runs"][-1]["testcases"]
              if not tc["fixture"]]
     return result, cases

@@ -8,7 +8,7 @@ ARM_BUILD  ?= build-aarch64
 JOBS       ?= $(shell nproc)
 PYTEST      = .venv/bin/python -m pytest -q -p no:cacheprovider
 
-.PHONY: all build setup run test test-unit test-release test-sanitize test-aarch64 \
+.PHONY: all build setup run test test-release test-sanitize test-aarch64 \
         test-analysis test-load asm bench clean
 
 all: build

@@ -15,12 +15,6 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 
-def pytest_configure(config):
-    config.addinivalue_line(
-        "markers", "timing: measures noise; runs once, on the release build, with nothing "
-        "else running (make test-timing; tests/under_load.sh runs these under load)")
-
-
 CANNOT_TELL = "cannot tell today: "
 # `make test` prints this file's lines at its end, so that a test that
 # always skips is seen

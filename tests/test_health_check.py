@@ -170,10 +170,11 @@ def test_nhc_drains_a_noisy_node_and_resumes_it(bin_dir, state):
                       f"'ONLINE_NODE=\"bash {helpers / 'node-mark-online'}\"'")
     cluster = Cluster(state, health_check(program))
     try:
-        drains_and_resumes(cluster, bin_dir, state,
-                           rf"NHC: noise: cpu{CPUS[0]} lost [\d.]+% > 55% \(detours; ")
+        _, listed = drains_and_resumes(
+            cluster, bin_dir, state, rf"NHC: noise: cpu{CPUS[0]} lost [\d.]+% > 55% \(detours; ")
     finally:
         cluster.stop()
+    print(f"sinfo -R while {NOISY} was noisy (NHC):\n{listed}")
 
 
 def test_as_a_prolog_it_keeps_the_job_off_a_noisy_node(bin_dir, state, tmp_path):

@@ -38,7 +38,6 @@ struct cpu_result {
 	int cpu;
 	double lost_percent;    /* cpu_overhead_percent: the time in detours */
 	double longest_us;      /* max_loss_us: the longest detour beyond an iteration */
-	double detours_per_s;
 	char cause[96];         /* top_cause (with --trace), else "" */
 	char *line;             /* the whole line, for the metrics */
 };
@@ -81,7 +80,7 @@ static int field(const char *line, const char *key, char *buf, size_t size)
 
 static int parse_rank_line(const char *line, struct cpu_result *r)
 {
-	char cpu[16], lost[32], longest[32], rate[32];
+	char cpu[16], lost[32], longest[32];
 
 	if (strncmp(line, "rank kernel=selfish ", 20) != 0)
 		return 0;
@@ -92,8 +91,6 @@ static int parse_rank_line(const char *line, struct cpu_result *r)
 	r->cpu = atoi(cpu);
 	r->lost_percent = strtod(lost, NULL);
 	r->longest_us = strtod(longest, NULL);
-	r->detours_per_s = field(line, "detours_per_s", rate, sizeof(rate)) ? strtod(rate, NULL)
-									       : 0;
 	if (!field(line, "top_cause", r->cause, sizeof(r->cause)))
 		r->cause[0] = '\0';
 	r->line = strdup(line);

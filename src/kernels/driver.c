@@ -1276,8 +1276,8 @@ static void write_data(struct nb_run *r, const size_t *n, int signo)
 }
 
 /* With --metrics, on each node's first rank, every node at once: the
- * node's rank lines as a node_exporter textfile. Nothing travels to the
- * root. */
+ * node's rank lines as a node_exporter textfile. What travels to the root
+ * is a byte a node (nb_ranks_nodes wants a summary), no figure. */
 static void *write_node_metrics(const void *records, int n, void *arg, size_t *bytes)
 {
 	struct nb_run *r = arg;
@@ -1299,6 +1299,7 @@ static void *write_node_metrics(const void *records, int n, void *arg, size_t *b
 	return calloc(1, 1);
 }
 
+/* the root's side of it: nothing to do */
 static void metrics_written(const void *summary, size_t bytes, void *arg)
 {
 	(void)summary, (void)bytes, (void)arg;

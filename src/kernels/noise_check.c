@@ -29,6 +29,7 @@
 
 #include "check_limits.h"
 #include "errors.h"
+#include "figures.h"
 #include "machine.h"
 #include "metrics.h"
 #include "output.h"
@@ -67,15 +68,12 @@ static void usage(FILE *f)
 /* The value of key=... in a result line, copied into buf; 0 if absent. */
 static int field(const char *line, const char *key, char *buf, size_t size)
 {
-	size_t k = strlen(key);
+	size_t len;
+	const char *v = nb_line_value(line, key, &len);
 
-	for (const char *p = line; (p = strstr(p, key)); p += k) {
-		if ((p == line || p[-1] == ' ') && p[k] == '=') {
-			snprintf(buf, size, "%.*s", (int)strcspn(p + k + 1, " \n"), p + k + 1);
-			return 1;
-		}
-	}
-	return 0;
+	if (v)
+		snprintf(buf, size, "%.*s", (int)len, v);
+	return v != NULL;
 }
 
 static int parse_rank_line(const char *line, struct cpu_result *r)

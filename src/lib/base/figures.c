@@ -186,3 +186,16 @@ void nb_figures_free(struct nb_figures *fs)
 	free(fs->f);
 	memset(fs, 0, sizeof(*fs));
 }
+
+const char *nb_line_value(const char *line, const char *key, size_t *len)
+{
+	size_t k = strlen(key);
+
+	for (const char *p = line; (p = strstr(p, key)); p += k) {
+		if ((p == line || p[-1] == ' ') && p[k] == '=') {
+			*len = strcspn(p + k + 1, " \n");
+			return p + k + 1;
+		}
+	}
+	return NULL;
+}

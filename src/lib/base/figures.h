@@ -44,4 +44,8 @@ void nb_figures_merge(struct nb_figures *fs, const struct nb_figure *f, size_t n
 void nb_figures_print(const struct nb_figures *fs, FILE *out);
 void nb_figures_free(struct nb_figures *fs);
 
+/* The value of key=... in one such line: its start, and its length in
+ * *len; NULL when the line has no such key. */
+const char *nb_line_value(const char *line, const char *key, size_t *len);
+
 #endif

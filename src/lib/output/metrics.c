@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "figures.h"
 #include "metrics_catalogue.h"
 
 struct metric {
@@ -77,27 +78,13 @@ void nb_metrics_info(FILE *f, const struct nb_machine *m)
 	fputs("\"} 1\n", f);
 }
 
-/* The value of key=... in a rank line: its start and length; NULL if absent. */
-static const char *value_of(const char *line, const char *key, size_t *len)
-{
-	size_t k = strlen(key);
-
-	for (const char *p = line; (p = strstr(p, key)); p += k) {
-		if ((p == line || p[-1] == ' ') && p[k] == '=') {
-			*len = strcspn(p + k + 1, " \n");
-			return p + k + 1;
-		}
-	}
-	return NULL;
-}
-
 /* The sum of the metric's keys in line; 0 if one is absent or not a number. */
 static int metric_value(const struct metric *m, const char *line, double *v)
 {
 	*v = 0;
 	for (int i = 0; m->keys[i]; i++) {
 		size_t len;
-		const char *s = value_of(line, m->keys[i], &len);
+		const char *s = nb_line_value(line, m->keys[i], &len);
 		char *end;
 
 		if (!s)
@@ -130,11 +117,12 @@ void nb_metrics_rank_lines(FILE *f, char *const *lines, int n, const char *kerne
 			fprintf(f, "%s{", m->name);
 			for (size_t l = 0; l < sizeof(labels) / sizeof(*labels); l++) {
 				size_t len = 0;
-				const char *s = l == 0 && kernel ? kernel
-							       : value_of(lines[i], labels[l], &len);
+				const char *s = nb_line_value(lines[i], labels[l], &len);
 
-				if (l == 0 && kernel)
+				if (l == 0 && kernel) {
+					s = kernel;
 					len = strlen(kernel);
+				}
 				fprintf(f, "%s%s=\"", l ? "," : "", labels[l]);
 				label_value(f, s ? s : "", s ? len : 0);
 				fputc('"', f);

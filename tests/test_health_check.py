@@ -25,17 +25,18 @@ from pathlib import Path
 import pytest
 from competitor import start_rival
 from conftest import ROOT
-from test_nhc import NHC, SCRIPTS
+from test_nhc import NHC, SCRIPTS, nhc_conf
 
 CLUSTER = ROOT / "tests" / "slurm" / "cluster.sh"
 CPUS = sorted(os.sched_getaffinity(0))
 NOISY = "nbnode1"
-CHECK_ARGS = "--seconds 1.5 --max-lost-percent 55 --max-detour-us 1e9"
+SECONDS, MAX_LOST = 1.5, 55  # the check's length and limit; no limit on a detour
+CHECK_ARGS = f"--seconds {SECONDS} --max-lost-percent {MAX_LOST} --max-detour-us 1e9"
 INTERVAL = 10  # HealthCheckInterval: each node checked once in it (CYCLE)
 WAIT = 6 * INTERVAL
 
-# timing: whether a quiet node stays within the limits is what the day's
-# load tests (tests/under_load.sh)
+# timing: a quiet node must stay within the limits on a bad day too, which
+# `make test-load` proves (tests/under_load.sh)
 pytestmark = [pytest.mark.timing,
               pytest.mark.skipif(len(CPUS) < 2, reason="one node's CPU apart from the others' "
                                  "needs two CPUs")]
@@ -107,28 +108,38 @@ def wrapper(state, command):
     return path
 
 
-def drains_and_resumes(cluster, bin_dir, state, reason):
-    """The scenario, whichever program checks: returns the drain reason."""
-    cluster.wait("every node up", lambda n: len(n) == 4 and all(
-        t == "idle" for t, _ in n.values()))
-    cluster.slurm("scontrol", "update", "nodename=nbnode4", "state=drain",
-                  "reason=maintenance: disk")
-    rival = start_rival(bin_dir, CPUS[0], "800:200", state / "slices.dat")
+def drains_and_resumes(bin_dir, state, program, reason):
+    """The scenario on a cluster whose HealthCheckProgram is program: the
+    drain reason (matching the regular expression reason), as sinfo -R
+    printed it."""
+    cluster = Cluster(state, health_check(program))
     try:
-        drained = cluster.wait(f"{NOISY} drained", lambda n: n[NOISY][0] == "drain")
-        assert re.match(reason, drained[NOISY][1]), drained
-        assert drained["nbnode2"][0] == drained["nbnode3"][0] == "idle", drained
-        ran_on = cluster.slurm("srun", "-N", "1", "-t", "1", "hostname").strip()
-        assert ran_on in ("nbnode2", "nbnode3"), ran_on
-        # sinfo -R, as an operator reads it
-        listed = cluster.slurm("sinfo", "-R", "-h", "-o", "%n|%E")
-        assert f"{NOISY}|{drained[NOISY][1]}" in listed.splitlines(), listed
+        cluster.wait("every node up", lambda n: len(n) == 4 and all(
+            t == "idle" for t, _ in n.values()))
+        cluster.slurm("scontrol", "update", "nodename=nbnode4", "state=drain",
+                      "reason=maintenance: disk")
+        rival = start_rival(bin_dir, CPUS[0], "800:200", state / "slices.dat")
+        try:
+            drained = cluster.wait(f"{NOISY} drained", lambda n: n[NOISY][0] == "drain")
+            assert re.match(reason, drained[NOISY][1]), drained
+            assert drained["nbnode2"][0] == drained["nbnode3"][0] == "idle", drained
+            ran_on = cluster.slurm("srun", "-N", "1", "-t", "1", "hostname").strip()
+            assert ran_on in ("nbnode2", "nbnode3"), ran_on
+            # sinfo -R, as an operator reads it
+            listed = cluster.slurm("sinfo", "-R", "-h", "-o", "%n|%E")
+            assert f"{NOISY}|{drained[NOISY][1]}" in listed.splitlines(), listed
+        finally:
+            rival.send_signal(signal.SIGTERM)
+            rival.wait(timeout=30)
+        resumed = cluster.wait(f"{NOISY} resumed", lambda n: n[NOISY][0] == "idle")
+        assert resumed["nbnode4"] == ("drain", "maintenance: disk"), resumed
     finally:
-        rival.send_signal(signal.SIGTERM)
-        rival.wait(timeout=30)
-    resumed = cluster.wait(f"{NOISY} resumed", lambda n: n[NOISY][0] == "idle")
-    assert resumed["nbnode4"] == ("drain", "maintenance: disk"), resumed
-    return drained[NOISY][1], listed
+        cluster.stop()
+    print(f"sinfo -R while {NOISY} was noisy:\n{listed}")
+    return drained[NOISY][1]
+
+
+REASON = rf"noise: cpu{CPUS[0]} lost [\d.]+% > {MAX_LOST}% \(detours; "
 
 
 def noise_health_check(bin_dir, state):
@@ -141,13 +152,7 @@ def noise_health_check(bin_dir, state):
 
 
 def test_the_health_check_drains_a_noisy_node_and_resumes_it(bin_dir, state):
-    cluster = Cluster(state, health_check(noise_health_check(bin_dir, state)))
-    try:
-        reason, listed = drains_and_resumes(
-            cluster, bin_dir, state, rf"noise: cpu{CPUS[0]} lost [\d.]+% > 55% \(detours; ")
-    finally:
-        cluster.stop()
-    print(f"sinfo -R while {NOISY} was noisy:\n{listed}")
+    reason = drains_and_resumes(bin_dir, state, noise_health_check(bin_dir, state), REASON)
     log = (state / "health.log").read_text()
     assert f"{NOISY} resuming (was: {reason})" in log, log
 
@@ -155,11 +160,7 @@ def test_the_health_check_drains_a_noisy_node_and_resumes_it(bin_dir, state):
 @pytest.mark.skipif(NHC is None, reason="no NHC: neither /usr/sbin/nhc nor the shared tools'")
 def test_nhc_drains_a_noisy_node_and_resumes_it(bin_dir, state):
     conf_dir = state / "nhc"
-    (conf_dir / "scripts").mkdir(parents=True)
-    shutil.copy(SCRIPTS / "common.nhc", conf_dir / "scripts")
-    shutil.copy(ROOT / "site" / "nhc" / "noisebench.nhc", conf_dir / "scripts")
-    (conf_dir / "nhc.conf").write_text(
-        f"* || check_noise -s 1.5 -p 55 -u 1e9 -b {bin_dir / 'noise-check'}\n")
+    nhc_conf(bin_dir, conf_dir, f"check_noise -s {SECONDS} -p {MAX_LOST} -u 1e9")
     helpers = SCRIPTS.parent / "helpers" if NHC != Path("/usr/sbin/nhc") else \
         Path("/usr/libexec/nhc")
     # the release's helpers lack their execute bit; NHC evaluates each
@@ -168,13 +169,7 @@ def test_nhc_drains_a_noisy_node_and_resumes_it(bin_dir, state):
                       f"-l {state / 'nhc.log'} -t 60 NHC_RM=slurm "
                       f"'OFFLINE_NODE=\"bash {helpers / 'node-mark-offline'}\"' "
                       f"'ONLINE_NODE=\"bash {helpers / 'node-mark-online'}\"'")
-    cluster = Cluster(state, health_check(program))
-    try:
-        _, listed = drains_and_resumes(
-            cluster, bin_dir, state, rf"NHC: noise: cpu{CPUS[0]} lost [\d.]+% > 55% \(detours; ")
-    finally:
-        cluster.stop()
-    print(f"sinfo -R while {NOISY} was noisy (NHC):\n{listed}")
+    drains_and_resumes(bin_dir, state, program, "NHC: " + REASON)
 
 
 def test_as_a_prolog_it_keeps_the_job_off_a_noisy_node(bin_dir, state, tmp_path):
@@ -186,8 +181,7 @@ def test_as_a_prolog_it_keeps_the_job_off_a_noisy_node(bin_dir, state, tmp_path)
         job = cluster.slurm("sbatch", "--parsable", "-w", NOISY, "-o", out, "--wrap",
                             "hostname").strip()
         drained = cluster.wait(f"{NOISY} drained", lambda n: n[NOISY][0].startswith("drain"))
-        assert re.match(rf"noise: cpu{CPUS[0]} lost [\d.]+% > 55% \(detours; ",
-                        drained[NOISY][1]), drained
+        assert re.match(REASON, drained[NOISY][1]), drained
         # Slurm requeues the job (held, unless nohold_on_prolog_fail): it never ran there
         state_ = cluster.slurm("squeue", "-h", "-j", job, "-o", "%T|%r").strip()
         assert state_.startswith("PENDING|"), state_

@@ -25,13 +25,19 @@ pytestmark = pytest.mark.skipif(NHC is None, reason="no NHC: neither /usr/sbin/n
                                 f"{RELEASE} (the shared tools)")
 
 
-def nhc(bin_dir, conf_dir, line, cpus=None):
-    """NHC with one check line, its own marking of the node off (no
-    resource manager here), on `cpus` only if given."""
-    (conf_dir / "scripts").mkdir(exist_ok=True)
+def nhc_conf(bin_dir, conf_dir, line):
+    """conf_dir as NHC's configuration directory: its common functions, the
+    project's check and an nhc.conf of one check line."""
+    (conf_dir / "scripts").mkdir(parents=True, exist_ok=True)
     shutil.copy(SCRIPTS / "common.nhc", conf_dir / "scripts")
     shutil.copy(ROOT / "site" / "nhc" / "noisebench.nhc", conf_dir / "scripts")
     (conf_dir / "nhc.conf").write_text(f"* || {line} -b {bin_dir / 'noise-check'}\n")
+
+
+def nhc(bin_dir, conf_dir, line, cpus=None):
+    """NHC with one check line, its own marking of the node off (no
+    resource manager here), on `cpus` only if given."""
+    nhc_conf(bin_dir, conf_dir, line)
     cmd = ["bash", str(NHC), "-D", str(conf_dir), "-c", str(conf_dir / "nhc.conf"), "-l", "-",
            "-t", "60", "MARK_OFFLINE=0"]
     if cpus is not None:

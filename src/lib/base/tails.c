@@ -14,9 +14,7 @@ const double nb_loss_edges_ns[NB_LOSS_BUCKETS - 1] = {
 /* The j-th smallest loss (0-based). */
 static double loss(const uint64_t *v, size_t n, double base, double scale, int falling, size_t j)
 {
-	double x = (double)v[falling ? n - 1 - j : j], d = falling ? base - x : x - base;
-
-	return d > 0 ? d * scale : 0;
+	return nb_loss((double)v[falling ? n - 1 - j : j], base, scale, falling);
 }
 
 static double percentile(const uint64_t *v, size_t n, double base, double scale, int falling,

@@ -21,6 +21,18 @@ enum { NB_TAIL_THRESHOLDS = 3 };
 enum { NB_LOSS_BUCKETS = 26 };
 extern const double nb_loss_edges_ns[NB_LOSS_BUCKETS - 1];
 
+/* The loss of a sample of value v against the best value `base`, defined
+ * once, here, for every consumer (the tails below, the streamed runs'
+ * figures, the analysis through the JSON's tails.loss): (v - base) *
+ * ns_per_unit, or with `falling` (FTQ counts) (base - v) * ns_per_unit; 0
+ * when v is at or beyond the best. */
+static inline double nb_loss(double v, double base, double ns_per_unit, int falling)
+{
+	double d = falling ? base - v : v - base;
+
+	return d > 0 ? d * ns_per_unit : 0;
+}
+
 struct nb_loss_histogram {
 	uint64_t samples[NB_LOSS_BUCKETS];
 	double lost_ns[NB_LOSS_BUCKETS]; /* the loss of those samples, summed */
@@ -30,9 +42,7 @@ struct nb_tails {
 	uint64_t n;
 	double p50_ns, p99_ns, p99_9_ns, p99_99_ns, max_ns; /* NAN without samples */
 	double above_per_hour[NB_TAIL_THRESHOLDS];          /* 10 us, 100 us, 1 ms */
-	/* The loss of a sample of value v, defined once, here, for the analysis
-	 * too (the JSON's tails.loss): (v - base) * ns_per_unit, or with
-	 * `falling` (base - v) * ns_per_unit, 0 when below; over `seconds`. */
+	/* nb_loss's arguments, over `seconds` */
 	double base, ns_per_unit, seconds;
 	int falling;
 	int measured; /* set by nb_tails_sorted */

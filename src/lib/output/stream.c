@@ -15,6 +15,7 @@
 #include "errors.h"
 #include "output.h"
 #include "samples.h"
+#include "tails.h"
 
 /* A chunk lasts about this long: the threads stop within it of being told. */
 #define CHUNK_S 0.01
@@ -160,18 +161,14 @@ double nb_stream_quantile(const struct nb_stream *s, double p)
 	return NAN;
 }
 
-/* The loss of a sample, in its unit and in ticks. */
+/* The loss of a sample (nb_loss, against the reference), in its unit and in
+ * ticks: an FTQ count short of the reference is that share of a quantum. */
 static double loss_of(const struct nb_stream *s, uint64_t value, double *ticks)
 {
-	if (s->kind == NB_STREAM_FWQ) {
-		double l = value > s->reference ? (double)(value - s->reference) : 0;
+	int falling = s->kind == NB_STREAM_FTQ;
+	double l = nb_loss((double)value, (double)s->reference, 1, falling);
 
-		*ticks = l;
-		return l;
-	}
-	double l = s->reference > value ? (double)(s->reference - value) : 0;
-
-	*ticks = s->reference ? l / (double)s->reference * (double)s->quantum_ticks : 0;
+	*ticks = !falling ? l : s->reference ? l / (double)s->reference * (double)s->quantum_ticks : 0;
 	return l;
 }
 

@@ -23,7 +23,10 @@
 
 enum nb_stream_kind { NB_STREAM_FWQ, NB_STREAM_FTQ };
 
-/* bucket 0: a loss under 1 unit; bucket b > 0: [g^(b-1), g^b), g = 1.01 */
+/* The loss (nb_loss, tails.h) on buckets 1% wide, so that a streamed run's
+ * percentiles are known to 1% without its samples (the tails' 1-2-5 buckets
+ * are for sums over ranks): bucket 0 a loss under 1 unit, bucket b > 0
+ * [g^(b-1), g^b), g = 1.01 */
 enum { NB_STREAM_BUCKETS = 4500 };
 #define NB_STREAM_GROWTH 1.01
 

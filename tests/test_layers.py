@@ -7,7 +7,7 @@ from pathlib import Path
 SRC = Path(__file__).resolve().parent.parent / "src"
 # bottom to top; `generated` is what CMake writes from the kernel catalogue
 LAYERS = ["generated", "lib/base", "lib/hotpath", "work", "lib/system", "lib/inject",
-          "lib/launch", "lib/output", "lib/trace", "kernels"]
+          "lib/launch", "lib/output", "lib/trace", "kernels", "driver", "tools"]
 GENERATED = {"cause_classes.h": "generated", "metrics_catalogue.h": "generated",
              "kernel_files.h": "kernels"}
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)

@@ -1,5 +1,8 @@
-/* The driver's own state, beside the run the kernels see (kernel.h): only
- * the driver's files (driver.c, stream_result.c) include it. */
+/* The driver's own state, beside the run the kernels see (kernel.h), and
+ * the calls between its files, one a job: options.c (the options), files.c
+ * (the files), run.c (the run's life), finish.c (the finish), node_data.c
+ * (a node's shared data files) and stream_result.c (a streamed run's
+ * results). Only they include it. */
 #ifndef NB_DRIVER_H
 #define NB_DRIVER_H
 
@@ -60,5 +63,44 @@ struct nb_driver {
 
 /* A streamed run's results (stream.h), whatever its kernel. */
 extern const struct nb_results nb_stream_results;
+
+/* the file suffixes of the injection logs and of the causes (--trace) */
+#define NB_INJECTIONS_SUFFIX "injections.dat"
+#define NB_CAUSES_SUFFIX "causes.dat"
+
+/* options.c: the command line into r, or a usage error */
+void nb_driver_parse(struct nb_run *r);
+
+/* run.c: every rank learns whether any failed (why not NULL); the first
+ * failing one says why in one line, and all leave with `code`, their files
+ * discarded. nb_driver_agree: the same for bad input. */
+void nb_driver_agree_or_exit(struct nb_run *r, const char *why, int code);
+void nb_driver_agree(struct nb_run *r, const char *why);
+
+/* files.c: PREFIX_<rank>_<suffix> (base: without the prefix's directory, as
+ * the JSON names it); a node's description (kernels.json's node_files) */
+void nb_driver_file_name(struct nb_run *r, int rank, const char *suffix, char *buf, size_t size,
+			 int base);
+void nb_driver_node_file_name(struct nb_run *r, int node, char *buf, size_t size, int base);
+/* a participant's file of this suffix as the JSON names it: its node's
+ * (node >= 0) or its own */
+void nb_driver_participant_file(struct nb_run *r, int rank, int node, const char *suffix,
+				char *buf, size_t size);
+/* every file, on every rank, under its temporary name, before measuring */
+void nb_driver_open_files(struct nb_run *r);
+/* each local participant's samples (n of them) and injection log */
+void nb_driver_write_data(struct nb_run *r, const size_t *n, int signo);
+/* the injection logs written, the local data files renamed into place */
+void nb_driver_commit_files(struct nb_run *r, char *mine);
+
+/* finish.c: the one finish sequence, complete (signo 0) or interrupted */
+void nb_driver_finish(struct nb_run *r, int signo);
+
+/* The local participant's record in `mine`, the records of them all. */
+static inline struct nb_participant *nb_driver_participant_at(const struct nb_run *r, char *mine,
+							      int local)
+{
+	return (struct nb_participant *)(mine + (size_t)local * r->d->results->size);
+}
 
 #endif

@@ -1,6 +1,6 @@
 /* What a kernel is, and all it sees of the run. A kernel is one small C file
  * (fwq.c, ftq.c, psnap.c, selfish.c, bsp.c): its measured loop and a
- * struct nb_kernel of narrow hooks. The driver (driver.c) does the rest, the
+ * struct nb_kernel of narrow hooks. The driver (src/driver/) does the rest, the
  * same way for every kernel: options, placement of the participants
  * (threads of one process, OpenMP threads or MPI ranks: the launch layer
  * linked in, ranks.h), the files, calibration, the start, signals, and one

@@ -28,7 +28,7 @@ import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
-from competitor import start_rival  # noqa: E402
+from nbtest.competitor import start_rival  # noqa: E402
 
 BIN = Path(sys.argv[1] if len(sys.argv) > 1 else "build/bin").resolve()
 CPUS = sorted(os.sched_getaffinity(0))

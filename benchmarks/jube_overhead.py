@@ -21,7 +21,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
-from jube_runs import ROOT, project_copy, run_to_end, union_length, workpackage_dirs  # noqa: E402,E501
+from nbtest.jube_runs import ROOT, project_copy, run_to_end, union_length, workpackage_dirs  # noqa: E402,E501
 
 BIN = Path(sys.argv[1] if len(sys.argv) > 1 else "build/bin").resolve()
 CLUSTER = ROOT / "tests" / "slurm" / "cluster.sh"

@@ -21,7 +21,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))
-from jube_runs import union_length  # noqa: E402
+from nbtest.jube_runs import union_length  # noqa: E402
 
 
 def main():

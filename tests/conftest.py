@@ -6,25 +6,12 @@ build tree whose `asm` target the disassembly test reads.
 """
 import os
 import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-
-CANNOT_TELL = "cannot tell today: "
-# `make test` prints this file's lines at its end, so that a test that
-# always skips is seen
-CANNOT_TELL_LOG = ROOT / ".cache" / "cannot-tell.log"
-
-
-def cannot_tell(reason):
-    """Skip a timing test whose measurement cannot decide on this machine
-    now, saying what was measured (counted and printed by make test)."""
-    pytest.skip(CANNOT_TELL + reason)
+from nbtest import ROOT
+from nbtest.launch import mpi_env
+from nbtest.verdicts import CANNOT_TELL, CANNOT_TELL_LOG
 
 
 def pytest_runtest_logreport(report):
@@ -43,6 +30,16 @@ def pytest_terminal_summary(terminalreporter):
                                 f"for what this machine showed")
     for r in told:
         terminalreporter.write_line(f"  {r.nodeid}: {r.longrepr[2]}")
+
+
+def pytest_collection_modifyitems(items):
+    """The tests that need a Slurm cluster: those that ask for one, and
+    those launched by srun."""
+    for item in items:
+        params = getattr(item, "callspec", None)
+        if {"slurm", "slurm_nodes"} & set(item.fixturenames) or \
+                (params and "srun" in params.params.values()):
+            item.add_marker(pytest.mark.slurm)
 
 
 @pytest.fixture(scope="session")
@@ -76,99 +73,6 @@ def run(bin_dir, tmp_path):
     return _run
 
 
-def rank_lines(stdout):
-    """The result lines a kernel prints, one a thread or rank."""
-    return [line for line in stdout.splitlines() if line.startswith("rank kernel=")]
-
-
-def summaries(stdout):
-    """The key=value result lines a kernel prints, one dict per rank."""
-    return [dict(f.split("=", 1) for f in line.split()[1:]) for line in rank_lines(stdout)]
-
-
-RANK_LINE_PREFIX = ("kernel", "rank", "host", "cpu")
-
-
-def _number(text):
-    """A figure's number as the kernels' reduction reads it, or None."""
-    try:
-        return float(text[:-1] if text.endswith("%") else text)
-    except ValueError:
-        return None
-
-
-def reduce_rank_lines(lines):
-    """What src/lib/base/figures.c makes of result lines, computed here from
-    the lines: {figure: text} of the ranks line, but the means as numbers."""
-    numbers, words = {}, {}
-    for line in lines:
-        for token in line.split()[1:]:
-            key, _, value = token.partition("=")
-            if key in RANK_LINE_PREFIX:
-                continue
-            items = [item.partition(":") for item in value.split(",")]
-            if _number(value) is not None:
-                items = [(key, None, value)]
-            elif all(name[:1].isalpha() and _number(v) is not None for name, _, v in items):
-                items = [(f"{key}_{name}", None, v.rstrip("%")) for name, _, v in items]
-            else:
-                words.setdefault(key, value)
-                numbers.setdefault(key, None)
-                continue
-            for name, _, text in items:
-                x = _number(text)
-                seen = numbers.setdefault(name, [])
-                if x is not None and abs(x) != float("inf") and x == x:
-                    seen.append((x, text.rstrip("%")))
-    out = {}
-    for key, seen in numbers.items():
-        if seen is None:
-            out[f"{key}_first"] = words[key]
-        elif not seen:
-            out.update({f"{key}_min": "nan", f"{key}_avg": float("nan"), f"{key}_max": "nan"})
-        else:
-            # the first of equal ones, as the line printed it
-            out[f"{key}_min"] = min(seen, key=lambda s: s[0])[1]
-            out[f"{key}_avg"] = sum(x for x, _ in seen) / len(seen)
-            out[f"{key}_max"] = max(seen, key=lambda s: s[0])[1]
-    return out
-
-
-def ranks_line(stdout, kernel):
-    """The run's ranks line (the catalogue's ranks_line) as {key: text}."""
-    found = [line for line in stdout.splitlines() if line.startswith(f"ranks kernel={kernel} ")]
-    assert len(found) == 1, f"{len(found)} ranks lines"
-    return dict(token.split("=", 1) for token in found[0].split()[1:])
-
-
-def check_ranks_line(stdout, kernel, lines):
-    """The ranks line is the reduction of `lines`, figure by figure, in the
-    order they came; returns it."""
-    got = ranks_line(stdout, kernel)
-    want = reduce_rank_lines(lines)
-    assert int(got.pop("ranks")) == len(lines)
-    assert got.pop("kernel") == kernel
-    assert list(got) == list(want)
-    for key, value in want.items():
-        if key.endswith("_avg"):
-            assert float(got[key]) == pytest.approx(value, rel=1e-5, abs=1e-12, nan_ok=True), key
-        else:
-            assert got[key] == value, key
-    return got
-
-
-def mpi_env(extra=None):
-    """The environment for MPI launches: OpenMPI runs as root only when told
-    to; under the sanitizer build, leak checking is left to the non-MPI
-    binaries, as OpenMPI's own allocations (some in plugins it unloads, which
-    no suppression can name) would be reported as ours."""
-    env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
-               **(extra or {}))
-    if os.environ.get("NB_SANITIZE"):
-        env["ASAN_OPTIONS"] = env.get("ASAN_OPTIONS", "") + ":detect_leaks=0"
-    return env
-
-
 @pytest.fixture(scope="session")
 def slurm():
     """A real Slurm cluster on localhost, started by the project's script and
@@ -199,8 +103,6 @@ def slurm_nodes():
     finally:
         subprocess.run([script, "stop", "--nodes", "4"], capture_output=True, timeout=300)
 
-
-LAUNCHERS = ["threads", "mpirun", "srun"]
 
 
 @pytest.fixture

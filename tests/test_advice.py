@@ -12,8 +12,8 @@ import subprocess
 
 import numpy as np
 import pytest
-from competitor import start_rival
-from conftest import ROOT
+from nbtest import ROOT
+from nbtest.competitor import start_rival
 from test_causes import needs_tracefs
 from test_report import read_csv
 

@@ -18,10 +18,11 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from competitor import beside_competitors
-from conftest import ROOT, check_ranks_line, rank_lines, summaries
-from ground_truth import load_injections
-from kernel_files import check_node_data, check_node_parts, load_description, part_bytes
+from nbtest import ROOT
+from nbtest.competitor import beside_competitors
+from nbtest.ground_truth import load_injections
+from nbtest.kernel_files import check_node_data, check_node_parts, load_description, part_bytes
+from nbtest.lines import check_ranks_line, rank_lines, summaries
 CLASSES = {"hardware", "nmi", "irq", "softirq", "timer", "ipi", "thread", "injection"}
 
 

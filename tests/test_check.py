@@ -12,7 +12,7 @@ import signal
 import subprocess
 
 import pytest
-from competitor import start_rival
+from nbtest.competitor import start_rival
 from test_causes import needs_tracefs
 from test_metrics import promtool_accepts
 

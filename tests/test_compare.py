@@ -15,8 +15,8 @@ import subprocess
 
 import numpy as np
 import pytest
-from conftest import ROOT
-from ground_truth import load_injections
+from nbtest import ROOT
+from nbtest.ground_truth import load_injections
 
 CPUS = sorted(os.sched_getaffinity(0))
 REPEATS = 3

@@ -1,7 +1,7 @@
 """FTQ quanta end on a fixed grid measured from the start: no drift."""
 import numpy as np
 import pytest
-from kernel_files import load_run
+from nbtest.kernel_files import load_run
 
 
 @pytest.mark.timing

@@ -6,7 +6,7 @@ with the machine's own detours of the day; this is what holds whatever the
 day (docs/testing.md)."""
 import numpy as np
 import pytest
-from ground_truth import fwq_timeline, ftq_timeline, match
+from nbtest.ground_truth import fwq_timeline, ftq_timeline, match
 
 PERIOD = 2_000_000  # ticks: a schedule of 2 ms at a tick a ns
 LENGTH = 70_000  # ticks: about the busy wait a 100 us injection logs, exit less entry

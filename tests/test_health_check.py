@@ -23,8 +23,8 @@ import time
 from pathlib import Path
 
 import pytest
-from competitor import start_rival
-from conftest import ROOT
+from nbtest import ROOT
+from nbtest.competitor import start_rival
 from test_nhc import NHC, SCRIPTS, nhc_conf
 
 CLUSTER = ROOT / "tests" / "slurm" / "cluster.sh"
@@ -37,7 +37,7 @@ WAIT = 6 * INTERVAL
 
 # timing: a quiet node must stay within the limits on a bad day too, which
 # `make test-load` proves (tests/under_load.sh)
-pytestmark = [pytest.mark.timing,
+pytestmark = [pytest.mark.timing, pytest.mark.slurm,
               pytest.mark.skipif(len(CPUS) < 2, reason="one node's CPU apart from the others' "
                                  "needs two CPUs")]
 

@@ -9,8 +9,8 @@ import math
 
 import numpy as np
 import pytest
-from conftest import summaries
-from ground_truth import check_injected_run, load_injections, load_meta, participants
+from nbtest.ground_truth import check_injected_run, load_injections, load_meta, participants
+from nbtest.lines import summaries
 
 
 @pytest.mark.timing

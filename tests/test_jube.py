@@ -9,7 +9,7 @@ import json
 import os
 
 import pytest
-from jube_runs import jube, project_copy, result_rows, run_to_end, workpackage_dirs
+from nbtest.jube_runs import jube, project_copy, result_rows, run_to_end, workpackage_dirs
 
 pytestmark = pytest.mark.skipif(bool(os.environ.get("NB_SANITIZE")),
                                 reason="JUBE drives the release build")

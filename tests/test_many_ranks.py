@@ -10,10 +10,12 @@ import re
 import subprocess
 
 import pytest
-from browser import CHROMIUM, check_pdf, check_report_page, open_page, screenshot
-from conftest import ROOT, check_ranks_line, mpi_env, ranks_line
-from kernel_files import (check_node_data, check_selfish_span, detours_of, json_histogram,
-                          load_description)
+from nbtest import ROOT
+from nbtest.browser import CHROMIUM, check_pdf, check_report_page, open_page, screenshot
+from nbtest.kernel_files import (check_node_data, check_selfish_span, detours_of, json_histogram,
+                                 load_description)
+from nbtest.launch import mpi_env
+from nbtest.lines import check_ranks_line, ranks_line
 
 RANKS = 128
 # small runs: a rank's measurement is short beside its share of two CPUs
@@ -101,6 +103,7 @@ def test_node_files_of_128_ranks(bin_dir, tmp_path):
         assert sorted(int(r["thread"]) for r in csv.DictReader(f)) == list(range(RANKS))
 
 
+@pytest.mark.browser
 def test_report_of_128_ranks_keeps_its_figures_to_a_page(bin_dir, tmp_path):
     done = run_ranks(bin_dir, tmp_path, "fwq")
     assert done.returncode == 0, done.stderr[-2000:]

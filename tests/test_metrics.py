@@ -14,7 +14,8 @@ import time
 import urllib.request
 
 import pytest
-from conftest import ROOT, rank_lines
+from nbtest import ROOT
+from nbtest.lines import rank_lines
 
 CATALOGUE = json.loads((ROOT / "src" / "kernels" / "kernels.json").read_text())["metrics"]
 KERNELS = ["fwq", "ftq", "psnap", "selfish"]

@@ -12,8 +12,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from competitor import start_rival
-from conftest import ROOT
+from nbtest import ROOT
+from nbtest.competitor import start_rival
 
 RELEASE = ROOT.parent / "shared" / "tools" / "nhc-1.4.3"
 SITE_NHC = Path("/usr/sbin/nhc")

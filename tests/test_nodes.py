@@ -11,10 +11,13 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, cannot_tell, check_ranks_line, mpi_env, ranks_line
-from jube_runs import project_copy, result_rows, run_to_end, workpackage_dirs
-from ground_truth import load_injections
-from kernel_files import check_node_data, check_node_parts, load_description
+from nbtest import ROOT
+from nbtest.ground_truth import load_injections
+from nbtest.jube_runs import project_copy, result_rows, run_to_end, workpackage_dirs
+from nbtest.kernel_files import check_node_data, check_node_parts, load_description
+from nbtest.launch import mpi_env
+from nbtest.lines import check_ranks_line, ranks_line
+from nbtest.verdicts import cannot_tell
 
 HOSTS = {f"nbnode{i}" for i in range(1, 5)}
 # the two nodes that never share a CPU (cluster.sh)

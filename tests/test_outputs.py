@@ -5,8 +5,8 @@ import subprocess
 
 import numpy as np
 import pytest
-from conftest import check_ranks_line, ranks_line, summaries
-from kernel_files import check_node_data, load_run
+from nbtest.kernel_files import check_node_data, load_run
+from nbtest.lines import check_ranks_line, ranks_line, summaries
 
 NCPUS = len(os.sched_getaffinity(0))
 

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import LAUNCHERS
-from ground_truth import check_injected_run
-from kernel_files import json_histogram
+from nbtest.ground_truth import check_injected_run
+from nbtest.kernel_files import json_histogram
+from nbtest.launch import LAUNCHERS
 
 NCPUS = len(os.sched_getaffinity(0))
 

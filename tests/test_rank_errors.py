@@ -7,7 +7,7 @@ import time
 
 import numpy as np
 import pytest
-from conftest import mpi_env
+from nbtest.launch import mpi_env
 
 NCPUS = len(os.sched_getaffinity(0))
 

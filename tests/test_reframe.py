@@ -14,7 +14,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import ROOT
+from nbtest import ROOT
 
 pytestmark = pytest.mark.skipif(bool(os.environ.get("NB_SANITIZE")),
                                 reason="ReFrame builds the release kernels")

@@ -8,8 +8,9 @@ import subprocess
 
 import numpy as np
 import pytest
-from conftest import ROOT, cannot_tell
-from ground_truth import load_injections, local_median
+from nbtest import ROOT
+from nbtest.ground_truth import load_injections, local_median
+from nbtest.verdicts import cannot_tell
 
 
 def report(results_dir):

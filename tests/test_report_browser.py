@@ -10,8 +10,8 @@ import re
 import subprocess
 
 import pytest
-from browser import CHROMIUM, check_pdf, check_report_page, open_page, screenshot
-from conftest import ROOT
+from nbtest import ROOT
+from nbtest.browser import CHROMIUM, check_pdf, check_report_page, open_page, screenshot
 
 WIDTH, HEIGHT = 1200, 900
 RUNS = {
@@ -22,6 +22,8 @@ RUNS = {
     "selfish": ["--seconds", "1"],
 }
 SURVEY_HOSTS, SURVEY_PER_HOST, SURVEY_SAMPLES = 64, 128, 1000
+
+pytestmark = pytest.mark.browser
 
 
 def kernel_runs(bin_dir, out, threads):

@@ -26,7 +26,7 @@ import subprocess
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
-from conftest import ROOT
+from nbtest import ROOT
 
 DURATION_NS = 1e9
 PHASES_US = [10, 100, 1000, 10000]

@@ -4,9 +4,10 @@ import os
 
 import numpy as np
 import pytest
-from conftest import LAUNCHERS, cannot_tell
-from ground_truth import check_injected_run, load_injections
-from kernel_files import check_selfish_span, detours_of
+from nbtest.ground_truth import check_injected_run, load_injections
+from nbtest.kernel_files import check_selfish_span, detours_of
+from nbtest.launch import LAUNCHERS
+from nbtest.verdicts import cannot_tell
 
 NCPUS = len(os.sched_getaffinity(0))
 

@@ -3,7 +3,7 @@ line what is missing (a site may build on RHEL or SLES)."""
 import shutil
 import subprocess
 
-from conftest import ROOT
+from nbtest import ROOT
 
 
 def test_the_build_check_names_what_is_missing(tmp_path):

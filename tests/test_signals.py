@@ -6,7 +6,7 @@ import time
 
 import numpy as np
 import pytest
-from ground_truth import load_injections
+from nbtest.ground_truth import load_injections
 
 
 @pytest.mark.parametrize("kernel,sig", [("fwq", signal.SIGTERM), ("ftq", signal.SIGINT)])

@@ -5,7 +5,7 @@ import re
 import subprocess
 import sys
 
-from conftest import ROOT
+from nbtest import ROOT
 
 RECIPE = ROOT / "spack-repo" / "packages" / "noisebench" / "package.py"
 

@@ -14,8 +14,8 @@ import json
 
 import numpy as np
 import pytest
-from competitor import beside_competitors
-from ground_truth import back_to_back, covered_by, load_injections, speed_split
+from nbtest.competitor import beside_competitors
+from nbtest.ground_truth import back_to_back, covered_by, load_injections, speed_split
 
 pytestmark = pytest.mark.timing
 

@@ -15,7 +15,7 @@ import time
 
 import numpy as np
 import pytest
-from conftest import ROOT
+from nbtest import ROOT
 
 GROWTH = 1.01
 

@@ -32,8 +32,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import cannot_tell
-from kernel_files import data_bytes, part_bytes
+from nbtest.kernel_files import data_bytes, part_bytes
+from nbtest.verdicts import cannot_tell
 
 
 @dataclass

@@ -10,7 +10,7 @@ import subprocess
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+from nbtest import ROOT
 
 
 def project_copy(tmp_path, **params):

@@ -7,7 +7,7 @@ two MPI ranks, rank 1 with injected noise (500 us at random times, 2.5 ms
 apart on average: --inject 2500:500:poisson) and then without; selfish
 traces on the same two ranks, both ways, in the same round. What the
 injection added to the application's phases is compared with what the
-traces predict it adds (analysis/predict.R, co-scheduled: rank i's trace for
+traces predict it adds (analysis/inst/predict.R, co-scheduled: rank i's trace for
 process i, as the two ranks ran). Each round runs the traces one way round
 and the applications the other (ABBA), and the next round starts with the
 other way, so a drift of the machine's own noise weighs on both alike.
@@ -62,7 +62,8 @@ def mpmd(d, program, args, name, inject):
 
 
 def predicted(trace_json, phase_us):
-    out = subprocess.run(["Rscript", str(ROOT / "analysis" / "predict.R"), str(trace_json),
+    out = subprocess.run(["Rscript", str(ROOT / "analysis" / "inst" / "predict.R"),
+                          str(trace_json),
                           "--phase-us", str(phase_us), "--processes", "2"],
                          check=True, capture_output=True, text=True).stdout
     rows = {r["mode"]: r for r in csv.DictReader(io.StringIO(out))}

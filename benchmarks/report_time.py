@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The report's time, as a person waits for it (`Rscript analysis/report.R
+"""The report's time, as a person waits for it (`Rscript analysis/inst/report.R
 DIR`, R's start, the slowdown model and the PDF included), on:
 
 - make run's results: the survey of this machine (scripts/survey.sh, JUBE
@@ -43,7 +43,7 @@ def timed(cmd):
 
 
 def line(what, results, target=None):
-    report = ["Rscript", str(ROOT / "analysis" / "report.R"), str(results)]
+    report = ["Rscript", str(ROOT / "analysis" / "inst" / "report.R"), str(results)]
     fread = timed(["Rscript", "-e", FREAD, str(results)])
     with_pdf = timed(report)
     without = timed(report + ["--no-pdf"])

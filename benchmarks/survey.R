@@ -21,6 +21,18 @@
 planted_period_ns <- 1e6
 planted_least_share <- 0.1
 
+# What a kernel computes of its samples and writes into its JSON (stats,
+# stretches, tails), as the package's tests compute it for their synthetic
+# runs: their helper file, read once the package's library path is set, in
+# an environment that sees the package's internals.
+kernel_figures <- NULL
+use_kernel_figures <- function(benchmarks_dir) {
+  env <- new.env(parent = asNamespace("noisebench"))
+  sys.source(file.path(benchmarks_dir, "..", "analysis", "tests", "testthat",
+    "helper-kernel-figures.R"), envir = env)
+  kernel_figures <<- env
+}
+
 # Adds a detour of `loss` ticks to each sample in which one of a periodic
 # series (every `period` ticks from `phase`) falls: samples follow each
 # other, so a sample's end is the running sum of the samples up to it.
@@ -41,7 +53,7 @@ add_periodic <- function(x, period, loss, phase) {
 planted_share <- function(clean, tpn, best) {
   run_s <- max(vapply(clean, sum, numeric(1))) / tpn / 1e9
   percent <- unlist(lapply(clean, function(x) {
-    s <- noisebench:::sample_stretches(cumsum(x) / tpn / 1e9, x, run_s)
+    s <- kernel_figures$sample_stretches(cumsum(x) / tpn / 1e9, x, run_s)
     noisebench:::lost_percent("fwq", s$sum, s$n, best)
   }))
   p <- stats::median(percent) / 100
@@ -148,11 +160,11 @@ write_survey <- function(source, out, hosts, per_host, samples, bad_nodes = 2, b
     hist <- loss_histogram(loss_ns, edges_ns)
     total <- Map(`+`, total, hist)
     seconds <- seconds + loss$seconds
-    tails <- c(noisebench:::loss_tails(loss_ns / 1e3, loss$seconds),
+    tails <- c(kernel_figures$loss_tails(loss_ns / 1e3, loss$seconds),
       list(loss = loss, histogram = trim_histogram(hist)))
-    stretches <- noisebench:::sample_stretches(cumsum(x) / tpn / 1e9, x, run_s)
+    stretches <- kernel_figures$sample_stretches(cumsum(x) / tpn / 1e9, x, run_s)
     ranks[[i]] <- c(list(rank = u$rank, host = u$host, cpu = u$cpu, samples = samples,
-      files = list(file), file_ranges = range, stats = noisebench:::sample_stats(x),
+      files = list(file), file_ranges = range, stats = kernel_figures$sample_stats(x),
       tails = tails, stretches = stretches),
       node_place(u$cpu, per_host), entry[keep])
   }
@@ -207,10 +219,11 @@ trim_histogram <- function(h) {
 }
 
 if (sys.nframe() == 0) {
-  # the package as make builds it: its loss_tails is the kernels' tails.h
+  # the package as make builds it
   script <- sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE))
   .libPaths(c(file.path(dirname(script), "..", "build", "lib", "R"), .libPaths()))
   suppressPackageStartupMessages(library(data.table))
+  use_kernel_figures(dirname(script))
   args <- commandArgs(trailingOnly = TRUE)
   if (length(args) < 5) {
     stop("usage: survey.R SOURCE.json OUT HOSTS RANKS_PER_HOST SAMPLES ",

@@ -12,6 +12,7 @@ here <- dirname(script)
 .libPaths(c(file.path(here, "..", "build", "lib", "R"), .libPaths()))
 suppressPackageStartupMessages(library(data.table))
 source(file.path(here, "survey.R"))
+use_kernel_figures(here)
 source(file.path(here, "in_process.R"))
 
 args <- commandArgs(trailingOnly = TRUE)

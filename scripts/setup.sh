@@ -22,8 +22,9 @@ run_packages=(jube r-base-core r-cran-data.table r-cran-jsonlite r-cran-ggplot2 
 case "$profile" in
   build) ;;
   run) packages+=("${run_packages[@]}") ;;
-  test) packages+=("${run_packages[@]}" r-cran-testthat gcc-aarch64-linux-gnu libc6-dev-arm64-cross slurmctld slurmd slurm-client munge slurmdbd mariadb-server poppler-utils
-        prometheus prometheus-node-exporter) ;;
+  test) packages+=("${run_packages[@]}" r-cran-testthat r-cran-roxygen2
+        gcc-aarch64-linux-gnu libc6-dev-arm64-cross slurmctld slurmd slurm-client munge
+        slurmdbd mariadb-server poppler-utils prometheus prometheus-node-exporter) ;;
   *) echo "setup.sh: unknown profile '$profile' (build, run or test)" >&2; exit 2 ;;
 esac
 

@@ -4,7 +4,7 @@
 # FTQ at 10 and 7 kHz (not multiples of each other: brho's FTQ notes' two-frequency
 # test), P-SNAP and the selfish detour, each on 1, 2, 4, ... and every CPU.
 # A few minutes. Writes results/<host>-<date>/ (the machine, JUBE's run, its
-# tables) and the report of it all (analysis/report.R), and prints where.
+# tables) and the report of it all (analysis/inst/report.R), and prints where.
 #   scripts/survey.sh BIN_DIR [OUT_DIR]
 set -euo pipefail
 bin=$(cd "${1:?usage: survey.sh BIN_DIR [OUT_DIR]}" && pwd)
@@ -26,4 +26,4 @@ echo "== noise survey: $out"
 grep -v '^[^|]*,' "$out/tables.txt" | grep -v '^$'
 echo "(FWQ: (t - min)/min; FTQ: share of the best quantum's work missing;"
 echo " P-SNAP: os_noise_percent of a 1 ms spin; selfish: cpu_overhead_percent in detours)"
-Rscript "$here/analysis/report.R" "$out"
+Rscript "$here/analysis/inst/report.R" "$out"

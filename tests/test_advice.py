@@ -12,7 +12,7 @@ import subprocess
 
 import numpy as np
 import pytest
-from nbtest import ROOT
+from nbtest import REPORT_R
 from nbtest.competitor import start_rival
 from test_causes import needs_tracefs
 from test_report import read_csv
@@ -26,7 +26,7 @@ def traced_fwq(bin_dir, out):
                            "-w", "12", "--trace", "-o", "fwq"], cwd=out, capture_output=True,
                           text=True, timeout=300)
     assert done.returncode == 0, done.stderr
-    report = subprocess.run(["Rscript", str(ROOT / "analysis" / "report.R"), str(out), "--no-pdf"],
+    report = subprocess.run(["Rscript", str(REPORT_R), str(out), "--no-pdf"],
                             capture_output=True, text=True, timeout=600)
     assert report.returncode == 0, report.stderr
     return out / "report"

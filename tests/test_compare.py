@@ -15,7 +15,7 @@ import subprocess
 
 import numpy as np
 import pytest
-from nbtest import ROOT
+from nbtest import REPORT_R
 from nbtest.ground_truth import load_injections
 
 CPUS = sorted(os.sched_getaffinity(0))
@@ -53,7 +53,7 @@ def side_by_side(bin_dir, out, sides, rep):
 
 
 def compare(a, b, out):
-    done = subprocess.run(["Rscript", str(ROOT / "analysis" / "report.R"), "--compare",
+    done = subprocess.run(["Rscript", str(REPORT_R), "--compare",
                            str(a), str(b), str(out)], capture_output=True, text=True,
                           timeout=600)
     assert done.returncode == 0, done.stderr

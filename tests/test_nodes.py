@@ -11,7 +11,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from nbtest import ROOT
+from nbtest import REPORT_R
 from nbtest.ground_truth import load_injections
 from nbtest.jube_runs import project_copy, result_rows, run_to_end, workpackage_dirs
 from nbtest.kernel_files import check_node_data, check_node_parts, load_description
@@ -166,7 +166,7 @@ def test_each_node_describes_its_own_ranks(slurm_nodes, mpi_bin, tmp_path):
     assert int(got["injections_min"]) == min(r["injections"] for r in ranks)
     assert int(got["injections_max"]) == max(r["injections"] for r in ranks) > 0
 
-    report = subprocess.run(["Rscript", ROOT / "analysis" / "report.R", tmp_path, "--no-pdf"],
+    report = subprocess.run(["Rscript", REPORT_R, tmp_path, "--no-pdf"],
                             capture_output=True, text=True, timeout=300)
     assert report.returncode == 0, report.stderr
     summary = read_csv(tmp_path / "report" / "summary.csv")
@@ -174,7 +174,7 @@ def test_each_node_describes_its_own_ranks(slurm_nodes, mpi_bin, tmp_path):
         sorted((r["rank"], r["host"]) for r in ranks)
     assert {r["host"] for r in read_csv(tmp_path / "report" / "nodes.csv")} == HOSTS
     # a report of two of the nodes: their ranks only, beside the whole one
-    group = subprocess.run(["Rscript", ROOT / "analysis" / "report.R", tmp_path, "--hosts",
+    group = subprocess.run(["Rscript", REPORT_R, tmp_path, "--hosts",
                             "^nbnode[12]$", "--out", tmp_path / "group", "--no-pdf"],
                            capture_output=True, text=True, timeout=300)
     assert group.returncode == 0, group.stderr
@@ -204,7 +204,7 @@ def test_report_names_the_node_given_injected_noise(slurm_nodes, mpi_bin, tmp_pa
     assert sorted(by_host) == APART
     assert "inject" not in by_host["nbnode1"] and by_host["nbnode2"]["injections"] > 0
 
-    report = subprocess.run(["Rscript", ROOT / "analysis" / "report.R", tmp_path, "--no-pdf"],
+    report = subprocess.run(["Rscript", REPORT_R, tmp_path, "--no-pdf"],
                             capture_output=True, text=True, timeout=300)
     assert report.returncode == 0, report.stderr
     nodes = {r["host"]: r for r in read_csv(tmp_path / "report" / "nodes.csv")}

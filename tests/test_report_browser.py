@@ -10,7 +10,7 @@ import re
 import subprocess
 
 import pytest
-from nbtest import ROOT
+from nbtest import REPORT_R, ROOT
 from nbtest.browser import CHROMIUM, check_pdf, check_report_page, open_page, screenshot
 
 WIDTH, HEIGHT = 1200, 900
@@ -58,7 +58,7 @@ def report(request, bin_dir, tmp_path_factory):
     else:
         kernel_runs(bin_dir, out, 1 if request.param == "1-cpu" else 0)
         results = out
-    done = subprocess.run(["Rscript", str(ROOT / "analysis" / "report.R"), str(results)],
+    done = subprocess.run(["Rscript", str(REPORT_R), str(results)],
                           capture_output=True, text=True, timeout=900)
     assert done.returncode == 0, done.stderr
     return request.param, results / "report" / "index.html"

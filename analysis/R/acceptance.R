@@ -40,6 +40,8 @@ testcase_rows <- function(tc) {
 
 # Every check of the report's last run (a rerun of failures is a later run),
 # fixtures (the build) left out.
+#' @rdname noise_summary
+#' @export
 acceptance_table <- function(report_path) {
   report <- read_json_file(report_path)
   runs <- report$runs
@@ -50,6 +52,8 @@ acceptance_table <- function(report_path) {
 }
 
 # The table as Markdown, and a line per partition: how many checks passed.
+#' @rdname noise_summary
+#' @export
 acceptance_markdown <- function(table) {
   cell <- function(x) ifelse(is.na(x), "", as.character(x))
   shown <- table[, .(check, partition, job_id, figure,

@@ -247,6 +247,8 @@ pair_keys <- function(la, lb) {
 # One row per paired run and figure: A, B, B - A, its 95% interval, and
 # whether the interval excludes 0 (significant). A figure that is the same in
 # every replicate (no loss at all) gets no interval.
+#' @rdname noise_summary
+#' @export
 compare_table <- function(runs_a, runs_b, seed = 1) {
   pairs <- pair_keys(run_key(run_labels(runs_a)), run_key(run_labels(runs_b)))
   la <- pairs$a
@@ -324,6 +326,8 @@ plot_compare_losses <- function(a, b, what, title) {
     theme_noise()
 }
 
+#' @rdname write_report
+#' @export
 write_comparison <- function(dir_a, dir_b, out = NULL) {
   data_a <- read_results(dir_a)
   data_b <- read_results(dir_b)

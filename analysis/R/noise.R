@@ -113,14 +113,6 @@ rank_moments <- function(run, i) {
     skewness = if (run$kernel == "ftq") -num(s$skewness) else num(s$skewness)))
 }
 
-# A rank's stats as its kernel writes them (stats.h), for runs written
-# without a kernel (the tests' and the survey benchmark's).
-sample_stats <- function(x) {
-  m <- noise_moments(x)
-  list(min = min(x), max = max(x), mean = m$scaled_noise_mean, std = m$scaled_noise_sd,
-    kurtosis = m$kurtosis, skewness = m$skewness)
-}
-
 is_diminutive <- function(mean, sd, kurtosis) {
   # a constant sample (kurtosis NaN) has no tail at all
   k <- ifelse(is.nan(kurtosis), 0, kurtosis)
@@ -192,6 +184,37 @@ lost_percent <- function(kernel, total, n, best) {
 # ideal its fastest iteration before or during the run;
 # for selfish the time in detours beyond an ordinary iteration, Netgauge's
 # CPU overhead).
+#' The report's tables
+#'
+#' The tables the report writes as CSV: each rank's noise (\code{noise_summary},
+#' summary.csv), its share of time lost over the run (\code{noise_over_time}),
+#' the tails of the loss per sample (\code{tail_table}, tails.csv), the
+#' comparison of two surveys (\code{compare_table}, compare.csv), FTQ's
+#' spectral lines (\code{ftq_peak_table}, peaks.csv), the predicted slowdown of
+#' bulk-synchronous applications (\code{scale_table}, scale.csv), and the
+#' acceptance summary of a ReFrame run (\code{acceptance_table}, and as
+#' Markdown \code{acceptance_markdown}).
+#'
+#' @param run a run, as \code{\link{read_run}} returns it.
+#' @param run_name its name in the table.
+#' @param bins the number of stretches the run is cut into: the kernels write 100 a rank
+#'   (\code{stretches_per_run}), \code{bins} must divide it.
+#' @param best the reference sample: each rank's own best, or the run's.
+#' @param runs,runs_a,runs_b named lists of runs, as \code{\link{read_results}} returns them.
+#' @param keep \code{NULL} for every thread's spectrum, or a list by run name of the positions of
+#'   the threads whose spectra to compute (the report passes those it shows in detail and their
+#'   partners); runs not named keep every thread.
+#' @param seed the seed of the bootstrap intervals.
+#' @param simulate the names of the runs whose cells outside the analytic model noise-simulate
+#'   replays; the others keep the model's figure there.
+#' @param processes process counts to predict at besides \code{scale_processes} (the machine's
+#'   own).
+#' @param report_path ReFrame's JSON report (\code{--report-file}).
+#' @param table a table from \code{acceptance_table}.
+#' @return A \code{data.table}; \code{ftq_peak_table} a list of tables;
+#' \code{acceptance_markdown} lines of text.
+#' @order 1
+#' @export
 noise_summary <- function(run, run_name) {
   meta <- run$meta
   # a list a rank, bound once: a data.table a rank would cost more than the

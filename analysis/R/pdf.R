@@ -13,7 +13,7 @@ pdf_renderer <- function() {
 pdf_note <- function(pdf) {
   if (!pdf) return(NULL)
   if (nzchar(pdf_renderer())) return('<a href="report.pdf">report.pdf</a> (A4)')
-  paste("no PDF: no Chromium on this machine; <code>Rscript analysis/report.R --pdf DIR</code>",
+  paste("no PDF: no Chromium on this machine; <code>Rscript analysis/inst/report.R --pdf DIR</code>",
     "makes it where one is installed")
 }
 
@@ -22,7 +22,7 @@ pdf_note <- function(pdf) {
 write_pdf <- function(dir) {
   browser <- pdf_renderer()
   if (!nzchar(browser)) {
-    message("report: no PDF (no Chromium here); Rscript analysis/report.R --pdf ", dir,
+    message("report: no PDF (no Chromium here); Rscript analysis/inst/report.R --pdf ", dir,
       " makes it where one is")
     return(invisible(NULL))
   }

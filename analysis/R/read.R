@@ -12,6 +12,8 @@ input_error <- function(file, line, what) {
   )
 }
 
+#' @rdname read_results
+#' @export
 stop_input <- function(file, what, line = NA) stop(input_error(file, line, what))
 
 # Kernel runs are the JSON files with a "kernel" field; noise-info's
@@ -97,6 +99,8 @@ machine_hosts <- function(meta) {
 # expression `hosts` (report.R --hosts) covers
 on_hosts <- function(names, hosts) !is.na(names) & grepl(hosts, names)
 
+#' @rdname read_results
+#' @export
 read_json_file <- function(path) {
   text <- readChar(path, file.size(path), useBytes = TRUE)
   # the first character that is not a space ends the search: trimws would
@@ -224,6 +228,8 @@ json_field <- function(x, name, path) {
 # its last line.
 # hosts: a regular expression; the run of the ranks on the hosts matching
 # it only (NULL when none does).
+#' @rdname read_results
+#' @export
 read_run <- function(json_path, samples = c("read", "when_used"),
                      meta = read_json_file(json_path), hosts = NULL) {
   samples <- match.arg(samples)
@@ -374,7 +380,34 @@ file_range <- function(unit, k, json_path) {
 
 # Every run under results_dir (streamed runs apart: stream.R), and
 # noise-info's machine description if there.
-# samples, hosts: as read_run's (hosts: the ranks on the hosts matching it).
+#' Read kernel runs
+#'
+#' \code{read_results} finds and reads every kernel run under a directory;
+#' \code{read_run} reads one run from its JSON description (and the node files
+#' it lists, beyond 4,096 ranks) and the data files it lists; \code{read_json_file} reads a JSON
+#' file. Bad input stops with one
+#' line naming the file (and line) and what is wrong, an error of class
+#' \code{noisebench_input_error}, which \code{stop_input} raises.
+#'
+#' @param results_dir a directory holding kernel runs.
+#' @param json_path,path a JSON file.
+#' @param samples \code{"read"}: read and check every rank's data files now; \code{"when_used"}:
+#'   check now only that each is there and ends in a newline, and read a rank's samples when they are
+#'   first used (the report, which takes most of what it shows from the ranks' summaries in the
+#'   JSON).
+#' @param meta the run's description, if already read.
+#' @param hosts a regular expression: the ranks on the hosts whose names match it only, the figures
+#'   the kernels reduced over every rank taken again of them (\code{read_run} returns \code{NULL}
+#'   when none does); of a run whose description lists node files, the other nodes' files are not
+#'   read.
+#' @param file,line where the input is bad.
+#' @param what what is wrong with it.
+#' @return \code{read_results}: a named list of runs; \code{read_run}: one run, a
+#' list with its kernel, description (\code{meta}) and ranks (environments
+#' holding each one's \code{data}, its samples);
+#' \code{read_json_file}: the parsed JSON.
+#' @order 1
+#' @export
 read_results <- function(results_dir, samples = c("read", "when_used"), hosts = NULL) {
   samples <- match.arg(samples)
   paths <- find_runs(sub("/+$", "", results_dir))

@@ -10,7 +10,16 @@
 
 # The kernels whose samples make a noise trace (noise_trace).
 scale_kernels <- c("fwq", "psnap", "selfish")
+#' The report's grid of the slowdown at scale
+#'
+#' The phase lengths (microseconds) and process counts at which the report
+#' predicts the slowdown (\code{\link{predict_slowdown}}).
+#'
+#' @format Numeric vectors.
+#' @export
 scale_phases_us <- c(10, 100, 1000, 10000, 100000)
+#' @rdname scale_phases_us
+#' @export
 scale_processes <- c(1, 10, 100, 1000, 10000, 100000)
 # Offsets drawn per rank trace: the windows' empirical distribution.
 scale_windows <- 20000
@@ -26,7 +35,7 @@ scale_max_phase_share <- 0.1
 # 0.1 s at most on a core of 2 GHz, measured on 64 ranks' FWQ traces.
 scale_simulation_budget <- 5e6
 # The most processes the report simulates: a phase of 10^5 costs 3.5 10^6
-# operations, seconds a figure (analysis/predict.R simulates what it is
+# operations, seconds a figure (analysis/inst/predict.R simulates what it is
 # asked).
 scale_simulate_up_to <- 1e4
 
@@ -35,6 +44,8 @@ scale_simulate_up_to <- 1e4
 # unit, `per_ns` of them a ns (FWQ's ticks: converting millions of samples
 # would cost more than the rest). NULL for kernels without one (FTQ: its
 # loss has no start time inside the quantum).
+#' @rdname predict_slowdown
+#' @export
 noise_trace <- function(run, i) {
   t <- run$threads[[i]]
   r <- (run$meta$ranks)[[i]]
@@ -67,6 +78,8 @@ noise_trace <- function(run, i) {
 # A trace in LogGOPSim's --noise-trace format as write_loggopsim_traces
 # writes it (or Netgauge's selfish, given its length): a header
 # "# ...: D ns traced", then "start<TAB>length" in ns a line.
+#' @rdname predict_slowdown
+#' @export
 read_noise_trace <- function(path) {
   header <- readLines(path, n = 1, warn = FALSE)
   duration <- suppressWarnings(as.numeric(
@@ -81,6 +94,8 @@ read_noise_trace <- function(path) {
   list(start = x$start, length = x$length, duration = duration, per_ns = 1)
 }
 
+#' @rdname predict_slowdown
+#' @export
 trace_seconds <- function(trace) trace$duration / (trace$per_ns %||% 1) / 1e9
 
 # A trace ready for windows: how many detours start before a time, and the
@@ -167,8 +182,34 @@ expected_max <- function(w, processes) {
 # expected phase time over T, and the share of phases some process met noise.
 # Where the analytic model does not hold (model_holds), the slowdown is
 # noise-simulate's (source "simulation", its standard error in
-# simulated_se); model_slowdown is the model's everywhere. threads: the
-# simulation's (OMP_NUM_THREADS), by default one a CPU this process may use.
+# simulated_se); model_slowdown is the model's everywhere.
+#' The slowdown noise predicts for bulk-synchronous applications
+#'
+#' \code{predict_slowdown} predicts the slowdown of an application computing
+#' phases of \code{phases_us} between global synchronisations of
+#' \code{processes} processes, under the noise of the traces given,
+#' uncoordinated and co-scheduled; where its model does not hold it runs
+#' \code{noise-simulate}. \code{noise_trace} is a rank's trace of a run,
+#' \code{read_noise_trace} reads a LogGOPSim noise trace, and
+#' \code{trace_seconds} is a trace's length. The report's grid is
+#' \code{\link{scale_phases_us}} and \code{\link{scale_processes}}.
+#'
+#' @param traces a list of noise traces.
+#' @param phases_us phase lengths, microseconds.
+#' @param processes process counts.
+#' @param windows the offsets drawn per trace.
+#' @param seed the random seed.
+#' @param simulator the \code{noise-simulate} program, or \code{NA}.
+#' @param simulate_up_to the most processes simulated.
+#' @param threads the threads \code{noise-simulate} runs its cells on (\code{OMP_NUM_THREADS}); by
+#'   default one for each CPU this process may use.
+#' @param run,i a run and the index of one of its ranks.
+#' @param path a LogGOPSim noise trace file.
+#' @param trace a noise trace.
+#' @return \code{predict_slowdown}: a \code{data.table}, a row per mode, phase
+#' and process count.
+#' @order 1
+#' @export
 predict_slowdown <- function(traces, phases_us = scale_phases_us,
                              processes = scale_processes, windows = scale_windows,
                              seed = 1, simulator = noisebench_simulator,
@@ -293,6 +334,8 @@ model_ranks <- function(n, k = scale_traces_max) {
 
 # One row per run with traces (FWQ, P-SNAP, selfish), phase length, process
 # count and mode: `ranks` in the run, `traces` the model read (model_ranks).
+#' @rdname noise_summary
+#' @export
 scale_table <- function(runs, simulate = names(runs), processes = NULL) {
   start_scale_table(runs, simulate, processes)()
 }

@@ -184,6 +184,8 @@ frequencies_independent <- function(fs_a, fs_b) {
 # for the two-frequency test are ftq_partner_runs'; a thread's are their
 # threads on its host (partner_threads), and its peaks' origin their vote
 # (vote_on_origin). partner_run names the nearest.
+#' @rdname noise_summary
+#' @export
 ftq_peak_table <- function(runs, keep = NULL) {
   ftq <- Filter(function(r) r$kernel == "ftq", runs)
   for (a in intersect(names(keep), names(ftq))) ftq[[a]] <- subset_run(ftq[[a]], keep[[a]])

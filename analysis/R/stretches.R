@@ -26,6 +26,8 @@ rank_stretches <- function(run, i) {
 # seen as slow). P-SNAP's best is always its calibrated ideal iteration.
 # Each row keeps its stretch's samples (n) and their sum (total), from which
 # stretch_percent_against gives their noise against another best.
+#' @rdname noise_summary
+#' @export
 noise_over_time <- function(run, bins = stretches_per_run, best = c("own", "run")) {
   best <- match.arg(best)
   if (stretches_per_run %% bins != 0) {
@@ -83,16 +85,3 @@ thread_bests <- function(run, best) {
   min(own / tpn) * tpn
 }
 
-# The stretches of one rank's samples, as the kernels reduce them
-# (stretches.h), for runs written without a kernel (the tests' and the
-# survey benchmark's): the samples that ended at end_s (s from the start)
-# and their values, in stretches of run_s / stretches_per_run.
-sample_stretches <- function(end_s, value, run_s) {
-  width <- run_s / stretches_per_run
-  k <- pmin(pmax(ceiling(end_s / width) - 1, 0), stretches_per_run - 1) + 1
-  n <- tabulate(k, stretches_per_run)
-  total <- vapply(split(as.numeric(value), factor(k, levels = seq_len(stretches_per_run))),
-    sum, numeric(1), USE.NAMES = FALSE)
-  used <- seq_len(max(c(0, which(n > 0))))
-  list(width_s = width, n = n[used], sum = total[used])
-}

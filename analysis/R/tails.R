@@ -63,6 +63,8 @@ sample_losses <- function(run, i, best = c("measured", "robust")) {
 # samples (the JSON's tails, tails.h; selfish: on its detours, the only
 # samples it records). No sample is read: a pass over every rank's samples
 # would make the table's cost grow with the samples, not the ranks.
+#' @rdname noise_summary
+#' @export
 tail_table <- function(runs) {
   figures <- c(paste0(names(tail_probs), "_us"), "max_us",
     paste0("above_", tail_thresholds_us, "us_per_hour"))
@@ -80,19 +82,6 @@ tail_table <- function(runs) {
           figures))
     }))
   }))
-}
-
-# The tails of losses as tails.h defines them: type-1 percentiles (the
-# ceiling(n p)-th smallest), the largest, and how many passed each
-# threshold per hour of `seconds`; what a kernel writes into its JSON, for
-# runs written by R (the tests' and benchmarks' synthetic ones).
-loss_tails <- function(loss_us, seconds) {
-  n <- length(loss_us)
-  q <- measured_quantiles(loss_us, tail_probs)
-  c(stats::setNames(as.list(q), paste0(names(tail_probs), "_us")),
-    list(max_us = if (n) max(loss_us) else NA_real_),
-    stats::setNames(lapply(tail_thresholds_us, function(th) sum(loss_us > th) / (seconds / 3600)),
-      paste0("above_", tail_thresholds_us, "us_per_hour")))
 }
 
 # The k-th smallest of values given with their counts

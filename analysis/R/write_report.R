@@ -11,12 +11,31 @@ write_tables <- function(dir, tables) {
   }
 }
 
-# hosts: a regular expression; a report of the ranks on the hosts matching
-# it only (a group of a survey too large for one report), into out
-# (default RESULTS_DIR/report-<hosts, its other characters as _>).
-# machine_cpus: the processes the first screen predicts the slowdown at
-# (the whole machine's CPUs; default those the survey measured). pdf: also
-# report.pdf, where a renderer is installed (pdf.R).
+#' The report of a noise survey, or of two compared
+#'
+#' \code{write_report} reads every kernel run under a results directory and
+#' writes \code{RESULTS_DIR/report/}: \file{index.html}, \file{report.pdf}, its figures and the CSV
+#' tables the page is made of (docs/analysis.md says what each holds).
+#' \code{write_comparison} sets two results directories side by side (two
+#' systems, or before and after a tuning).
+#'
+#' @param results_dir a directory holding kernel runs (each a JSON description and its data files),
+#'   at any depth.
+#' @param hosts a regular expression: the report of the ranks on the hosts whose names match it
+#'   only (a group of nodes of a survey too large for one report); \code{NULL}, every rank.
+#' @param machine_cpus the processes the first screen predicts the slowdown at (the whole machine's
+#'   CPUs); \code{NULL}, the CPUs the survey measured.
+#' @param pdf also \file{report.pdf}, printed by headless Chromium where it is installed (else a
+#'   line says how to make it).
+#' @param dir_a,dir_b the two results directories.
+#' @param out where the report goes (by default \file{report/} in \code{results_dir}, with
+#'   \code{hosts} \file{report-<hosts>/}, its characters other than letters, digits, \code{.} and
+#'   \code{-} as \code{_}); where the comparison goes (by default \file{report-vs-<name of A>/} in
+#'   \code{dir_b}).
+#' @return The path of the page written.
+#' @seealso The command line \file{analysis/inst/report.R}.
+#' @order 1
+#' @export
 write_report <- function(results_dir, hosts = NULL, out = NULL, machine_cpus = NULL,
                          pdf = TRUE) {
   out <- out %||% file.path(results_dir, if (is.null(hosts)) "report" else {

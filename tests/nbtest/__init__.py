@@ -6,3 +6,6 @@ jube_runs, browser (Chromium over DevTools). conftest.py holds the fixtures."""
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent.parent
+# the R package's command lines
+REPORT_R, PREDICT_R, ACCEPTANCE_R = (ROOT / "analysis" / "inst" / name
+                                     for name in ("report.R", "predict.R", "acceptance.R"))

@@ -6,6 +6,8 @@ from pathlib import Path
 
 import numpy as np
 
+from nbtest import ROOT
+
 
 def load_description(json_path):
     """A run's JSON description with its ranks' entries under "ranks": its
@@ -63,8 +65,7 @@ def check_node_data(directory, ranks, kernel, prefix=None):
     no rank has a data file of its own. prefix: the run's -o, if not the
     kernel's name."""
     prefix = prefix or kernel
-    catalogue = json.loads((Path(__file__).parents[1] / "src" / "kernels" /
-                            "kernels.json").read_text())
+    catalogue = json.loads((ROOT / "src" / "kernels" / "kernels.json").read_text())
     spec = catalogue["kernels"][kernel]
     directory = Path(directory)
     by_file = {}

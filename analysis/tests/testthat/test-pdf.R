@@ -8,7 +8,7 @@ test_that("without a browser the report says so in one line and writes the rest"
   on.exit(Sys.setenv(PATH = path), add = TRUE)
   Sys.setenv(PATH = withr_tempdir())
   expect_equal(pdf_renderer(), "")
-  expect_message(page <- write_report(dir), "no PDF \\(no Chromium here\\); Rscript analysis/report.R --pdf ")
+  expect_message(page <- write_report(dir), "no PDF \\(no Chromium here\\); Rscript analysis/inst/report.R --pdf ")
   expect_false(file.exists(file.path(dir, "report", "report.pdf")))
   expect_match(paste(readLines(page), collapse = "\n"), "no PDF: no Chromium on this machine")
 })

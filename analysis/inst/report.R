@@ -1,5 +1,5 @@
 #!/usr/bin/env Rscript
-# Rscript analysis/report.R RESULTS_DIR [--hosts REGEX [--out DIR]] [--machine-cpus N] [--no-pdf]
+# Rscript analysis/inst/report.R RESULTS_DIR [--hosts REGEX [--out DIR]] [--machine-cpus N] [--no-pdf]
 #   Writes RESULTS_DIR/report/ (index.html, report.pdf, figures, CSV tables) from every
 #   kernel run found under RESULTS_DIR, and prints the page's path. With
 #   --hosts, of the ranks on the hosts whose names match the regular
@@ -9,19 +9,19 @@
 #   digits, '.' and '-' as _>). --machine-cpus: the processes the first
 #   screen predicts the slowdown at (the whole machine's CPUs; default the
 #   CPUs the survey measured). --no-pdf: no report.pdf.
-# Rscript analysis/report.R --pdf REPORT_DIR
+# Rscript analysis/inst/report.R --pdf REPORT_DIR
 #   Prints REPORT_DIR/index.html to REPORT_DIR/report.pdf (where the report
 #   was made without a browser).
-# Rscript analysis/report.R --compare A B [OUT_DIR]
+# Rscript analysis/inst/report.R --compare A B [OUT_DIR]
 #   Compares two results directories (two systems, or before and after a
 #   tuning): OUT_DIR (default B/report-vs-<A's name>/) gets index.html,
 #   compare.csv, manifests.csv and the overlaid figures.
 args <- commandArgs(trailingOnly = TRUE)
 usage <- function() {
-  message("usage: Rscript analysis/report.R RESULTS_DIR [--hosts REGEX [--out DIR]] ",
+  message("usage: Rscript analysis/inst/report.R RESULTS_DIR [--hosts REGEX [--out DIR]] ",
     "[--machine-cpus N] [--no-pdf]\n",
-    "       Rscript analysis/report.R --pdf REPORT_DIR\n",
-    "       Rscript analysis/report.R --compare A B [OUT_DIR]")
+    "       Rscript analysis/inst/report.R --pdf REPORT_DIR\n",
+    "       Rscript analysis/inst/report.R --compare A B [OUT_DIR]")
   quit(status = 2)
 }
 option <- function(name) {
@@ -47,8 +47,10 @@ if (!compare && !pdf_only && (length(args) != 1 + 2 * length(hosts) + 2 * length
   2 * length(machine_cpus) + no_pdf || (!is.null(out) && is.null(hosts)) ||
   startsWith(args[1], "--"))) usage()
 script <- sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE))
-# the package this checkout's build installed (make build), else R's own libraries
-.libPaths(c(file.path(dirname(script), "..", "build", "lib", "R"), .libPaths()))
+# the package as this checkout's build installed it, else the library this
+# script was installed in (PREFIX/lib/R/noisebench/), else R's own
+.libPaths(c(file.path(dirname(script), "..", "..", "build", "lib", "R"),
+  dirname(dirname(normalizePath(script))), .libPaths()))
 suppressPackageStartupMessages({
   library(data.table)
   library(noisebench)

@@ -1,17 +1,19 @@
 #!/usr/bin/env Rscript
-# Rscript analysis/acceptance.R REPORT.json [OUT_DIR]
+# Rscript analysis/inst/acceptance.R REPORT.json [OUT_DIR]
 # The acceptance summary of a ReFrame run (reframe ... --report-file
 # REPORT.json): every check, partition and figure with its bound and verdict,
 # printed as Markdown and written to OUT_DIR (default: the report's
 # directory) as acceptance.md and acceptance.csv.
 args <- commandArgs(trailingOnly = TRUE)
 if (!length(args) %in% 1:2 || args[1] %in% c("-h", "--help")) {
-  message("usage: Rscript analysis/acceptance.R REPORT.json [OUT_DIR]")
+  message("usage: Rscript analysis/inst/acceptance.R REPORT.json [OUT_DIR]")
   quit(status = 2)
 }
 script <- sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE))
-# the package this checkout's build installed (make build), else R's own libraries
-.libPaths(c(file.path(dirname(script), "..", "build", "lib", "R"), .libPaths()))
+# the package as this checkout's build installed it, else the library this
+# script was installed in (PREFIX/lib/R/noisebench/), else R's own
+.libPaths(c(file.path(dirname(script), "..", "..", "build", "lib", "R"),
+  dirname(dirname(normalizePath(script))), .libPaths()))
 suppressPackageStartupMessages({
   library(data.table)
   library(noisebench)

@@ -1,5 +1,5 @@
 #!/usr/bin/env Rscript
-# Rscript analysis/predict.R RUN_JSON|TRACE... [--phase-us T[,T...]] [--processes N[,N...]]
+# Rscript analysis/inst/predict.R RUN_JSON|TRACE... [--phase-us T[,T...]] [--processes N[,N...]]
 # The slowdown a bulk-synchronous application computing T us between global
 # synchronisations of N processes would see under the noise a run measured
 # (an FWQ, P-SNAP or selfish PREFIX.json), or under LogGOPSim noise traces
@@ -9,7 +9,7 @@
 # traces together, process i on rank i, as they were measured.
 args <- commandArgs(trailingOnly = TRUE)
 usage <- function() {
-  message("usage: Rscript analysis/predict.R RUN_JSON|TRACE... [--phase-us T[,T...]] ",
+  message("usage: Rscript analysis/inst/predict.R RUN_JSON|TRACE... [--phase-us T[,T...]] ",
     "[--processes N[,N...]]")
   quit(status = 2)
 }
@@ -17,8 +17,10 @@ if (length(args) == 0 || args[1] %in% c("-h", "--help")) usage()
 inputs <- args[seq_len(match(TRUE, startsWith(args, "--"), nomatch = length(args) + 1) - 1)]
 if (length(inputs) == 0) usage()
 script <- sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE))
-# the package this checkout's build installed (make build), else R's own libraries
-.libPaths(c(file.path(dirname(script), "..", "build", "lib", "R"), .libPaths()))
+# the package as this checkout's build installed it, else the library this
+# script was installed in (PREFIX/lib/R/noisebench/), else R's own
+.libPaths(c(file.path(dirname(script), "..", "..", "build", "lib", "R"),
+  dirname(dirname(normalizePath(script))), .libPaths()))
 suppressPackageStartupMessages({
   library(data.table)
   library(noisebench)

@@ -1,0 +1,20 @@
+# The columns data.table's expressions name (dt[, .(x = sum(y)), by = z])
+# and its `.()`, `.N`, `.SD`: R CMD check cannot see that they are columns,
+# not variables, and says so once for each; declared here, the check is
+# clean and stays able to name a real undefined variable.
+utils::globalVariables(c(
+  ".", "a", "action", "agreeing", "at", "b", "base", "bin", "bound", "bucket", "centre", "check",
+  "ci_high", "ci_low", "cores", "cpu", "cpus", "cpus_affected", "cpus_online", "data",
+  "detour_percent", "difference", "differs", "diminutive", "docs", "edge", "figure", "finding",
+  "frequency_hz", "from_us", "granularity_us", "group", "hi", "host", "hosts", "hours",
+  "i.centre", "i.se", "i.slowdown", "i.spread", "inject", "injected", "item", "job_id", "kernel",
+  "knob", "ks_p_value", "ks_statistic", "kurtosis", "label", "length_ns", "lo", "longest_us",
+  "lost", "max_us", "member", "members", "model_holds", "ms", "n", "name", "noise_percent", "ns",
+  "numa_node", "origin", "outlier", "p99_9_us", "p99_us", "part", "partition", "partner_run",
+  "partners", "pass", "percent", "phase_us", "position", "power", "preference", "processes",
+  "ratio", "robust_z", "role", "rule", "run", "run_a", "run_b", "run_label", "sampling_hz",
+  "scaled_noise_sd", "sd_run_time_s", "setNames", "setting", "share", "share_percent", "side",
+  "slow_percent", "slowdown", "smt_thread", "spread", "start_ns", "system_name", "tail", "tasks",
+  "thread", "threads", "time_s", "to_us", "total", "total_us", "typical_percent", "unit", "us",
+  "v", "value", "verdict", "virtual_machine", "w", "what", "work", "x", "x.p99_9_us"
+))

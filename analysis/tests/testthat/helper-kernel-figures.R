@@ -1,0 +1,36 @@
+# What a kernel computes of its samples and writes into its JSON, computed
+# here for runs written without a kernel: the tests' synthetic runs, and the
+# survey benchmark's (benchmarks/survey.R sources this file). The package
+# reads these figures; it never computes them.
+
+# A rank's stats as its kernel writes them (stats.h).
+sample_stats <- function(x) {
+  m <- noise_moments(x)
+  list(min = min(x), max = max(x), mean = m$scaled_noise_mean, std = m$scaled_noise_sd,
+    kurtosis = m$kurtosis, skewness = m$skewness)
+}
+
+# The stretches of one rank's samples, as the kernels reduce them
+# (stretches.h): the samples that ended at end_s (s from the start) and
+# their values, in stretches of run_s / stretches_per_run.
+sample_stretches <- function(end_s, value, run_s) {
+  width <- run_s / stretches_per_run
+  k <- pmin(pmax(ceiling(end_s / width) - 1, 0), stretches_per_run - 1) + 1
+  n <- tabulate(k, stretches_per_run)
+  total <- vapply(split(as.numeric(value), factor(k, levels = seq_len(stretches_per_run))),
+    sum, numeric(1), USE.NAMES = FALSE)
+  used <- seq_len(max(c(0, which(n > 0))))
+  list(width_s = width, n = n[used], sum = total[used])
+}
+
+# The tails of losses as tails.h defines them: type-1 percentiles (the
+# ceiling(n p)-th smallest), the largest, and how many passed each
+# threshold per hour of `seconds`.
+loss_tails <- function(loss_us, seconds) {
+  n <- length(loss_us)
+  q <- measured_quantiles(loss_us, tail_probs)
+  c(stats::setNames(as.list(q), paste0(names(tail_probs), "_us")),
+    list(max_us = if (n) max(loss_us) else NA_real_),
+    stats::setNames(lapply(tail_thresholds_us, function(th) sum(loss_us > th) / (seconds / 3600)),
+      paste0("above_", tail_thresholds_us, "us_per_hour")))
+}

@@ -10,7 +10,7 @@ import re
 import subprocess
 
 import pytest
-from nbtest import ROOT
+from nbtest import REPORT_R, ROOT
 from nbtest.browser import CHROMIUM, check_pdf, check_report_page, open_page, screenshot
 from nbtest.kernel_files import (check_node_data, check_selfish_span, detours_of, json_histogram,
                                  load_description)
@@ -23,6 +23,8 @@ ARGS = {"fwq": ["-n", "300", "-w", "10"], "ftq": ["-n", "300"], "psnap": ["-n", 
         "selfish": ["--seconds", "0.2"], "bsp": ["-n", "50", "--phase-us", "100"]}
 # every kernel's per-rank stdout line, bsp's too (an application, not in the catalogue)
 RANK_LINE = json.loads((ROOT / "src" / "kernels" / "kernels.json").read_text())["rank_line"]
+
+pytestmark = pytest.mark.scale
 
 
 def run_ranks(bin_dir, tmp_path, kernel, *extra):
@@ -96,7 +98,7 @@ def test_node_files_of_128_ranks(bin_dir, tmp_path):
     assert int(got["max_counts_max"]) == max(r["stats"]["max"] for r in meta["ranks"])
     assert float(got["p99_9_loss_us_max"]) == \
         pytest.approx(max(r["tails"]["p99_9_us"] for r in meta["ranks"]), abs=1e-3)
-    report = subprocess.run(["Rscript", ROOT / "analysis" / "report.R", tmp_path, "--no-pdf"],
+    report = subprocess.run(["Rscript", REPORT_R, tmp_path, "--no-pdf"],
                             capture_output=True, text=True, timeout=600)
     assert report.returncode == 0, report.stderr[-2000:]
     with open(tmp_path / "report" / "summary.csv") as f:
@@ -107,7 +109,7 @@ def test_node_files_of_128_ranks(bin_dir, tmp_path):
 def test_report_of_128_ranks_keeps_its_figures_to_a_page(bin_dir, tmp_path):
     done = run_ranks(bin_dir, tmp_path, "fwq")
     assert done.returncode == 0, done.stderr[-2000:]
-    report = subprocess.run(["Rscript", ROOT / "analysis" / "report.R", tmp_path],
+    report = subprocess.run(["Rscript", REPORT_R, tmp_path],
                             capture_output=True, text=True, timeout=600)
     assert report.returncode == 0, report.stderr[-2000:]
     out = tmp_path / "report"

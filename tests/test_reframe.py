@@ -3,8 +3,9 @@ with injected noise, when every check must fail the generic bounds; then,
 with bounds taken from that run (NOISEBENCH_REFERENCES), without injection on
 the local partition and on the localhost Slurm cluster, when every check must
 pass whatever this machine's own noise: ReFrame's logic is tested, not the
-machine. ReFrame builds the
-release kernels itself: the sanitizer suite checks the kernels."""
+machine. ReFrame builds the release kernels itself in the first session; the
+others take the release build's (NOISEBENCH_BIN_DIR, as on a Spack
+install). The sanitizer suite checks the kernels."""
 import json
 import math
 import os
@@ -14,10 +15,11 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from nbtest import ROOT
+from nbtest import ACCEPTANCE_R, REPORT_R, ROOT
 
-pytestmark = pytest.mark.skipif(bool(os.environ.get("NB_SANITIZE")),
-                                reason="ReFrame builds the release kernels")
+pytestmark = [pytest.mark.harness,
+              pytest.mark.skipif(bool(os.environ.get("NB_SANITIZE")),
+                                 reason="ReFrame builds the release kernels")]
 NCPUS = len(os.sched_getaffinity(0))
 
 
@@ -39,7 +41,7 @@ LEVELS = {"fwq": "max_scaled_noise_mean", "ftq": "noise_fraction",
 
 
 def reframe(tmp_path, system, *options, env=None, checks=ROOT / "reframe" / "checks"):
-    """reframe on the checks, in tmp_path; its result and JSON report."""
+    """reframe on the checks, in tmp_path; its result and its test cases."""
     report = tmp_path / "report.json"
     cmd = [ROOT / ".venv" / "bin" / "reframe", "-C", ROOT / "reframe" / "config" / "generic.py",
            "-c", checks, "--system", system, "--report-file", report, *options, "-r"]
@@ -52,14 +54,26 @@ def reframe(tmp_path, system, *options, env=None, checks=ROOT / "reframe" / "che
     return result, cases
 
 
+def session(result):
+    """The session's UUID in ReFrame's results database."""
+    return re.search(r"Current session stored with UUID: (\S+)", result.stdout)[1]
+
+
 @pytest.fixture(scope="module")
-def injected(tmp_path_factory):
+def results_db(tmp_path_factory):
+    """The results database the module's sessions on the local partition share."""
+    return {"RFM_SQLITE_DB_FILE": str(tmp_path_factory.mktemp("results") / "results.db")}
+
+
+@pytest.fixture(scope="module")
+def injected(tmp_path_factory, results_db):
     """The checks with 70% of every millisecond taken on each core, against
-    the generic bounds; and bounds a run of this machine without injection
-    meets whatever its own noise, short of 70%: each kernel's level figure
-    no higher than the injected run's lowest."""
+    the generic bounds, ReFrame building the kernels; and bounds a run of
+    this machine without injection meets whatever its own noise, short of
+    70%: each kernel's level figure no higher than the injected run's
+    lowest."""
     tmp_path = tmp_path_factory.mktemp("injected")
-    result, cases = reframe(tmp_path, "anynode:local", "-S", "inject=1000:700")
+    result, cases = reframe(tmp_path, "anynode:local", "-S", "inject=1000:700", env=results_db)
     bounds = {}
     for tc in cases:
         kernel = tc["display_name"].split("_")[0]
@@ -70,6 +84,21 @@ def injected(tmp_path_factory):
     path = tmp_path / "references.json"
     path.write_text(json.dumps(bounds))
     return result, cases, {"NOISEBENCH_REFERENCES": str(path)}
+
+
+@pytest.fixture(scope="module")
+def built(bin_dir):
+    """The release build's kernels, for the sessions after the first."""
+    return {"NOISEBENCH_BIN_DIR": str(bin_dir)}
+
+
+@pytest.fixture(scope="module")
+def quiet(tmp_path_factory, injected, built, results_db):
+    """The checks without injection on the local partition, against the
+    bounds the injected run gave."""
+    tmp_path = tmp_path_factory.mktemp("quiet")
+    result, cases = reframe(tmp_path, "anynode:local", env={**injected[2], **built, **results_db})
+    return result, cases, tmp_path
 
 
 def test_checks_fail_with_injected_noise(injected):
@@ -90,8 +119,8 @@ def test_checks_fail_with_injected_noise(injected):
             assert line and abs(line[0] - 1000) <= 0.5, (tc["display_name"], line)
 
 
-def test_checks_pass_on_the_local_partition(tmp_path, injected):
-    result, cases = reframe(tmp_path, "anynode:local", env=injected[2])
+def test_checks_pass_on_the_local_partition(quiet):
+    result, cases, tmp_path = quiet
     assert result.returncode == 0, result.stdout[-3000:]
     assert len(cases) == CHECKS and all(tc["result"] == "pass" for tc in cases)
     fwq = [tc for tc in cases if tc["display_name"].startswith("fwq")]
@@ -102,7 +131,7 @@ def test_checks_pass_on_the_local_partition(tmp_path, injected):
             "max_scaled_noise_mean", "max_scaled_noise_sd", "max_kurtosis",
             "max_detour_percent", "max_slow_percent", "max_p99_9_loss_us"}
     # the acceptance summary reads the same report
-    summary = subprocess.run(["Rscript", ROOT / "analysis" / "acceptance.R",
+    summary = subprocess.run(["Rscript", ACCEPTANCE_R,
                               tmp_path / "report.json", tmp_path / "acceptance"],
                              capture_output=True, text=True, timeout=120)
     assert summary.returncode == 0, summary.stderr
@@ -111,8 +140,8 @@ def test_checks_pass_on_the_local_partition(tmp_path, injected):
     assert (tmp_path / "acceptance" / "acceptance.csv").exists()
 
 
-def test_checks_pass_as_slurm_jobs(tmp_path, slurm, injected):
-    result, cases = reframe(tmp_path, "anynode:slurm", env={**slurm, **injected[2]})
+def test_checks_pass_as_slurm_jobs(tmp_path, slurm, injected, built):
+    result, cases = reframe(tmp_path, "anynode:slurm", env={**slurm, **injected[2], **built})
     assert result.returncode == 0, result.stdout[-3000:]
     assert len(cases) == CHECKS and all(tc["result"] == "pass" for tc in cases)
     # each check was a Slurm job: its id in the perflog, and sacct knows it
@@ -130,13 +159,13 @@ def test_checks_pass_as_slurm_jobs(tmp_path, slurm, injected):
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="--trace needs root (tracefs)")
-def test_trace_gives_each_cause_class_a_figure(tmp_path):
+def test_trace_gives_each_cause_class_a_figure(tmp_path, built):
     """-S trace=true: every class of cause is a performance variable, a share
     of the detours' time; with 70% of every millisecond injected, the run's
     own injections have a share (how large depends on what else the machine
     lost: a vCPU running slow adds to "hardware")."""
     result, cases = reframe(tmp_path, "anynode:local", "-n", "^fwq_noise_check",
-                            "-S", "trace=true", "-S", "inject=1000:700")
+                            "-S", "trace=true", "-S", "inject=1000:700", env=built)
     assert cases, result.stdout[-3000:]
     classes = {"hardware", "nmi", "irq", "softirq", "timer", "ipi", "thread", "injection"}
     for tc in cases:
@@ -168,11 +197,12 @@ def test_the_example_system_file_runs_the_checks(tmp_path):
         listed.stdout[-2000:]
 
 
-def test_soak_checks_stream_as_slurm_jobs_as_long_as_asked(tmp_path, slurm):
+def test_soak_checks_stream_as_slurm_jobs_as_long_as_asked(tmp_path, slurm, built):
     """The soak variant: FWQ, FTQ and P-SNAP streamed on every core, the job's time
     limit from the soak's length (plus 15 minutes)."""
     result, cases = reframe(tmp_path, "anynode:slurm", "-S", "soak_seconds=5", "-S",
-                            "checkpoint_s=1", env=slurm, checks=ROOT / "reframe" / "checks" / "soak")
+                            "checkpoint_s=1", env={**slurm, **built},
+                            checks=ROOT / "reframe" / "checks" / "soak")
     assert result.returncode == 0, result.stdout[-3000:]
     assert sorted(tc["display_name"].split()[0] for tc in cases) == [
         "ftq_soak_check", "fwq_soak_check", "psnap_soak_check"]
@@ -187,14 +217,14 @@ def test_soak_checks_stream_as_slurm_jobs_as_long_as_asked(tmp_path, slurm):
         assert "#SBATCH --time=0:15:5" in script.read_text(), script.read_text()
 
 
-def test_distribute_runs_one_check_per_node(tmp_path, slurm_nodes):
+def test_distribute_runs_one_check_per_node(tmp_path, slurm_nodes, built):
     """ReFrame's per-node convention on the four-node cluster (no accounting:
     the generic config polls with squeue): --distribute makes one P-SNAP check
     per node, each a job on its node; the report reads them together. Only
     the functions are checked: nodes sharing a CPU are no noise figure."""
     result, cases = reframe(tmp_path, "anynode:slurm", "-n", "psnap_noise_check",
                             "--distribute=idle", "--skip-performance-check",
-                            "--keep-stage-files", env=slurm_nodes)
+                            "--keep-stage-files", env={**slurm_nodes, **built})
     assert result.returncode == 0, result.stdout[-3000:]
     checks = [tc for tc in cases if tc["display_name"].startswith("psnap")]
     # the generic config sized the checks by the nodes' CPUs (Slurm's), not this host's
@@ -205,7 +235,7 @@ def test_distribute_runs_one_check_per_node(tmp_path, slurm_nodes):
         meta = json.loads((Path(tc["stagedir"]) / "psnap.json").read_text())
         nid = re.search(r"%\.nid=(\S+)", tc["display_name"])[1]
         assert [r["host"] for r in meta["ranks"]] == [nid] * tc["num_tasks"]
-    report = subprocess.run(["Rscript", ROOT / "analysis" / "report.R", tmp_path / "stage",
+    report = subprocess.run(["Rscript", REPORT_R, tmp_path / "stage",
                              "--no-pdf"],
                             capture_output=True, text=True, timeout=300)
     assert report.returncode == 0, report.stderr
@@ -213,35 +243,27 @@ def test_distribute_runs_one_check_per_node(tmp_path, slurm_nodes):
     assert {h for h in nodes if h in summary} == nodes
 
 
-def test_the_results_database_shows_what_added_noise_changed(tmp_path, bin_dir):
+def test_the_results_database_shows_what_added_noise_changed(tmp_path, injected, quiet,
+                                                            results_db):
     """The history that catches a regression: generic.py stores every
-    session in ReFrame's results database; the selfish check run twice, the
-    second time with 90% of every millisecond taken on each core (--inject,
-    logged by the kernel), and `reframe --performance-compare` of the two
-    sessions shows the level on every core count at least the 90% added
-    (less 5 points for the injector's latency), above the quiet run's,
-    whatever the day's own noise short of 85%."""
-    env = {"RFM_SQLITE_DB_FILE": str(tmp_path / "results.db"),
-           "NOISEBENCH_BIN_DIR": str(bin_dir)}
-    sessions = []
-    for run, options in (("quiet", []), ("noisy", ["-S", "inject=1000:900"])):
-        where = tmp_path / run
-        where.mkdir()
-        result, cases = reframe(where, "anynode:local", "-n", "^selfish_noise_check",
-                                "--session-extras", f"noise={run}", *options, env=env)
-        assert cases, result.stdout[-3000:]
-        sessions.append(re.search(r"Current session stored with UUID: (\S+)", result.stdout)[1])
-    noisy, quiet = sessions[1], sessions[0]
+    session in ReFrame's results database; `reframe --performance-compare`
+    of the session with 70% of every millisecond taken on each core
+    (--inject, logged by the kernel) and the one without shows the selfish
+    check's level on every core count at least the 70% added (less 5 points
+    for the injector's latency), above the quiet run's, whatever the day's
+    own noise short of 65%."""
+    noisy, calm = session(injected[0]), session(quiet[0])
     compared = subprocess.run(
         [str(ROOT / ".venv" / "bin" / "reframe"), "-C",
          str(ROOT / "reframe" / "config" / "generic.py"),
-         f"--performance-compare={noisy}/{quiet}/mean:/", "--table-format=csv"],
-        cwd=tmp_path, capture_output=True, text=True, timeout=300, env=dict(os.environ, **env))
+         f"--performance-compare={noisy}/{calm}/mean:/", "--table-format=csv"],
+        cwd=tmp_path, capture_output=True, text=True, timeout=300,
+        env=dict(os.environ, **results_db))
     assert compared.returncode == 0, compared.stdout[-3000:] + compared.stderr[-3000:]
     rows = [dict(zip(["name", "sysenv", "pvar", "punit", "noisy", "quiet", "pdiff"],
                      line.split(","))) for line in compared.stdout.strip().splitlines()[1:]]
     levels = [r for r in rows if r["pvar"] == LEVELS["selfish"]]
     assert len(levels) == len(core_counts(NCPUS)), compared.stdout
     for r in levels:
-        assert float(r["noisy"]) >= 85, r
-        assert float(r["pdiff"]) > 0 or float(r["quiet"]) >= 85, r
+        assert float(r["noisy"]) >= 65, r
+        assert float(r["pdiff"]) > 0 or float(r["quiet"]) >= 65, r

@@ -8,14 +8,14 @@ import subprocess
 
 import numpy as np
 import pytest
-from nbtest import ROOT
+from nbtest import REPORT_R
 from nbtest.ground_truth import load_injections, local_median
 from nbtest.verdicts import cannot_tell
 
 
 def report(results_dir):
-    return subprocess.run(["Rscript", str(ROOT / "analysis" / "report.R"), str(results_dir),
-                           "--no-pdf"],
+    return subprocess.run(["Rscript", str(REPORT_R),
+                           str(results_dir), "--no-pdf"],
                           capture_output=True, text=True, timeout=600)
 
 
@@ -112,14 +112,28 @@ def in_step_runs(directory, runs):
     return kept
 
 
-def test_the_kernels_lines_are_the_reports(ftq_pairs):
+@pytest.fixture(scope="module")
+def ftq_lines(bin_dir, tmp_path_factory):
+    """Two FTQ runs, one with noise injected, every CPU, and their report."""
+    out = tmp_path_factory.mktemp("ftq-lines")
+    for name, extra in (("quiet", []), ("noisy", ["--inject", "2000:100"])):
+        done = subprocess.run([str(bin_dir / "ftq"), "-t", "0", "--freq", "10000", "-n", "15000",
+                               "-o", name, *extra], cwd=out, capture_output=True, text=True,
+                              timeout=120)
+        assert done.returncode == 0, done.stderr
+    done = report(out)
+    assert done.returncode == 0, done.stderr
+    return out
+
+
+def test_the_kernels_lines_are_the_reports(ftq_lines):
     """Each FTQ thread finds the strongest lines of its counts' spectrum in
     the job (src/lib/base/spectrum.c) by the report's method
     (analysis/R/spectrum.R): its up to 20 are the report's lines of that
     thread, the same frequency, power, height above the floor and share."""
-    peaks = read_csv(ftq_pairs / "report" / "peaks.csv")
+    peaks = read_csv(ftq_lines / "report" / "peaks.csv")
     compared = 0
-    for path in sorted(ftq_pairs.glob("*.json")):
+    for path in sorted(ftq_lines.glob("*.json")):
         for rank in json.loads(path.read_text())["ranks"]:
             s = rank["spectrum"]
             reports = [p for p in peaks if p["run"] == path.stem and

@@ -61,7 +61,7 @@ top_causes <- function(runs, n = 8) {
     t <- d[, .(detours = uniqueN(start_ns), total_us = sum(time_ns) / 1e3),
       by = .(unit, cpu, host, class, name)][all, on = "unit"]
     t[, share_percent := 100 * total_us * 1e3 / all][, all := NULL]
-    t <- t[order(unit, -total_us)][, head(.SD, n), by = unit]
+    t <- t[order(unit, -total_us)][, utils::head(.SD, n), by = unit]
     t[, run := run_name]
     setcolorder(t, c("run", "unit", "cpu", "host", "class", "name"))[]
   }))

@@ -94,7 +94,7 @@ psnap_histogram_of_files <- function(run, h) {
   # as the kernel writes them: from the first bucket used to the last
   first <- if (length(used)) min(used) else 1
   kept <- if (length(used)) counts[first:max(used)] else numeric()
-  modifyList(h, list(first_us = (first - 1) * h$bucket_us, counts = kept,
+  utils::modifyList(h, list(first_us = (first - 1) * h$bucket_us, counts = kept,
     overflow = sum(bin >= nbins)))
 }
 

@@ -89,9 +89,15 @@ def scheduler_state(handle, env):
 
 
 def result_rows(handle, table, env=None):
-    """The rows of one csv table of `jube result`."""
+    """The rows of one csv table of `jube result`: after its name, or, where
+    JUBE prints several tables and names only the pretty ones (noise.xml),
+    after its pretty twin's."""
     out = jube("result", handle, "-i", "last", env=env)
-    block = out.split(f"{table}:\n", 1)[1] if f"{table}:\n" in out else out
+    block = out
+    for heading in (f"{table}:\n", f"{table.removesuffix('_csv')}_pretty:\n"):
+        if heading in out:
+            block = out.split(heading, 1)[1]
+            break
     lines = [line for line in block.splitlines() if "," in line]
     header = next(i for i, line in enumerate(lines) if line.startswith("job_id,"))
     rows = []

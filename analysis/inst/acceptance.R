@@ -9,15 +9,8 @@ if (!length(args) %in% 1:2 || args[1] %in% c("-h", "--help")) {
   message("usage: Rscript analysis/inst/acceptance.R REPORT.json [OUT_DIR]")
   quit(status = 2)
 }
-script <- sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE))
-# the package as this checkout's build installed it, else the library this
-# script was installed in (PREFIX/lib/R/noisebench/), else R's own
-.libPaths(c(file.path(dirname(script), "..", "..", "build", "lib", "R"),
-  dirname(dirname(normalizePath(script))), .libPaths()))
-suppressPackageStartupMessages({
-  library(data.table)
-  library(noisebench)
-})
+source(file.path(dirname(sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE))),
+  "load_package.R"))
 
 out <- if (length(args) == 2) args[2] else dirname(args[1])
 tryCatch({

@@ -16,15 +16,8 @@ usage <- function() {
 if (length(args) == 0 || args[1] %in% c("-h", "--help")) usage()
 inputs <- args[seq_len(match(TRUE, startsWith(args, "--"), nomatch = length(args) + 1) - 1)]
 if (length(inputs) == 0) usage()
-script <- sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE))
-# the package as this checkout's build installed it, else the library this
-# script was installed in (PREFIX/lib/R/noisebench/), else R's own
-.libPaths(c(file.path(dirname(script), "..", "..", "build", "lib", "R"),
-  dirname(dirname(normalizePath(script))), .libPaths()))
-suppressPackageStartupMessages({
-  library(data.table)
-  library(noisebench)
-})
+source(file.path(dirname(sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE))),
+  "load_package.R"))
 
 numbers <- function(flag, default) {
   at <- match(flag, args)

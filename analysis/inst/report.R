@@ -46,15 +46,8 @@ if (!is.null(machine_cpus) && !grepl("^[1-9][0-9]*$", machine_cpus)) {
 if (!compare && !pdf_only && (length(args) != 1 + 2 * length(hosts) + 2 * length(out) +
   2 * length(machine_cpus) + no_pdf || (!is.null(out) && is.null(hosts)) ||
   startsWith(args[1], "--"))) usage()
-script <- sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE))
-# the package as this checkout's build installed it, else the library this
-# script was installed in (PREFIX/lib/R/noisebench/), else R's own
-.libPaths(c(file.path(dirname(script), "..", "..", "build", "lib", "R"),
-  dirname(dirname(normalizePath(script))), .libPaths()))
-suppressPackageStartupMessages({
-  library(data.table)
-  library(noisebench)
-})
+source(file.path(dirname(sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE))),
+  "load_package.R"))
 
 page <- tryCatch(
   if (compare) write_comparison(args[2], args[3], if (length(args) == 4) args[4]) else

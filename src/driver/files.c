@@ -17,15 +17,13 @@ static const char *const injections_suffix[] = { NB_INJECTIONS_SUFFIX };
 static const char *const causes_suffix[] = { NB_CAUSES_SUFFIX };
 
 void nb_driver_file_name(struct nb_run *r, int rank, const char *suffix, char *buf, size_t size,
-		      int base)
+			 int base)
 {
 	const char *slash = strrchr(r->prefix, '/');
 
 	snprintf(buf, size, "%s_%d_%s", base && slash ? slash + 1 : r->prefix, rank, suffix);
 }
 
-/* Node `node`'s description (kernels.json's node_files; base: without the
- * prefix's directory, as PREFIX.json names it) */
 void nb_driver_node_file_name(struct nb_run *r, int node, char *buf, size_t size, int base)
 {
 	const char *slash = strrchr(r->prefix, '/');
@@ -164,10 +162,8 @@ void nb_driver_commit_files(struct nb_run *r, char *mine)
 			nb_outfile_commit_or_fail(r->d->files[i]);
 }
 
-/* A participant's file of this suffix as the JSON names it: its node's
- * (node >= 0) or its own. */
-void nb_driver_participant_file(struct nb_run *r, int rank, int node, const char *suffix, char *buf,
-			     size_t size)
+void nb_driver_participant_file(struct nb_run *r, int rank, int node, const char *suffix,
+				char *buf, size_t size)
 {
 	if (node >= 0)
 		nb_node_file_name(r, node, suffix, buf, size, 1);

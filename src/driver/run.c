@@ -19,8 +19,6 @@
 /* The run the signal thread finishes when SIGINT/SIGTERM arrives. */
 static struct nb_run *current;
 
-/* Every rank learns whether any failed; the first failing one says why in
- * one line, and all leave having written nothing, with exit code `code`. */
 void nb_driver_agree_or_exit(struct nb_run *r, const char *why, int code)
 {
 	int first = nb_ranks_first_failing(&r->ranks, why != NULL);
@@ -35,7 +33,6 @@ void nb_driver_agree_or_exit(struct nb_run *r, const char *why, int code)
 	exit(code);
 }
 
-/* agree_or_exit for bad input */
 void nb_driver_agree(struct nb_run *r, const char *why)
 {
 	nb_driver_agree_or_exit(r, why, NB_EXIT_USAGE);

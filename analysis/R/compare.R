@@ -29,9 +29,9 @@ run_losses <- function(run, blocks = compare_blocks) {
   lapply(seq_along(run$threads), function(i) {
     m <- loss_model(run, i, best = "robust")
     n <- length(m$x)
-    # samples in each stretch: selfish's detours by their start, the others'
+    # samples in each stretch: recorded detours by their start, the others'
     # samples (which tile the run) by their number
-    edges <- if (run$kernel == "selfish") {
+    edges <- if (records_detours(kernel_info(run$kernel))) {
       findInterval(seq_len(blocks - 1) / blocks * m$seconds * 1e9,
         run$threads[[i]]$data$start_ns)
     } else {
@@ -363,7 +363,7 @@ write_comparison <- function(dir_a, dir_b, out = NULL) {
         "The curve further right is the noisier; where they part is the size of noise that differs.")
       figures[[caption]] <- save_figure(plot, tmp, paste0("compare-", i, "-losses"))
     }
-    if (ra$kernel == "ftq") {
+    if (fixed_time(kernel_info(ra$kernel))) {
       # A's noisiest CPUs and its quietest, where it has more than a few
       cpus <- vapply(detail_run(ra, noise_summary(ra, "A")$noise_percent)$threads,
         function(t) t$cpu, integer(1))
@@ -395,7 +395,7 @@ write_comparison <- function(dir_a, dir_b, out = NULL) {
     "<h2>Figures</h2>",
     "<p>Per pair of runs that measured the same thing: lost_percent, the share of the time",
     "lost to noise (%); p99_us and p99_9_us, percentiles of the time each sample lost (us;",
-    "selfish: of its detours); above_10us_per_s, losses over 10 us a second; max_us, the",
+    "of the detours, where a kernel records only those); above_10us_per_s, losses over 10 us a second; max_us, the",
     "longest (no interval: a maximum cannot be bootstrapped). difference is B - A, ci_low and",
     "ci_high its 95% block-bootstrap interval (", compare_blocks, "stretches per rank,",
     compare_replicates, "replicates). ks: the two-sample Kolmogorov-Smirnov test of the",

@@ -11,15 +11,15 @@ run_description <- function(name, run) {
   m <- run$meta
   ranks <- m$ranks
   hosts <- unique(vapply(run$threads, function(t) t$host %||% NA_character_, ""))
-  hz <- if (run$kernel == "ftq") m$frequency_hz %||% (1e9 / m$quantum_ns) else NA_real_
+  hz <- if (fixed_time(kernel_info(run$kernel))) m$frequency_hz %||% (1e9 / m$quantum_ns) else NA_real_
   inject <- unique(unlist(lapply(c(list(m$inject), lapply(ranks, `[[`, "inject")),
     function(i) if (!is.null(i$duration_us)) {
       sprintf("%s us every %s us%s", i$duration_us, i$period_us,
         if (identical(i$pattern, "poisson")) " on average (Poisson)" else "")
     })))
   data.table(run = name, kernel = run$kernel,
-    work = if (run$kernel %in% c("fwq", "ftq", "psnap")) m$work %||% NA_character_ else NA,
-    sampling_hz = hz, granularity_us = if (run$kernel == "psnap") m$granularity_us else NA,
+    work = m$work %||% NA_character_, sampling_hz = hz,
+    granularity_us = m$granularity_us %||% NA_real_,
     cpus = length(ranks), hosts = format_hosts(hosts),
     inject = if (length(inject)) paste(inject, collapse = ", ") else "")
 }

@@ -21,7 +21,7 @@ machine_lines_shown <- 20
 machine_lines <- function(runs, cell_bins = 3) {
   lines <- rbindlist(lapply(names(runs), function(name) {
     run <- runs[[name]]
-    if (run$kernel != "ftq") return(NULL)
+    if (!fixed_time(kernel_info(run$kernel))) return(NULL)
     ranks <- run$meta$ranks
     spectra <- lapply(ranks, function(u) u$spectrum)
     if (all(vapply(spectra, is.null, TRUE))) return(NULL)
@@ -64,14 +64,14 @@ machine_lines <- function(runs, cell_bins = 3) {
 # (vote_on_origin); origin unknown without one.
 machine_lines_origin <- function(lines, runs, min_share = sqrt(0.1), rel_tol = 0.005) {
   if (nrow(lines) == 0) return(lines)
-  ftq <- Filter(function(r) r$kernel == "ftq", runs)
+  timed <- runs_where(runs, fixed_time)
   rbindlist(lapply(split(lines, by = "run", sorted = FALSE), function(mine) {
     a <- mine$run[1]
-    fs_a <- ftq_sampling_hz(ftq[[a]]$meta)
-    partners <- utils::head(intersect(ftq_partner_runs(ftq, a), lines$run), 5)
+    fs_a <- ftq_sampling_hz(timed[[a]]$meta)
+    partners <- utils::head(intersect(ftq_partner_runs(timed, a), lines$run), 5)
     verdicts <- lapply(partners, function(b) {
       theirs <- lines[run == b]
-      fs_b <- ftq_sampling_hz(ftq[[b]]$meta)
+      fs_b <- ftq_sampling_hz(timed[[b]]$meta)
       has <- function(f, share) {
         tol <- max(3 * theirs$resolution_hz[1], rel_tol * f)
         any(abs(theirs$frequency_hz - alias_hz(f, fs_b)) <= tol &

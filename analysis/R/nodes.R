@@ -5,12 +5,12 @@
 # The Sequoia verdict of each host and FWQ work kind, over the ranks of the
 # FWQ runs without injection (an injected run measures the injector).
 host_verdicts <- function(summary) {
-  fwq <- summary[kernel == "fwq" & inject == "none"]
-  if (nrow(fwq) == 0) {
+  sequoia <- summary[kernel %in% kernels_where(function(info) info$sequoia) & inject == "none"]
+  if (nrow(sequoia) == 0) {
     return(data.table(host = character(), work = character(), threads = integer(),
       diminutive = logical(), verdict = character()))
   }
-  fwq[, {
+  sequoia[, {
     v <- node_verdict(.SD)
     list(threads = .N, diminutive = v$diminutive, verdict = v$text)
   }, by = .(host, work)]

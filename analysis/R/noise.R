@@ -110,7 +110,8 @@ rank_moments <- function(run, i) {
     scaled_noise_mean = abs(mean - best) / best,
     scaled_noise_sd = if (n > 1) num(s$std) / best else NA_real_,
     kurtosis = num(s$kurtosis),
-    skewness = if (run$kernel == "ftq") -num(s$skewness) else num(s$skewness)))
+    skewness = if (kernel_info(run$kernel)$loss == "falling") -num(s$skewness) else
+      num(s$skewness)))
 }
 
 is_diminutive <- function(mean, sd, kurtosis) {
@@ -121,22 +122,25 @@ is_diminutive <- function(mean, sd, kurtosis) {
 }
 
 node_verdict <- function(stats) {
-  fwq <- stats[kernel == "fwq"]
-  if (nrow(fwq) == 0) {
-    return(list(diminutive = NA, text = "no FWQ run: the Sequoia criteria need one"))
+  sequoia <- kernels_where(function(info) info$sequoia)
+  labels <- paste(vapply(sequoia, kernel_label, ""), collapse = " or ")
+  judged <- stats[kernel %in% sequoia]
+  if (nrow(judged) == 0) {
+    return(list(diminutive = NA, text = sprintf("no %s run: the Sequoia criteria need one",
+      labels)))
   }
   # a constant sample (kurtosis NaN) has no tail at all
-  k <- fwq$kurtosis[!is.na(fwq$kurtosis)]
+  k <- judged$kurtosis[!is.na(judged$kurtosis)]
   worst <- c(
-    mean = max(fwq$scaled_noise_mean), sd = max(fwq$scaled_noise_sd),
+    mean = max(judged$scaled_noise_mean), sd = max(judged$scaled_noise_sd),
     kurtosis = if (length(k)) max(k) else 0
   )
   ok <- is_diminutive(worst[["mean"]], worst[["sd"]], worst[["kurtosis"]])
   list(
     diminutive = ok, worst = worst,
     text = sprintf(
-      "%s: over %d FWQ threads the largest scaled-noise mean is %s (limit %s), sd %s (limit %s), kurtosis %s (limit %s)",
-      if (ok) "diminutive noise" else "not diminutive", nrow(fwq),
+      "%s: over %d %s threads the largest scaled-noise mean is %s (limit %s), sd %s (limit %s), kurtosis %s (limit %s)",
+      if (ok) "diminutive noise" else "not diminutive", nrow(judged), labels,
       format_number(worst[["mean"]]), format_number(sequoia_limits[["mean"]]),
       format_number(worst[["sd"]]), format_number(sequoia_limits[["sd"]]),
       format_number(worst[["kurtosis"]]), format_number(sequoia_limits[["kurtosis"]])
@@ -148,15 +152,14 @@ node_verdict <- function(stats) {
 # counts (FTQ), iteration ns (P-SNAP).
 noise_values <- function(run, data) data[[kernel_info(run$kernel)$value]]
 
-# When each sample ended, in s from the start: FWQ and P-SNAP samples follow
-# each other, FTQ quanta carry their end tick.
-# Ticks are each rank's own host's.
+# When each sample ended, in s from the start: fixed work's samples follow
+# each other, fixed time's quanta carry their end tick (the catalogue's
+# end_tick column). Ticks are each rank's own host's.
 end_times <- function(run, t) {
-  switch(run$kernel,
-    fwq = cumsum(t$data$ticks) / t$ticks_per_ns / 1e9,
-    psnap = cumsum(t$data$ns) / 1e9,
-    ftq = (t$data$tick - t$start_tick) / t$ticks_per_ns / 1e9
-  )
+  info <- kernel_info(run$kernel)
+  if (fixed_time(info)) return((t$data[[info$end_tick]] - t$start_tick) / t$ticks_per_ns / 1e9)
+  per_ns <- if (info$value_unit == "ticks") t$ticks_per_ns else 1
+  cumsum(t$data[[info$value]]) / per_ns / 1e9
 }
 
 # The per-sample scaled noise of every thread, with its time (for figures):
@@ -174,7 +177,8 @@ noise_samples <- function(run) {
 # stretch: for fixed work (FWQ, P-SNAP) the time not spent on the work,
 # sum(t - min) / sum(t); for FTQ the work missing against the best quantum.
 lost_percent <- function(kernel, total, n, best) {
-  share <- if (kernel == "ftq") 1 - total / n / best else 1 - n * best / total
+  falling <- kernel_info(kernel)$loss == "falling"
+  share <- if (falling) 1 - total / n / best else 1 - n * best / total
   100 * pmax(share, 0) # never below 0 but for rounding
 }
 
@@ -217,20 +221,21 @@ lost_percent <- function(kernel, total, n, best) {
 #' @export
 noise_summary <- function(run, run_name) {
   meta <- run$meta
+  info <- kernel_info(run$kernel)
   # a list a rank, bound once: a data.table a rank would cost more than the
   # rank's sums at thousands of ranks
   rows <- rbindlist(lapply(seq_along(run$threads), function(i) {
     t <- run$threads[[i]]
     r <- meta$ranks[[i]]
     place <- list(unit = t$unit, host = t$host, cpu = t$cpu)
-    if (run$kernel == "selfish") {
+    if (records_detours(info)) {
       return(c(place, list(samples = as.numeric(json_field(r, "detours", run$path)),
         scaled_noise_mean = NA_real_, scaled_noise_sd = NA_real_, kurtosis = NA_real_,
         skewness = NA_real_, noise_percent = 100 * selfish_lost_ns(run, i) / 1e9 / r$period_s)))
     }
     m <- rank_moments(run, i)
-    noise <- if (run$kernel == "psnap") {
-      calib <- r$ideal_us %||% r$calibrated_us %||% meta$granularity_us
+    noise <- if (!is.null(info$ideal)) {
+      calib <- r[[info$ideal]] %||% r$calibrated_us %||% meta$granularity_us
       100 * (m$mean / 1e3 - calib) / calib
     } else {
       lost_percent(run$kernel, m$mean * m$moments$samples, m$moments$samples, m$best)
@@ -243,13 +248,13 @@ noise_summary <- function(run, run_name) {
   rows[, names(place) := place]
   rows[, `:=`(
     run = run_name, kernel = run$kernel,
-    diminutive = if (run$kernel == "fwq") {
+    diminutive = if (isTRUE(info$sequoia)) {
       is_diminutive(scaled_noise_mean, scaled_noise_sd, kurtosis)
     } else {
       NA
     },
     work = meta$work %||% NA_character_,
-    sampling_hz = if (run$kernel == "ftq") ftq_sampling_hz(meta) else NA_real_,
+    sampling_hz = if (fixed_time(info)) ftq_sampling_hz(meta) else NA_real_,
     inject = unit_injects(run)
   )]
   setnames(rows, "unit", "thread")

@@ -102,10 +102,10 @@ report_html <- function(data, tables, verdict, first_screen, figures, untraced =
         "calibration_time_s", "mean_run_time_s", "sd_run_time_s", "os_noise_percent",
         "system_correlation")), "P-SNAP per run (a PRACE Tier-0 assessment)",
         "psnap_runs.csv"),
-      on_page(tables$selfish, "selfish.csv", c("run", "host", "cpu", "detours",
-        "detours_per_s", "cpu_overhead_percent", "median_detour_us", "max_detour_us"),
-        "Selfish detour per run and CPU, the most overhead first",
-        noisiest = "cpu_overhead_percent"),
+      unlist(lapply(kernel_tables(), function(t) {
+        on_page(tables[[t$name]], paste0(t$name, ".csv"), unlist(t$columns), t$title,
+          noisiest = t$noisiest)
+      })),
       if (!is.null(untraced) && nrow(untraced)) {
         html_table(shown(untraced), "Runs asked to trace that could not")
       },

@@ -265,12 +265,12 @@ read_run <- function(json_path, samples = c("read", "when_used"),
       host = u$host %||% host,
       # each host's own tick (MPI runs span nodes) and, for FTQ, its start
       ticks_per_ns = u$ticks_per_ns %||% meta$ticks_per_ns,
-      start_tick = if (kernel == "ftq") u$start_tick %||% meta$start_tick
+      start_tick = if (fixed_time(info)) u$start_tick %||% meta$start_tick
     ))
     delayedAssign("data", read_kernel_files(files, u, info, json_path), assign.env = t)
     # the distribution of the samples, read once for the statistics that
     # need only that (NULL for detours, or samples that do not tabulate)
-    delayedAssign("table", if (kernel != "selfish") {
+    delayedAssign("table", if (!records_detours(info)) {
       value_table(noise_values(list(kernel = kernel), data))
     }, eval.env = t, assign.env = t)
     if (samples == "read") {
@@ -427,7 +427,8 @@ read_results <- function(results_dir, samples = c("read", "when_used"), hosts = 
     if (!is.null(hosts) && length(paths)) {
       stop_input(results_dir, sprintf("no rank ran on a host matching '%s'", hosts))
     }
-    stop_input(results_dir, "no kernel runs (PREFIX.json files written by fwq, ftq, psnap, selfish)")
+    stop_input(results_dir, paste0("no kernel runs (PREFIX.json files written by ",
+      paste(names(noisebench_kernels$kernels), collapse = ", "), ")"))
   }
   prefix <- paste0(sub("/+$", "", results_dir), "/")
   names(runs) <- vapply(runs, function(r) sub(prefix, "", r$name, fixed = TRUE), character(1))

@@ -19,8 +19,7 @@ report_figures <- function(dir, runs, tables, labels, peaks, stretches) {
     })),
     scaled_noise_figure(dir, runs, tables$summary, label),
     spectra_figure(dir, runs, peaks, tables$summary, label),
-    psnap_figures(dir, runs, label),
-    detours_figure(dir, runs, tables$summary, label)
+    unlist(lapply(kernel_figures(), function(f) kernel_function(f)(dir, runs, tables$summary, label)))
   )
   figs[!is.na(figs)]
 }
@@ -82,8 +81,8 @@ loss_by_length_figure <- function(dir, lengths, labels) {
   fig(save_figure(plot_loss_by_length(lengths, "time lost by the length of the loss"), dir,
     "loss-by-length", height = loss_by_length_height(lengths)),
     paste("Where the time went, by how long each loss was: the share of the CPU time (%)",
-      "lost in samples whose loss fell in each bucket (selfish: its detours), every CPU of",
-      "each run summed by the kernels themselves, a bar per run. Many short losses",
+      "lost in samples whose loss fell in each bucket (or detours, where a kernel records only",
+      "those), every CPU of each run summed by the kernels themselves, a bar per run. Many short losses",
       "(interrupts, timer ticks) sit at the left, rare long ones (daemons, stalls) at the",
       "right. loss_by_length.csv adds how many a core-hour."))
 }
@@ -142,14 +141,16 @@ big_heatmap_figure <- function(dir, name, run, stretches, label) {
 
 # FWQ's and P-SNAP's scaled noise, a panel a run, the CPUs shown in detail.
 scaled_noise_figure <- function(dir, runs, summary, label) {
-  chosen <- panel_runs(Filter(function(n) runs[[n]]$kernel %in% c("fwq", "psnap"), names(runs)),
-    summary)
+  chosen <- panel_runs(names(runs_where(runs, function(info) {
+    !fixed_time(info) && !records_detours(info)
+  })), summary)
   if (length(chosen) == 0) return(NULL)
   d <- rbindlist(lapply(chosen, function(n) {
     run <- detail_run(runs[[n]], summary[run == n]$noise_percent)
     ns <- noise_samples(run)
     resolution_ns <- run$meta$calibration$timer_resolution_ns
-    unit_per_ns <- if (run$kernel == "fwq") run$threads[[1]]$ticks_per_ns else 1
+    ticks <- kernel_info(run$kernel)$value_unit == "ticks"
+    unit_per_ns <- if (ticks) run$threads[[1]]$ticks_per_ns else 1
     resolution <- resolution_ns * unit_per_ns / max(ns[, min(value), by = unit]$V1)
     data.table(run = label(n), noise = pmax(ns$noise, resolution), resolution = resolution)
   }))
@@ -171,10 +172,10 @@ scaled_noise_figure <- function(dir, runs, summary, label) {
 
 spectra_figure <- function(dir, runs, peaks, summary, label) {
   if (is.null(peaks$spectra) || nrow(peaks$spectra) == 0) return(NULL)
-  ftq <- Filter(function(n) runs[[n]]$kernel == "ftq", names(runs))
+  timed <- names(runs_where(runs, fixed_time))
   # a panel a run and CPU: the CPUs shown in detail of the runs with most noise
-  keep <- panel_runs(ftq, summary, figure_panels_max %/% min(detail_units_max,
-    max(1, max(summary[run %in% ftq, .N, by = run]$N))))
+  keep <- panel_runs(timed, summary, figure_panels_max %/% min(detail_units_max,
+    max(1, max(summary[run %in% timed, .N, by = run]$N))))
   shown <- detail_rows(summary[run %in% keep])[, key := paste(run, host, cpu)]$key
   spectra <- peaks$spectra[paste(run, host, cpu) %in% shown]
   lines <- peaks$peaks[paste(run, host, cpu) %in% shown]
@@ -191,57 +192,6 @@ spectra_figure <- function(dir, runs, peaks, summary, label) {
       panels_note(keep)))
 }
 
-psnap_figures <- function(dir, runs, label) {
-  chosen <- panel_runs(Filter(function(n) runs[[n]]$kernel == "psnap", names(runs)), summary)
-  if (length(chosen) == 0) return(NULL)
-  shown <- lapply(chosen, function(n) psnap_shown(psnap_histogram(runs[[n]])))
-  bins <- rbindlist(Map(function(s, n) s$bins[, label := label(n)], shown, chosen))
-  notes <- unlist(Map(function(s, n) if (!is.null(s$note)) paste0(label(n), ": ", s$note),
-    shown, chosen))
-  bins[, label := factor(label, levels = unique(label))]
-  p <- plot_bins(bins) + ggplot2::facet_wrap(~label, ncol = 2, scales = "free") +
-    ggplot2::labs(title = "P-SNAP iteration times, all ranks", x = "iteration time (\u00b5s)",
-      y = "iterations") + theme_noise()
-  c(fig(save_figure(p, dir, "psnap-iterations", height = 1.5 + 1.8 * ceiling(length(chosen) / 2)),
-    paste("P-SNAP, a panel a run: how many iterations (y) of the calibrated spin took each",
-      "time (us), over all ranks, as the ranks counted them, up to the 99.9th percentile.",
-      "A quiet system is one narrow peak at the granularity; iterations to its right lost",
-      "that much to noise.", panels_note(chosen),
-      if (length(notes)) paste0(paste(notes, collapse = "; "), "."))),
-    unlist(lapply(chosen, function(n) psnap_nodes_figure(dir, n, runs[[n]], label(n)))))
-}
-
-psnap_nodes_figure <- function(dir, name, run, label) {
-  tails <- psnap_host_tails(run)
-  if (nrow(tails) <= 1) return(NULL)
-  hosts <- tails$host[detail_positions(tails$p99_us)]
-  iterations <- psnap_iterations(setNames(list(hosts_run(run, hosts)), name))
-  fig(save_figure(plot_psnap_nodes(iterations, paste(label, ": iteration times per node")),
-    dir, paste0(name, "-psnap-nodes"), height = 1.5 + 1.5 * length(hosts)),
-    paste0(label, ": P-SNAP iteration times (us) per node: a node whose peak sits right of ",
-      "the others', or whose tail is longer, is the noisy one (nodes.csv names it).",
-      detail_note(length(hosts), nrow(tails),
-        "nodes (by the largest 99th percentile of their ranks' loss)", "nodes.csv")))
-}
-
-detours_figure <- function(dir, runs, summary, label) {
-  chosen <- panel_runs(Filter(function(n) runs[[n]]$kernel == "selfish", names(runs)), summary)
-  d <- rbindlist(lapply(chosen, function(n) {
-    run <- detail_run(runs[[n]], summary[run == n]$noise_percent)
-    selfish_detours(setNames(list(run), n))[, run := label(n)]
-  }))
-  if (nrow(d) == 0) return(NULL)
-  bins <- bin_counts(d$length_us, d$run, log_breaks(min(d$length_us), max(d$length_us), 10))
-  bins[, label := factor(label, levels = unique(d$run))]
-  p <- plot_bins(bins) + ggplot2::scale_x_log10(labels = format_number) + ggplot2::facet_wrap(~label, ncol = 2) +
-    ggplot2::labs(title = "selfish detour lengths", x = "detour length (\u00b5s), bins of 1/10 decade",
-      y = "detours") + theme_noise()
-  fig(save_figure(p, dir, "detours", height = 1.5 + 1.6 * ceiling(length(chosen) / 2)),
-    paste("Selfish detour, a panel a run: how many detours (y) of each length (us, log) the",
-      "loop recorded on the CPUs shown in detail. Clusters are sources: the timer tick,",
-      "interrupts, the hypervisor; their length is what a process loses each time.",
-      panels_note(chosen)))
-}
 
 # The predicted slowdown of every run without injection at 1 ms phases.
 scale_figure <- function(dir, scale, label) {

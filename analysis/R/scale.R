@@ -8,8 +8,6 @@
 # a random offset per process (uncoordinated noise) or one offset for all
 # (co-scheduled). docs/analysis.md states the assumptions.
 
-# The kernels whose samples make a noise trace (noise_trace).
-scale_kernels <- c("fwq", "psnap", "selfish")
 #' The report's grid of the slowdown at scale
 #'
 #' The phase lengths (microseconds) and process counts at which the report
@@ -59,20 +57,23 @@ noise_trace <- function(run, i) {
     ends <- cumsum(x)
     list(x = x, ends = ends, best = best, duration = ends[length(ends)], per_ns = per_ns)
   }
-  switch(run$kernel,
-    fwq = tiled(x, best_value(x, "fwq", t$table), t$ticks_per_ns),
-    psnap = tiled(x, (r$ideal_us %||% (min(x) / 1e3)) * 1e3, 1),
-    selfish = {
-      d <- t$data
-      excess <- pmax(d$length_ns - r$min_iteration_ns, 0)
-      # period_s leaves out the time the detour store took to grow, which
-      # the detours' start times include: the trace lasts at least until
-      # its last detour ended
-      list(start = d$start_ns[excess > 0], length = excess[excess > 0],
-        duration = max(r$period_s * 1e9, d$start_ns + d$length_ns), per_ns = 1)
-    },
-    NULL
-  )
+  info <- kernel_info(run$kernel)
+  if (!traced(info)) return(NULL)
+  if (!records_detours(info)) {
+    if (!is.null(info$ideal) && !is.null(r[[info$ideal]])) {
+      return(tiled(x, r[[info$ideal]] * 1e3, 1))
+    }
+    per_ns <- if (info$value_unit == "ticks") t$ticks_per_ns else 1
+    return(tiled(x, best_value(x, run$kernel, t$table), per_ns))
+  }
+  # recorded detours: each loses what it took beyond an ordinary iteration
+  d <- t$data
+  excess <- pmax(d$length_ns - r$min_iteration_ns, 0)
+  # period_s leaves out the time the detour store took to grow, which the
+  # detours' start times include: the trace lasts at least until its last
+  # detour ended
+  list(start = d$start_ns[excess > 0], length = excess[excess > 0],
+    duration = max(r$period_s * 1e9, d$start_ns + d$length_ns), per_ns = 1)
 }
 
 # A trace in LogGOPSim's --noise-trace format as write_loggopsim_traces
@@ -350,7 +351,7 @@ scale_table <- function(runs, simulate = names(runs), processes = NULL) {
 # simulation is most of the model's time); processes: the counts besides
 # scale_processes, such as the machine's own.
 start_scale_table <- function(runs, simulate = names(runs), processes = NULL) {
-  runs <- Filter(function(r) r$kernel %in% scale_kernels, runs)
+  runs <- runs_where(runs, traced)
   if (length(runs) == 0) return(function() data.table())
   dir <- tempfile("noise-scale")
   dir.create(dir)
@@ -428,7 +429,7 @@ format_phase <- function(us) {
 write_loggopsim_traces <- function(dir, runs) {
   unlist(lapply(names(runs), function(name) {
     run <- runs[[name]]
-    if (!run$kernel %in% scale_kernels) return(NULL)
+    if (!traced(kernel_info(run$kernel))) return(NULL)
     vapply(model_ranks(length(run$threads)), function(i) {
       t <- run$threads[[i]]
       write_noise_trace(noise_trace(run, i),

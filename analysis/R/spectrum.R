@@ -187,38 +187,38 @@ frequencies_independent <- function(fs_a, fs_b) {
 #' @rdname noise_summary
 #' @export
 ftq_peak_table <- function(runs, keep = NULL) {
-  ftq <- Filter(function(r) r$kernel == "ftq", runs)
-  for (a in intersect(names(keep), names(ftq))) ftq[[a]] <- subset_run(ftq[[a]], keep[[a]])
-  if (length(ftq) == 0) return(list(peaks = data.table(), spectra = data.table()))
+  timed <- runs_where(runs, fixed_time)
+  for (a in intersect(names(keep), names(timed))) timed[[a]] <- subset_run(timed[[a]], keep[[a]])
+  if (length(timed) == 0) return(list(peaks = data.table(), spectra = data.table()))
   # each thread's spectrum on a core of its own
-  jobs <- unlist(lapply(names(ftq), function(a) {
-    lapply(ftq[[a]]$threads, function(t) list(run = a, thread = t))
+  jobs <- unlist(lapply(names(timed), function(a) {
+    lapply(timed[[a]]$threads, function(t) list(run = a, kernel = timed[[a]]$kernel, thread = t))
   }), recursive = FALSE)
   computed <- lapply_cores(jobs, function(job) {
     t <- job$thread
-    x <- t$data$count
-    ftq_spectrum(x, ftq_sampling_hz(ftq[[job$run]]$meta))[, `:=`(unit = t$unit, cpu = t$cpu,
+    x <- noise_values(job, t$data)
+    ftq_spectrum(x, ftq_sampling_hz(timed[[job$run]]$meta))[, `:=`(unit = t$unit, cpu = t$cpu,
       host = t$host,
       mean_count = sum(x) / length(x), median_count = median_of(x, t$table %||% value_table(x)),
       max_count = max(x))]
   })
-  spectra <- lapply(names(ftq), function(a) {
+  spectra <- lapply(names(timed), function(a) {
     mine <- computed[vapply(jobs, function(job) job$run == a, logical(1))]
     setNames(mine, vapply(mine, function(s) paste0(s$host[1], ":", s$cpu[1]), character(1)))
   })
-  names(spectra) <- names(ftq)
-  places <- lapply(ftq, thread_places)
+  names(spectra) <- names(timed)
+  places <- lapply(timed, thread_places)
   peaks <- list()
-  for (a in names(ftq)) {
-    fs_a <- ftq_sampling_hz(ftq[[a]]$meta)
-    partners <- ftq_partner_runs(ftq, a)
+  for (a in names(timed)) {
+    fs_a <- ftq_sampling_hz(timed[[a]]$meta)
+    partners <- ftq_partner_runs(timed, a)
     for (u in names(spectra[[a]])) {
       spec <- spectra[[a]][[u]]
       found <- find_peaks(spec[, .(frequency_hz, power)])
       pairs <- partner_threads(spectra, places, partners, u, spec$host[1], spec$cpu[1])
       found <- vote_on_origin(found, lapply(pairs, function(b) {
         partner <- spectra[[b$run]][[b$thread]]
-        classify_peaks(found, fs_a, partner, ftq_sampling_hz(ftq[[b$run]]$meta),
+        classify_peaks(found, fs_a, partner, ftq_sampling_hz(timed[[b$run]]$meta),
           spec$mean_count[1], partner$mean_count[1])
       }))
       b <- if (length(pairs)) pairs[[1]]$run else NULL
@@ -230,25 +230,25 @@ ftq_peak_table <- function(runs, keep = NULL) {
     }
   }
   spectra <- rbindlist(lapply(names(spectra), function(a) {
-    rbindlist(spectra[[a]])[, `:=`(run = a, sampling_hz = ftq_sampling_hz(ftq[[a]]$meta))]
+    rbindlist(spectra[[a]])[, `:=`(run = a, sampling_hz = ftq_sampling_hz(timed[[a]]$meta))]
   }))
   peaks <- rbindlist(peaks)
   setcolorder(peaks, c("frequency_hz", "power", "origin"))
   list(peaks = peaks[order(run, thread, -power)], spectra = spectra)
 }
 
-# The partners of FTQ run a (of the FTQ runs ftq) for the two-frequency
+# The partners of FTQ run a (of the FTQ runs timed) for the two-frequency
 # test: the other runs of the same work and injection whose sampling
 # frequency is independent of its own, the nearest in time first (the
 # machine's noise changes over the hours).
-ftq_partner_runs <- function(ftq, a) {
+ftq_partner_runs <- function(timed, a) {
   key <- function(r) paste(r$meta$work, format_inject(r$meta$inject))
-  fs_a <- ftq_sampling_hz(ftq[[a]]$meta)
+  fs_a <- ftq_sampling_hz(timed[[a]]$meta)
   partners <- Filter(function(b) {
-    b != a && key(ftq[[b]]) == key(ftq[[a]]) &&
-      frequencies_independent(fs_a, ftq_sampling_hz(ftq[[b]]$meta))
-  }, names(ftq))
-  partners[order(abs(run_start(ftq[partners]) - run_start(ftq[a])))]
+    b != a && key(timed[[b]]) == key(timed[[a]]) &&
+      frequencies_independent(fs_a, ftq_sampling_hz(timed[[b]]$meta))
+  }, names(timed))
+  partners[order(abs(run_start(timed[partners]) - run_start(timed[a])))]
 }
 
 # The threads whose spectra a report computes, by position in each FTQ run:
@@ -259,12 +259,12 @@ ftq_partner_runs <- function(ftq, a) {
 # of a 10,000-node machine would be the report's cost; this is at most
 # detail_units_max a run per FTQ run.
 spectrum_threads <- function(runs, summary) {
-  ftq <- Filter(function(r) r$kernel == "ftq", runs)
-  places <- lapply(ftq, thread_places)
-  shown <- lapply(names(ftq), function(a) detail_positions(summary[run == a]$noise_percent))
-  names(shown) <- names(ftq)
-  lapply(setNames(names(ftq), names(ftq)), function(a) {
-    asked <- unique(rbindlist(lapply(setdiff(names(ftq), a), function(b) {
+  timed <- runs_where(runs, fixed_time)
+  places <- lapply(timed, thread_places)
+  shown <- lapply(names(timed), function(a) detail_positions(summary[run == a]$noise_percent))
+  names(shown) <- names(timed)
+  lapply(setNames(names(timed), names(timed)), function(a) {
+    asked <- unique(rbindlist(lapply(setdiff(names(timed), a), function(b) {
       places[[b]][shown[[b]]]
     })))
     partners <- vapply(seq_len(nrow(asked)), function(i) {

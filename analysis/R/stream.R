@@ -104,7 +104,7 @@ stream_us_per_unit <- function(info) {
 
 # Fixed work (FWQ, P-SNAP): a sample loses what it took beyond the
 # reference; FTQ's quantum, what it counted short of it.
-stream_fixed_work <- function(kernel) kernel != "ftq"
+stream_fixed_work <- function(kernel) !fixed_time(kernel_info(kernel))
 
 stream_loss <- function(kernel, value, reference) {
   if (stream_fixed_work(kernel)) value - reference else reference - value
@@ -121,13 +121,13 @@ stream_buckets <- function(info) {
 
 stream_label <- function(name, s) {
   r1 <- s$ranks[[1]]$info
-  hz <- if (s$kernel == "ftq") 1e9 / (r1$quantum_ticks / r1$ticks_per_ns)
+  hz <- if (!stream_fixed_work(s$kernel)) 1e9 / (r1$quantum_ticks / r1$ticks_per_ns)
   hosts <- unique(vapply(s$ranks, function(r) r$info$host %||% NA_character_, ""))
   what <- paste(c(kernel_label(s$kernel), r1$work, if (!is.null(hz)) format_hz(hz)),
     collapse = " ")
   data.table(run = name, kernel = s$kernel, work = r1$work %||% NA_character_,
     sampling_hz = hz %||% NA_real_,
-    granularity_us = if (s$kernel == "psnap") s$meta$granularity_us %||% NA_real_ else NA_real_,
+    granularity_us = s$meta$granularity_us %||% NA_real_,
     cpus = length(s$ranks),
     hosts = paste(hosts, collapse = " "), inject = "",
     label = sprintf("%s streamed, %d CPU%s on %s%s", what, length(s$ranks),

@@ -50,7 +50,7 @@ noise_over_time <- function(run, bins = stretches_per_run, best = c("own", "run"
   # a copy of every column, where a stretch is empty only
   if (!all(rows$n > 0)) rows <- rows[n > 0]
   rows[, time_s := (bin + 0.5) * width]
-  if (run$kernel == "selfish") {
+  if (records_detours(kernel_info(run$kernel))) {
     rows[, noise_percent := 100 * total / 1e9 / width]
   } else {
     bests <- thread_bests(run, best)
@@ -65,7 +65,7 @@ noise_over_time <- function(run, bins = stretches_per_run, best = c("own", "run"
 # yardstick (the run's), a vector beside the table rather than a copy of
 # it (6.5 M rows at 65,536 ranks). Selfish's do not depend on a best.
 stretch_percent_against <- function(stretches, run, best = c("own", "run")) {
-  if (run$kernel == "selfish") return(stretches$noise_percent)
+  if (records_detours(kernel_info(run$kernel))) return(stretches$noise_percent)
   bests <- thread_bests(run, match.arg(best))
   units <- vapply(run$threads, function(t) as.numeric(t$unit), numeric(1))
   lost_percent(run$kernel, stretches$total, stretches$n, bests[match(stretches$unit, units)])
@@ -74,12 +74,13 @@ stretch_percent_against <- function(stretches, run, best = c("own", "run")) {
 # Each thread's best value in its own unit (noise_over_time).
 thread_bests <- function(run, best) {
   own <- vapply(seq_along(run$threads), function(i) rank_moments(run, i)$best, numeric(1))
-  if (run$kernel == "psnap") {
-    ideal <- vapply(run$meta$ranks, function(r) (r$ideal_us %||% NA_real_) * 1e3, numeric(1))
+  info <- kernel_info(run$kernel)
+  if (!is.null(info$ideal)) {
+    ideal <- vapply(run$meta$ranks, function(r) (r[[info$ideal]] %||% NA_real_) * 1e3, numeric(1))
     return(ifelse(is.na(ideal), own, ideal))
   }
   if (best == "own") return(own)
-  if (run$kernel == "ftq") return(rep(max(own), length(own)))
+  if (info$best == "max") return(rep(max(own), length(own)))
   # FWQ samples are ticks of each host's own clock: the fastest in ns
   tpn <- vapply(run$threads, function(t) t$ticks_per_ns, numeric(1))
   min(own / tpn) * tpn

@@ -16,13 +16,13 @@ host_systems <- function(machines) {
 }
 
 # The run a system's paragraph speaks of: without injection, the most CPUs,
-# FWQ (its loss is the share of the CPU the system took) before P-SNAP,
-# selfish and FTQ.
+# then the kernel first in the catalogue's quote order for noise (FWQ, whose
+# loss is the share of the CPU the system took).
 reference_run <- function(summary, hosts) {
   s <- summary[inject == "none" & host %in% hosts]
   if (nrow(s) == 0) s <- summary[host %in% hosts]
   if (nrow(s) == 0) return(NA_character_)
-  runs <- s[, .(cpus = .N, preference = match(kernel[1], c("fwq", "psnap", "selfish", "ftq"))),
+  runs <- s[, .(cpus = .N, preference = quote_order(kernel[1], "noise")),
     by = run]
   runs[order(-cpus, preference)]$run[1]
 }

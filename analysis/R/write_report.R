@@ -88,7 +88,6 @@ write_report <- function(results_dir, hosts = NULL, out = NULL, machine_cpus = N
     machines = machines,
     psnap_runs = psnap_table,
     psnap_cores = psnap_by_cores(psnap_table),
-    selfish = selfish_table(runs),
     causes = causes,
     top_causes = top,
     advice = advice_table(runs, top),
@@ -97,6 +96,7 @@ write_report <- function(results_dir, hosts = NULL, out = NULL, machine_cpus = N
   )
 
   tables$roles <- role_table(summary, tables$tails)
+  for (t in kernel_tables()) tables[[t$name]] <- kernel_function(t$make)(runs)
 
   write_report_dir(out, function(tmp) {
     dir.create(file.path(tmp, "loggopsim"))
@@ -127,10 +127,11 @@ write_report <- function(results_dir, hosts = NULL, out = NULL, machine_cpus = N
 }
 
 # The runs whose slowdown the first screen quotes, by system: the
-# uninjected selfish run with the most ranks, else FWQ's, else P-SNAP's.
+# uninjected run with the most ranks of the kernel first in the catalogue's
+# quote order for the slowdown.
 quoted_scale_runs <- function(summary, systems) {
-  s <- summary[inject == "none" & kernel %in% scale_kernels, .(cpus = .N,
-    preference = match(kernel[1], c("selfish", "fwq", "psnap")), host = host[1]), by = run]
+  s <- summary[inject == "none" & !is.na(quote_order(kernel, "slowdown")), .(cpus = .N,
+    preference = quote_order(kernel[1], "slowdown"), host = host[1]), by = run]
   s <- systems[s, on = "host"][order(preference, -cpus)][, .SD[1], by = system]
   setNames(s$run, s$system)
 }

@@ -37,8 +37,8 @@ processes <- numbers("--processes", scale_processes)
 
 run_traces <- function(path) {
   kernel <- c(read_json_file(path)$kernel, "(no kernel)")[1]
-  if (!kernel %in% c("fwq", "psnap", "selfish")) {
-    stop_input(path, paste0("a ", kernel, " run has no noise trace (FWQ, P-SNAP or selfish)"))
+  if (kernel_info(kernel, path)$fixed != "work") {
+    stop_input(path, paste0("a ", kernel, " run has no noise trace (only fixed-work kernels have)"))
   }
   run <- read_run(path)
   lapply(seq_along(run$threads), function(i) noise_trace(run, i))

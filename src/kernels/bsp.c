@@ -95,7 +95,7 @@ static void prepare(struct nb_thread *t)
 	for (int step = 0; step < MAX_STEPS; step++) {
 		uint64_t best = UINT64_MAX;
 
-		run->work->fwq(&t->work, s, CALIBRATION_SAMPLES, count, &first);
+		run->work->fixed_work(&t->work, s, CALIBRATION_SAMPLES, count, &first);
 		for (int i = 0; i < CALIBRATION_SAMPLES; i++)
 			best = s[i] < best ? s[i] : best;
 		st->count = count;
@@ -127,7 +127,7 @@ static void measure(struct nb_thread *t)
 	collective(&value);
 	t->start_tick = nb_ticks();
 	for (uint64_t i = 0; i < run->samples; i++) {
-		w->fwq(&t->work, &ph[i].work_ticks, 1, count, &st->first);
+		w->fixed_work(&t->work, &ph[i].work_ticks, 1, count, &st->first);
 		collective(&value);
 		ph[i].end_tick = nb_ticks();
 	}

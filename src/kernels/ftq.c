@@ -83,7 +83,7 @@ static void measure_stream(struct nb_thread *t)
 	for (uint64_t seq = 0; !__atomic_load_n(&s->stop, __ATOMIC_ACQUIRE); seq++) {
 		size_t slot = (size_t)(seq & (s->nchunks - 1));
 
-		r->work->ftq(&t->work, ring + slot * s->chunk_samples, s->chunk_samples,
+		r->work->fixed_time(&t->work, ring + slot * s->chunk_samples, s->chunk_samples,
 			     start + seq * chunk_ticks, interval_ticks, per_count);
 		__atomic_store_n(&s->chunks[slot].seq, seq + 1, __ATOMIC_RELEASE);
 		__atomic_store_n(&s->done, seq + 1, __ATOMIC_RELEASE);
@@ -98,7 +98,7 @@ static void measure(struct nb_thread *t)
 		measure_stream(t);
 		return;
 	}
-	r->work->ftq(&t->work, t->samples, r->samples, nb_run_start_tick(r), interval_ticks,
+	r->work->fixed_time(&t->work, t->samples, r->samples, nb_run_start_tick(r), interval_ticks,
 		     per_count);
 }
 

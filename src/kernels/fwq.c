@@ -36,7 +36,7 @@ static void measure(struct nb_thread *t)
 		nb_quantum_stream_fixed_work(t, loops);
 		return;
 	}
-	r->work->fwq(&t->work, t->samples, r->samples, loops, &t->start_tick);
+	r->work->fixed_work(&t->work, t->samples, r->samples, loops, &t->start_tick);
 }
 
 static void write_samples(struct nb_run *r, int local, size_t n)

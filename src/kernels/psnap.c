@@ -165,7 +165,7 @@ static void calibrate_count(struct nb_thread *t, struct state *st)
 	for (st->nsteps = 0; st->nsteps < MAX_STEPS;) {
 		uint64_t best = UINT64_MAX;
 
-		run->work->fwq(&t->work, s, CALIBRATION_SAMPLES, count, &first);
+		run->work->fixed_work(&t->work, s, CALIBRATION_SAMPLES, count, &first);
 		for (int i = 0; i < CALIBRATION_SAMPLES; i++)
 			best = s[i] < best ? s[i] : best;
 		st->step_count[st->nsteps] = count;
@@ -187,7 +187,7 @@ static void prepare(struct nb_thread *t)
 		uint64_t *scratch = nb_samples_alloc(opt.warmup_reps, sizeof(uint64_t));
 		uint64_t best = UINT64_MAX, first;
 
-		run->work->fwq(&t->work, scratch, opt.warmup_reps, st->count, &first);
+		run->work->fixed_work(&t->work, scratch, opt.warmup_reps, st->count, &first);
 		/* The warm-up runs the calibrated count too: its fastest iteration
 		 * joins the calibration's 5, as a VM's speed moves by a few % over
 		 * milliseconds and a calibration in a slow stretch would make the
@@ -210,7 +210,7 @@ static void measure(struct nb_thread *t)
 		nb_quantum_stream_fixed_work(t, count);
 		return;
 	}
-	run->work->fwq(&t->work, t->samples, run->samples, count, &t->start_tick);
+	run->work->fixed_work(&t->work, t->samples, run->samples, count, &t->start_tick);
 }
 
 static double correlation(const uint64_t *a, const uint64_t *b, size_t n)

@@ -166,7 +166,7 @@ void nb_quantum_stream_fixed_work(struct nb_thread *t, uint64_t loops)
 	for (uint64_t seq = 0; !__atomic_load_n(&s->stop, __ATOMIC_ACQUIRE); seq++) {
 		size_t slot = (size_t)(seq & (s->nchunks - 1));
 
-		r->work->fwq(&t->work, ring + slot * s->chunk_samples, s->chunk_samples, loops,
+		r->work->fixed_work(&t->work, ring + slot * s->chunk_samples, s->chunk_samples, loops,
 			     &s->chunks[slot].first_tick);
 		if (seq == 0)
 			t->start_tick = s->chunks[0].first_tick;

@@ -94,7 +94,7 @@ int main(int argc, char **argv)
 	       c.timer_read_ticks, nb_ticks_to_ns(&c, c.timer_read_ticks));
 	printf("  one read:       min %.0f, median %.0f ticks (fenced: %s)\n",
 	       c.timer_read_min_ticks, c.timer_read_median_ticks, NB_TIMER_NAME);
-	printf("  unfenced:       min %.0f, median %.0f ticks (selfish's loop)\n",
+	printf("  unfenced:       min %.0f, median %.0f ticks (the detour loop's)\n",
 	       c.unfenced_read_min_ticks, c.unfenced_read_median_ticks);
 	printf("timer resolution: %.1f ticks = %.1f ns\n", c.timer_resolution_ticks,
 	       nb_ticks_to_ns(&c, c.timer_resolution_ticks));

@@ -57,7 +57,7 @@ double nb_work_ticks_per_loop(const struct nb_work_kind *w, struct nb_work_ctx *
 
 	/* samples of about 50 us */
 	for (;;) {
-		w->fwq(ctx, s, 1, loops, &first);
+		w->fixed_work(ctx, s, 1, loops, &first);
 		if (s[0] > 50000 * ticks_per_ns || loops >= ((uint64_t)1 << 30))
 			break;
 		loops *= 2;
@@ -67,8 +67,8 @@ double nb_work_ticks_per_loop(const struct nb_work_kind *w, struct nb_work_ctx *
 	uint64_t until = nb_ticks() + (uint64_t)(50e6 * ticks_per_ns);
 
 	while (nb_ticks() < until)
-		w->fwq(ctx, s, 1, loops, &first);
-	w->fwq(ctx, s, N, loops, &first);
+		w->fixed_work(ctx, s, 1, loops, &first);
+	w->fixed_work(ctx, s, N, loops, &first);
 	for (int i = 0; i < N; i++)
 		best = s[i] < best ? s[i] : best;
 	return (double)best / (double)loops;

@@ -39,8 +39,8 @@ typedef void (*nb_ftq_loop_fn)(struct nb_work_ctx *ctx, struct nb_ftq_sample *sa
 
 struct nb_work_kind {
 	const char *name;
-	nb_fwq_loop_fn fwq;
-	nb_ftq_loop_fn ftq;
+	nb_fwq_loop_fn fixed_work;
+	nb_ftq_loop_fn fixed_time;
 };
 
 /* The kinds compiled in, and lookup by name (NULL when not compiled in). */

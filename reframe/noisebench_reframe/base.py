@@ -1,7 +1,8 @@
 """Base classes of the noisebench ReFrame checks, after hpctestlib: a build
 fixture, a run base that knows how to start a kernel on a partition and how
-to hold it to its references, and one base per kernel. The leaves in
-reframe/checks/ only pick parameters and tags."""
+to hold it to its references and to give its headline figure (the kernel
+catalogue's), and the speed figures. Each kernel's base is in its own module
+(fwq.py, ...); the leaves in reframe/checks/ only pick parameters and tags."""
 import os
 
 import reframe as rfm
@@ -16,6 +17,12 @@ from .catalogue import KERNELS, REPO, cause_share, ranks_line
 # run (value, lower, upper, unit): the figure must stay below the value.
 SEQUOIA_REFERENCES = {f'max_{name}': (float(limit), None, 0.0, '')
                       for name, limit in KERNELS['sequoia_limits'].items()}
+
+# the acceptance checks' tags (reframe/checks/<kernel>_checks.py)
+NOISE_TAGS = {'acceptance', 'noise', 'benchmark'}
+
+# a kernel every build has: the catalogue's first
+FIRST_KERNEL = next(iter(KERNELS['kernels']))
 
 
 def core_counts():
@@ -43,7 +50,7 @@ class noisebench_build(rfm.CompileOnlyRegressionTest):
     @run_before('compile')
     def set_build_commands(self):
         if self.bin_dir:
-            self.build_system.commands = [f'test -x {self.bin_dir}/fwq']
+            self.build_system.commands = [f'test -x {self.bin_dir}/{FIRST_KERNEL}']
         else:
             self.build_system.commands = [
                 f'cmake -S {REPO} -B build -DCMAKE_BUILD_TYPE=Release > cmake.log',
@@ -56,7 +63,7 @@ class noisebench_build(rfm.CompileOnlyRegressionTest):
 
     @sanity_function
     def validate_build(self):
-        return sn.path_exists(os.path.join(self.kernels, 'fwq'))
+        return sn.path_exists(os.path.join(self.kernels, FIRST_KERNEL))
 
 
 class noise_run_base(rfm.RunOnlyRegressionTest):
@@ -118,7 +125,8 @@ class noise_run_base(rfm.RunOnlyRegressionTest):
     @performance_function('us')
     def max_p99_9_loss_us(self):
         """The largest over the threads or ranks of the 99.9th percentile of
-        the time a sample lost (selfish: of its detours): a site bounds the
+        the time a sample lost (or of the detours, where a kernel records
+        only those): a site bounds the
         tail, which a mean hides."""
         return self.over_ranks('p99_9_loss_us_max')
 
@@ -158,8 +166,17 @@ class noise_run_base(rfm.RunOnlyRegressionTest):
             self.perf_variables[f'max_{cls}_percent'] = sn.make_performance_function(
                 cause_share(self.stdout, ranks_line(self.kernel), cls), '%')
 
+    @run_before('performance')
+    def add_headline(self):
+        """The kernel's headline figure, as the catalogue names it (its
+        headline: the line it is read from, the key, the unit)."""
+        h = KERNELS['kernels'][self.kernel]['headline']
+        figure = self.over_ranks if h['line'] == 'ranks' else self.run_summary
+        self.perf_variables[h['name']] = sn.make_performance_function(figure(h['key']), h['unit'])
+
     def run_summary(self, key):
-        """KEY of the kernel's one summary line over all ranks (P-SNAP, selfish)."""
+        """KEY of the kernel's one summary line over all ranks (the kernels
+        that print one)."""
         return sn.extractsingle(rf'(?m)^{self.kernel} summary .*\b{key}=(\S+)', self.stdout, 1,
                                 float)
 
@@ -178,116 +195,3 @@ class speed_figures(rfm.RegressionMixin):
     @performance_function('%')
     def max_slow_percent(self):
         return self.over_ranks('slow_percent_max')
-
-
-class fwq_base(noise_run_base, speed_figures):
-    """FWQ: 2^work_bits loops of a work kind (`work`: multiiter, asm, daxpy,
-    a parameter of the leaf), timed `samples` times a thread; Sequoia's three
-    figures over the threads."""
-
-    #: 2^work_bits work loops a sample; 0: the work kind's default in
-    #: kernels.json (about 70-100 us a sample on ~3 GHz)
-    work_bits = variable(int, value=0)
-    #: Samples a thread
-    samples = variable(int, value=20000)
-    kernel = 'fwq'
-
-    def kernel_args(self):
-        bits = KERNELS['kernels']['fwq']['work_bits']
-        work_bits = self.work_bits or bits.get(self.work, bits['default'])
-        return ['--work', self.work, '-w', str(work_bits), '-n', str(self.samples)]
-
-    def default_references(self):
-        return SEQUOIA_REFERENCES
-
-    @performance_function('')
-    def max_scaled_noise_mean(self):
-        return self.over_ranks('scaled_noise_mean_max')
-
-    @performance_function('')
-    def max_scaled_noise_sd(self):
-        return self.over_ranks('scaled_noise_sd_max')
-
-    @performance_function('')
-    def max_kurtosis(self):
-        return self.over_ranks('kurtosis_max')
-
-
-class ftq_base(noise_run_base):
-    """FTQ: work loops counted in each quantum at `frequency_hz` (a parameter
-    of the leaf); the share of the best quantum's work missing, and the
-    spectrum's strongest line."""
-
-    #: Seconds of quanta a thread
-    seconds = variable(float, value=2.0)
-    kernel = 'ftq'
-
-    def kernel_args(self):
-        return ['--freq', str(self.frequency_hz), '--seconds', str(self.seconds)]
-
-    @performance_function('')
-    def noise_fraction(self):
-        return self.over_ranks('scaled_noise_mean_max')
-
-    @performance_function('Hz')
-    def largest_peak_hz(self):
-        """The strongest line of the counts' spectrum over the threads or
-        ranks, each of which found its own in its counts (0 0 when none
-        stood out; docs/kernels.md): its frequency and share, reduced in the
-        job onto the kernel's summary line."""
-        return self.run_summary('line_hz')
-
-    @performance_function('%')
-    def largest_peak_share(self):
-        return self.run_summary('line_share_percent')
-
-
-class psnap_base(noise_run_base, speed_figures):
-    """P-SNAP: a loop calibrated to `granularity_us`, `reps` times on every
-    thread or rank; PRACE's OS noise % and the correlation with rank 0."""
-
-    #: Calibrated iteration length (us)
-    granularity_us = variable(int, value=1000)
-    #: Iterations
-    reps = variable(int, value=2000)
-    kernel = 'psnap'
-
-    def kernel_args(self):
-        return ['-n', str(self.reps), '-g', str(self.granularity_us)]
-
-    @performance_function('%')
-    def os_noise_percent(self):
-        return self.run_summary('os_noise_percent')
-
-    @run_before('performance')
-    def drop_correlation_of_one(self):
-        # one rank has nothing to correlate with: no figure rather than NaN
-        if self.cores == 1:
-            self.perf_variables.pop('max_correlation', None)
-
-    @performance_function('')
-    def max_correlation(self):
-        # the largest |correlation| of a rank's iteration times with rank 0's
-        return self.run_summary('max_correlation')
-
-
-class selfish_base(noise_run_base, speed_figures):
-    """Selfish detour: every iteration of a tight loop longer than 9x the
-    shortest, for `seconds`; Netgauge's CPU overhead and detours a second."""
-
-    #: Seconds of measurement
-    seconds = variable(int, value=3)
-    #: Detours a rank can record
-    detours = variable(int, value=1000000)
-    kernel = 'selfish'
-
-    def kernel_args(self):
-        return ['--seconds', str(self.seconds), '--detours', str(self.detours)]
-
-    @performance_function('%')
-    def cpu_overhead_percent(self):
-        return self.run_summary('cpu_overhead_percent')
-
-    @performance_function('1/s')
-    def detours_per_s(self):
-        return self.run_summary('detours_per_s')

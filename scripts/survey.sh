@@ -24,6 +24,9 @@ echo
 echo "== noise survey: $out"
 # the pretty tables (tables.txt also holds them as csv)
 grep -v '^[^|]*,' "$out/tables.txt" | grep -v '^$'
-echo "(FWQ: (t - min)/min; FTQ: share of the best quantum's work missing;"
-echo " P-SNAP: os_noise_percent of a 1 ms spin; selfish: cpu_overhead_percent in detours)"
+# what each kernel's headline figure is, from the catalogue
+python3 -c 'import json, sys
+for k in json.load(open(sys.argv[1]))["kernels"].values():
+    print("%s: %s, %s" % (k["label"], k["headline"]["name"], k["headline"]["about"]))' \
+    "$here/src/kernels/kernels.json"
 Rscript "$here/analysis/inst/report.R" "$out"

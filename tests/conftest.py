@@ -9,7 +9,7 @@ import subprocess
 
 import pytest
 
-from nbtest import ROOT
+from nbtest import KERNELS, ROOT
 from nbtest.launch import mpi_env
 from nbtest.verdicts import CANNOT_TELL, CANNOT_TELL_LOG
 
@@ -45,7 +45,7 @@ def pytest_collection_modifyitems(items):
 @pytest.fixture(scope="session")
 def bin_dir():
     path = (ROOT / os.environ.get("NB_BIN_DIR", "build/bin")).resolve()
-    if not (path / "fwq").exists():
+    if not (path / next(iter(KERNELS))).exists():
         pytest.fail(f"no kernels in {path}: run `make` first (or set NB_BIN_DIR)")
     return path
 

@@ -18,12 +18,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from nbtest import ROOT
+from nbtest import CATALOGUE, ROOT
 from nbtest.competitor import beside_competitors
 from nbtest.ground_truth import load_injections
 from nbtest.kernel_files import check_node_data, check_node_parts, load_description, part_bytes
 from nbtest.lines import check_ranks_line, rank_lines, summaries
-CLASSES = {"hardware", "nmi", "irq", "softirq", "timer", "ipi", "thread", "injection"}
+CLASSES = set(CATALOGUE["cause_classes"])
 
 
 def tracefs_reason():

@@ -15,18 +15,14 @@ import subprocess
 
 import numpy as np
 import pytest
-from nbtest import REPORT_R
+from nbtest import KERNELS, REPORT_R
 from nbtest.ground_truth import load_injections
 
 CPUS = sorted(os.sched_getaffinity(0))
 REPEATS = 3
 INJECT = "1000:50"  # 5% of a CPU
-KERNELS = {
-    "fwq": ["-n", "10000"],
-    "ftq": ["-n", "10000"],
-    "psnap": ["-n", "1000"],
-    "selfish": ["--seconds", "1"],
-}
+# every kernel measures for this long: about 10,000 samples of FWQ and FTQ
+SECONDS = ["--seconds", "1"]
 
 
 def on_cpu(cpu):
@@ -38,12 +34,12 @@ def side_by_side(bin_dir, out, sides, rep):
     their own, then swapped: this VM's noise moves from one second to the
     next, and each CPU has noise of its own."""
     cpus = [(CPUS[0], CPUS[-1]), (CPUS[-1], CPUS[0])]
-    for kernel, args in KERNELS.items():
+    for kernel in KERNELS:
         for half, pair in enumerate(cpus):
             procs = []
             for (side, extra), cpu in zip(sides, pair):
                 (out / side).mkdir(exist_ok=True)
-                cmd = [str(bin_dir / kernel), "-t", "1", *args, *extra,
+                cmd = [str(bin_dir / kernel), "-t", "1", *SECONDS, *extra,
                        "-o", f"{kernel}_{rep}{half}"]
                 procs.append(subprocess.Popen(cmd, cwd=out / side, stdout=subprocess.DEVNULL,
                                               preexec_fn=on_cpu(cpu)))

@@ -9,6 +9,7 @@ import json
 import os
 
 import pytest
+from nbtest import KERNELS
 from nbtest.jube_runs import jube, project_copy, result_rows, run_to_end, workpackage_dirs
 
 pytestmark = [pytest.mark.harness,
@@ -52,8 +53,8 @@ def test_local_ftq_sweep_reports_each_workpackage(tmp_path):
 
 SMALL = dict(cores=[1, 2], work=["multiiter", "daxpy"], fwq_samples=4000,
              frequency_hz=[10000, 7000], ftq_seconds=1, psnap_reps=500, selfish_seconds=1)
-COLUMNS = {"fwq": "scaled_noise_mean_max", "ftq": "scaled_noise_mean_max",
-           "psnap": "os_noise_percent", "selfish": "cpu_overhead_percent"}
+# each kernel's table column of its headline figure
+COLUMNS = {kernel: info["headline"]["key"] for kernel, info in KERNELS.items()}
 
 
 def test_slurm_runs_every_workpackage_as_a_job(tmp_path, slurm, bin_dir):

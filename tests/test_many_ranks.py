@@ -10,7 +10,7 @@ import re
 import subprocess
 
 import pytest
-from nbtest import REPORT_R, ROOT
+from nbtest import CATALOGUE, KERNELS, REPORT_R, ROOT, quick_args
 from nbtest.browser import CHROMIUM, check_pdf, check_report_page, open_page, screenshot
 from nbtest.kernel_files import (check_node_data, check_selfish_span, detours_of, json_histogram,
                                  load_description)
@@ -19,10 +19,10 @@ from nbtest.lines import check_ranks_line, ranks_line
 
 RANKS = 128
 # small runs: a rank's measurement is short beside its share of two CPUs
-ARGS = {"fwq": ["-n", "300", "-w", "10"], "ftq": ["-n", "300"], "psnap": ["-n", "50"],
-        "selfish": ["--seconds", "0.2"], "bsp": ["-n", "50", "--phase-us", "100"]}
+ARGS = {**{kernel: quick_args(kernel) for kernel in KERNELS},
+        "bsp": ["-n", "50", "--phase-us", "100"]}
 # every kernel's per-rank stdout line, bsp's too (an application, not in the catalogue)
-RANK_LINE = json.loads((ROOT / "src" / "kernels" / "kernels.json").read_text())["rank_line"]
+RANK_LINE = CATALOGUE["rank_line"]
 
 pytestmark = pytest.mark.scale
 

@@ -11,7 +11,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from nbtest import REPORT_R
+from nbtest import KERNELS, REPORT_R, quick_args
 from nbtest.ground_truth import load_injections
 from nbtest.jube_runs import project_copy, result_rows, run_to_end, workpackage_dirs
 from nbtest.kernel_files import check_node_data, check_node_parts, load_description
@@ -25,8 +25,7 @@ APART = ["nbnode1", "nbnode2"]
 # analysis/R/outliers.R's outlier_z: a node further than this many robust
 # deviations above the others is an outlier
 OUTLIER_Z = 3.5
-SMALL_ARGS = {"fwq": ["-n", "500"], "ftq": ["-n", "2000"], "psnap": ["-n", "200"],
-              "selfish": ["--seconds", "0.3"]}
+
 
 
 def srun(env, tmp_path, *args, nodes=sorted(HOSTS), per_node=1, timeout=300):
@@ -58,9 +57,9 @@ def mpi_bin(bin_dir):
     return bin_dir
 
 
-@pytest.mark.parametrize("kernel", ["fwq", "ftq", "psnap", "selfish"])
+@pytest.mark.parametrize("kernel", KERNELS)
 def test_every_kernel_writes_its_files_on_every_node(kernel, slurm_nodes, mpi_bin, tmp_path):
-    done = srun(slurm_nodes, tmp_path, mpi_bin / f"{kernel}_mpi", *SMALL_ARGS[kernel],
+    done = srun(slurm_nodes, tmp_path, mpi_bin / f"{kernel}_mpi", *quick_args(kernel),
                 "-o", kernel)
     assert done.returncode == 0, done.stderr
     meta = json.loads((tmp_path / f"{kernel}.json").read_text())

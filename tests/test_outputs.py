@@ -5,6 +5,7 @@ import subprocess
 
 import numpy as np
 import pytest
+from nbtest import KERNELS, quick_args
 from nbtest.kernel_files import check_node_data, load_run
 from nbtest.lines import check_ranks_line, ranks_line, summaries
 
@@ -296,21 +297,14 @@ def test_psnap_stats_are_its_files(run, tmp_path):
                                                        rel=1e-3, abs=1e-6)
 
 
-STRETCH_ARGS = {
-    "fwq": ["-n", 5000, "-w", 10],
-    "ftq": ["-n", 5000, "--freq", 10000],
-    "psnap": ["-n", 1000, "-g", 100],
-    "selfish": ["--seconds", 0.5, "--threshold", 101],
-}
-
-
-@pytest.mark.parametrize("kernel", sorted(STRETCH_ARGS))
+@pytest.mark.parametrize("kernel", KERNELS)
 def test_stretches_are_the_data_files(kernel, run, tmp_path):
     """Each participant's stretches (stretches.h): one width for the whole
     run that holds its longest participant's measurement, and each stretch
     the samples of the data files that ended in it (selfish: detours that
     began in it, with their time beyond an ordinary iteration)."""
-    res = run(kernel, "-t", 0, *STRETCH_ARGS[kernel], "-o", kernel)
+    res = run(kernel, "-t", 0, *quick_args(kernel), "-o", kernel)
+    info = KERNELS[kernel]
     assert res.returncode == 0, res.stderr
     meta, threads = load_run(tmp_path / kernel)
     widths = {e["stretches"]["width_s"] for e in meta["ranks"]}
@@ -321,19 +315,17 @@ def test_stretches_are_the_data_files(kernel, run, tmp_path):
     assert width * 100 == pytest.approx(longest, rel=1e-9)
     for entry, data in zip(meta["ranks"], threads):
         tpn = entry["ticks_per_ns"]
-        if kernel == "fwq":
-            value = data["times"].astype(float)
-            end_s = np.cumsum(data["times"]) / tpn / 1e9
-        elif kernel == "ftq":
-            value = data["counts"].astype(float)
-            end_s = (data["times"] - meta["start_tick"]) / tpn / 1e9
-        elif kernel == "psnap":
-            value = data["times"].astype(float)
-            end_s = np.cumsum(value) / 1e9
-        else:
-            d = data["detours"].reshape(-1, 2)
+        kinds = [f["suffix"].removesuffix(".dat") for f in info["files"]]
+        if info["loss"] == "detours":
+            d = data[kinds[0]].reshape(-1, 2)
             value = (d[:, 1] - entry["min_iteration_ns"]).astype(float)
             end_s = d[:, 0] / 1e9
+        elif info["fixed"] == "time":
+            value = data[kinds[0]].astype(float)
+            end_s = (data[kinds[1]] - meta["start_tick"]) / tpn / 1e9
+        else:
+            value = data[kinds[0]].astype(float)
+            end_s = np.cumsum(value) / (tpn if info["value_unit"] == "ticks" else 1) / 1e9
         got = entry["stretches"]
         k = np.clip(np.ceil(end_s / width) - 1, 0, 99).astype(int)
         n = np.bincount(k, minlength=100)
@@ -345,9 +337,11 @@ def test_stretches_are_the_data_files(kernel, run, tmp_path):
         # one count from a stretch to its neighbour (P-SNAP's times are a
         # running sum of rounded iterations: half a ns each)
         moved = np.abs(np.array(got["n"]) - n[:used]).sum()
-        rounding_s = 1e-9 * (1 + 0.5 * np.arange(1, len(value) + 1) if kernel == "psnap" else 1)
+        in_ns = info["value_unit"] == "ns"
+        tiled_ns = in_ns and info["loss"] != "detours"
+        rounding_s = 1e-9 * (1 + 0.5 * np.arange(1, len(value) + 1) if tiled_ns else 1)
         near_edge = np.abs(end_s - np.round(end_s / width) * width) <= rounding_s
-        assert moved <= (0 if kernel in ("fwq", "ftq") else 2 * near_edge.sum()), \
+        assert moved <= (2 * near_edge.sum() if in_ns else 0), \
             (moved, near_edge.sum(), got["n"], n.tolist())
         if moved == 0:
             assert got["sum"] == pytest.approx(total[:used].tolist(), rel=1e-6, abs=len(value)), \

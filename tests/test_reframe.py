@@ -15,7 +15,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from nbtest import ACCEPTANCE_R, REPORT_R, ROOT
+from nbtest import ACCEPTANCE_R, KERNELS, REPORT_R, ROOT
 
 pytestmark = [pytest.mark.harness,
               pytest.mark.skipif(bool(os.environ.get("NB_SANITIZE")),
@@ -36,8 +36,8 @@ def core_counts(n):
 CHECKS = (6 + (platform.machine() == "x86_64")) * len(core_counts(NCPUS))
 # the figures that say how much of a core was taken; a noise injected on
 # purpose can only add to them
-LEVELS = {"fwq": "max_scaled_noise_mean", "ftq": "noise_fraction",
-          "psnap": "os_noise_percent", "selfish": "cpu_overhead_percent"}
+# each kernel's level figure: its headline
+LEVELS = {kernel: info["headline"]["name"] for kernel, info in KERNELS.items()}
 
 
 def reframe(tmp_path, system, *options, env=None, checks=ROOT / "reframe" / "checks"):

@@ -32,6 +32,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from nbtest import KERNELS
 from nbtest.kernel_files import data_bytes, part_bytes
 from nbtest.verdicts import cannot_tell
 
@@ -269,18 +270,16 @@ def timeline_of(directory, meta, row):
     read = meta["calibration"]["timer_read_ns"] * tpn
     # its data files' text by kind: files of its own, or its ranges of its node's
     text = [io.BytesIO(t) for t in data_bytes(directory, row).values()]
-    kernel = meta["kernel"]
-    if kernel == "fwq":
-        return fwq_timeline(np.loadtxt(text[0], dtype=np.int64, ndmin=1), row, read)
-    if kernel == "ftq":
-        return ftq_timeline(np.loadtxt(text[0], ndmin=1),
-                            np.loadtxt(text[1], dtype=np.int64, ndmin=1), row, read)
-    if kernel == "psnap":
-        return psnap_timeline(np.loadtxt(text[0], ndmin=1), row, tpn, read)
-    if kernel == "selfish":
+    info = KERNELS[meta["kernel"]]
+    if info["loss"] == "detours":
         return selfish_timeline(np.loadtxt(text[0], ndmin=2), row, tpn,
                                 row["min_iteration_ticks"])
-    raise ValueError(f"no time line for kernel {kernel}")
+    if info["fixed"] == "time":
+        return ftq_timeline(np.loadtxt(text[0], ndmin=1),
+                            np.loadtxt(text[1], dtype=np.int64, ndmin=1), row, read)
+    if info["value_unit"] == "ticks":
+        return fwq_timeline(np.loadtxt(text[0], dtype=np.int64, ndmin=1), row, read)
+    return psnap_timeline(np.loadtxt(text[0], ndmin=1), row, tpn, read)
 
 
 # The fewest places of the schedule, where the machine ran at its best in a

@@ -1,0 +1,70 @@
+"""The layers that serve every kernel name none (docs/kernels.md): what a
+kernel is, they read from the catalogue, src/kernels/kernels.json. A kernel's
+name may be written in its own files only: those whose name carries it
+(src/kernels/psnap.c, analysis/R/psnap.R, jube/include/psnap.xml,
+tests/test_psnap.py), and the few places an original tool's format or a
+place outside the project demands it (ALLOWED)."""
+import re
+
+from nbtest import KERNELS, ROOT
+
+# the shared layers: the R package, JUBE, ReFrame, the C library, driver and
+# tools, the scripts, and the tests' helpers and fixtures
+SHARED = ["analysis/R/*.R", "analysis/inst/*.R", "jube/*.xml", "jube/include/*.xml",
+          "reframe/noisebench_reframe/*.py", "reframe/checks/**/*.py", "src/driver/*",
+          "src/lib/**/*.[ch]", "src/tools/*", "src/work/*", "scripts/*", "tests/nbtest/*.py",
+          "tests/conftest.py"]
+# file: why a kernel's name is written there
+ALLOWED = {
+    "jube/noise.xml": "JUBE includes files by name: the survey names each kernel's",
+    "jube/include/soak.xml": "JUBE names steps and parameter sets literally: one a streamed kernel",
+    "src/tools/noise_check.c": "noise-check is the selfish detour run as a node health check",
+    "src/tools/check_limits.c": "limits from a survey take noise-check's own kernel's runs apart",
+}
+LINE, C = r"#[^\n]*", r"//[^\n]*|/\*.*?\*/"
+# docstrings are comments too
+COMMENT = {".R": LINE, ".py": LINE + r'|""".*?"""', ".sh": LINE, ".xml": r"<!--.*?-->", ".c": C, ".h": C}
+
+
+def code_of(path):
+    """The file without its comments: they may say which kernels do what."""
+    text = path.read_text()
+    rule = COMMENT.get(path.suffix, LINE if text.startswith("#!") else None)
+    if rule:
+        text = re.sub(rule, lambda m: "\n" * m.group(0).count("\n"), text, flags=re.S)
+    return text
+
+
+def own(path, kernel):
+    return re.search(rf"(^|[^a-z]){kernel}([^a-z]|$)", path.name) is not None
+
+
+def named(root=ROOT):
+    word = re.compile(r"\b(" + "|".join(KERNELS) + r")\b")
+    found = []
+    for pattern in SHARED:
+        for path in sorted(root.glob(pattern)):
+            rel = path.relative_to(root).as_posix()
+            if not path.is_file() or rel in ALLOWED or "__pycache__" in rel:
+                continue
+            for number, line in enumerate(code_of(path).splitlines(), 1):
+                for name in set(word.findall(line)):
+                    if not own(path, name):
+                        found.append(f"{rel}:{number}: {name}: {line.strip()}")
+    return found
+
+
+def test_no_kernel_named_outside_its_files():
+    found = named()
+    assert not found, f"{len(found)} kernel names outside their kernels' files " \
+        "(read the catalogue instead):\n" + "\n".join(found)
+
+
+def test_the_check_sees_a_kernel_named(tmp_path):
+    """The rule can fail: a branch on a kernel's name in the R package, and
+    not in the kernel's own R file nor in a comment."""
+    (tmp_path / "analysis/R").mkdir(parents=True)
+    k = next(iter(KERNELS))
+    (tmp_path / "analysis/R/noise.R").write_text(f'# {k} is fine here\nx <- y == "{k}"\n')
+    (tmp_path / f"analysis/R/{k}.R").write_text(f'x <- y == "{k}"\n')
+    assert named(tmp_path) == [f'analysis/R/noise.R:2: {k}: x <- y == "{k}"']

@@ -20,10 +20,11 @@ echo "noisebench survey of $(hostname -s): $(nproc) CPUs, results in $out"
 NOISEBENCH_BIN_DIR=$bin jube run "$here/jube/noise.xml" --outpath "$out/jube" > "$out/jube.log"
 grep -A 7 'stepname' "$out/jube.log"
 jube result "$out/jube" --id last > "$out/tables.txt"
+jube result "$out/jube" --id last -s csv > "$out/tables.csv"
 echo
 echo "== noise survey: $out"
-# the pretty tables (tables.txt also holds them as csv)
-grep -v '^[^|]*,' "$out/tables.txt" | grep -v '^$'
+# the tables (tables.csv holds them as csv)
+grep -v '^$' "$out/tables.txt"
 # what each kernel's headline figure is, from the catalogue
 python3 -c 'import json, sys
 for k in json.load(open(sys.argv[1]))["kernels"].values():

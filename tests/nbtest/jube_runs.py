@@ -89,27 +89,16 @@ def scheduler_state(handle, env):
 
 
 def result_rows(handle, table, env=None):
-    """The rows of one csv table of `jube result`: after its name, or, where
-    JUBE prints several tables and names only the pretty ones (noise.xml),
-    after its pretty twin's."""
-    out = jube("result", handle, "-i", "last", env=env)
-    block = out
-    for heading in (f"{table}:\n", f"{table.removesuffix('_csv')}_pretty:\n"):
-        if heading in out:
-            block = out.split(heading, 1)[1]
-            break
-    lines = [line for line in block.splitlines() if "," in line]
-    header = next(i for i, line in enumerate(lines) if line.startswith("job_id,"))
-    rows = []
-    for line in lines[header + 1:]:
-        if line.startswith("job_id,"):
-            break
-        rows.append(line)
-    return list(csv.DictReader(io.StringIO("\n".join([lines[header], *rows]))))
+    """The rows of one table of `jube result`, as csv (-s csv -o TABLE)."""
+    out = jube("result", handle, "-i", "last", "-s", "csv", "-o", table, env=env)
+    return list(csv.DictReader(io.StringIO(out.strip())))
 
 
-def workpackage_dirs(handle, kernel):
-    return sorted((handle / "000000").glob(f"*_{kernel}/work"))
+def workpackage_dirs(handle, step, kernel=None):
+    """The work directories of a step's workpackages (of one kernel's, where
+    the step runs several: the run's prefix is the kernel's name)."""
+    dirs = sorted((handle / "000000").glob(f"*_{step}/work"))
+    return [d for d in dirs if kernel is None or (d / f"{kernel}.json").exists()]
 
 
 def union_length(spans):

@@ -7,6 +7,7 @@ rest of the checkout, so its build step and report find the project. JUBE
 drives the release build: the sanitizer suite checks the kernels."""
 import json
 import os
+import re
 
 import pytest
 from nbtest import KERNELS
@@ -20,7 +21,7 @@ pytestmark = [pytest.mark.harness,
 def test_local_ftq_sweep_reports_each_workpackage(tmp_path):
     jube_dir = project_copy(tmp_path, cores=[1, 2], frequency_hz=[10000, 7000], ftq_seconds=1)
     handle = run_to_end(jube_dir, "ftq", env={})
-    rows = result_rows(handle, "ftq_csv")
+    rows = result_rows(handle, "ftq")
     assert sorted((int(r["frequency_hz"]), int(r["cores"])) for r in rows) == [
         (7000, 1), (7000, 2), (10000, 1), (10000, 2)]
     worst, line = {}, {}
@@ -51,8 +52,9 @@ def test_local_ftq_sweep_reports_each_workpackage(tmp_path):
     assert (handle / "000000" / "report" / "index.html").exists()
 
 
-SMALL = dict(cores=[1, 2], work=["multiiter", "daxpy"], fwq_samples=4000,
-             frequency_hz=[10000, 7000], ftq_seconds=1, psnap_reps=500, selfish_seconds=1)
+# a point of each kernel's sweep on one and two cores: a job each
+SMALL = dict(cores=[1, 2], work=["multiiter"], fwq_samples=4000,
+             frequency_hz=[10000], ftq_seconds=1, psnap_reps=500, selfish_seconds=1)
 # each kernel's table column of its headline figure
 COLUMNS = {kernel: info["headline"]["key"] for kernel, info in KERNELS.items()}
 
@@ -64,19 +66,39 @@ def test_slurm_runs_every_workpackage_as_a_job(tmp_path, slurm, bin_dir):
     job_ids = []
     handle = run_to_end(jube_dir, "noise", env, "slurm")
     for kernel, column in COLUMNS.items():
-        rows = result_rows(handle, f"{kernel}_csv", env)
-        assert len(rows) == (4 if kernel in ("fwq", "ftq") else 2), rows
+        rows = result_rows(handle, kernel, env)
+        assert len(rows) == len(SMALL["cores"]), rows
         for r in rows:
             assert r["status"] == "ok", r
             assert float(r[column]) >= 0
             job_ids.append(int(r["job_id"]))
-        if kernel == "psnap":
-            assert sorted(int(r["tasks"]) for r in rows) == [1, 2]
+        if "tasks" in rows[0]:
+            assert sorted(int(r["tasks"]) for r in rows) == SMALL["cores"]
         # each job ran its kernel under srun, in its own workpackage
         for work in workpackage_dirs(handle, kernel):
             assert "srun" in (work / "submit.job").read_text()
             assert (work / f"{kernel}.json").exists()
-    assert len(set(job_ids)) == len(job_ids) == 12
+    assert len(set(job_ids)) == len(job_ids) == len(SMALL["cores"]) * len(COLUMNS)
+
+
+def test_the_catalogue_sweeps_every_kernel_it_lists(tmp_path, bin_dir):
+    """jube/catalogue.xml reads the kernels, their quick arguments and their
+    headline figures from the catalogue: a row a kernel, its headline the
+    value its own line printed."""
+    jube_dir = project_copy(tmp_path, cores=1, kernel_size="quick")
+    handle = run_to_end(jube_dir, "catalogue", env={"NOISEBENCH_BIN_DIR": str(bin_dir)})
+    rows = result_rows(handle, "catalogue")
+    assert sorted(r["kernel"] for r in rows) == sorted(KERNELS)
+    for r in rows:
+        assert r["status"] == "ok", r
+        headline = KERNELS[r["kernel"]]["headline"]
+        assert r["headline"] == headline["name"] and r["unit"] == headline["unit"]
+        (work,) = workpackage_dirs(handle, "kernel", r["kernel"])
+        out = (work / "stdout").read_text()
+        line = (f"ranks kernel={r['kernel']} " if headline["line"] == "ranks"
+                else f"{r['kernel']} summary ")
+        printed = re.search(rf"(?m)^{line}.*\b{headline['key']}=(\S+)", out)[1]
+        assert float(r["value"]) == pytest.approx(float(printed), rel=1e-3), (r, printed)
 
 
 def test_failed_and_killed_jobs_show_as_such(tmp_path, slurm, bin_dir):
@@ -89,7 +111,7 @@ def test_failed_and_killed_jobs_show_as_such(tmp_path, slurm, bin_dir):
                             selfish_detours=10000000, site_timelimit=1)
     env = dict(slurm, NOISEBENCH_BIN_DIR=str(bin_dir))
     handle = run_to_end(jube_dir, "selfish", env, "slurm", timeout=300)
-    rows = {r["status"]: r for r in result_rows(handle, "selfish_csv", env)}
+    rows = {r["status"]: r for r in result_rows(handle, "selfish", env)}
     assert set(rows) == {"failed", "killed"}, rows
     assert int(rows["failed"]["job_id"]) > 0 and rows["killed"]["job_id"] != "local"
     # nothing measured is passed off as a figure
@@ -112,7 +134,7 @@ def test_soak_streams_each_kernel_in_a_job_as_long_as_it_asks(tmp_path, slurm, b
     jube_dir = project_copy(tmp_path, soak_seconds=5, soak_checkpoint_s=1, site_timelimit=1)
     env = dict(slurm, NOISEBENCH_BIN_DIR=str(bin_dir))
     handle = run_to_end(jube_dir, "soak", env, "slurm", timeout=300)
-    rows = result_rows(handle, "soak_csv", env)
+    rows = result_rows(handle, "soak", env)
     assert sorted(r["kernel"] for r in rows) == ["ftq", "fwq", "psnap"]
     for r in rows:
         assert r["status"] == "ok" and int(r["job_id"]) > 0, r

@@ -23,7 +23,8 @@ ALLOWED = {
 }
 LINE, C = r"#[^\n]*", r"//[^\n]*|/\*.*?\*/"
 # docstrings are comments too
-COMMENT = {".R": LINE, ".py": LINE + r'|""".*?"""', ".sh": LINE, ".xml": r"<!--.*?-->", ".c": C, ".h": C}
+COMMENT = {".R": LINE, ".py": LINE + r'|""".*?"""', ".sh": LINE, ".xml": r"<!--.*?-->",
+           ".c": C, ".h": C}
 
 
 def code_of(path):

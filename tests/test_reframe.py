@@ -15,7 +15,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from nbtest import ACCEPTANCE_R, KERNELS, REPORT_R, ROOT
+from nbtest import ACCEPTANCE_R, CATALOGUE, KERNELS, REPORT_R, ROOT
 
 pytestmark = [pytest.mark.harness,
               pytest.mark.skipif(bool(os.environ.get("NB_SANITIZE")),
@@ -34,9 +34,11 @@ def core_counts(n):
 
 # FWQ 3 work kinds (ASM on x86-64 only), FTQ 2 frequencies, P-SNAP, selfish
 CHECKS = (6 + (platform.machine() == "x86_64")) * len(core_counts(NCPUS))
-# the figures that say how much of a core was taken; a noise injected on
-# purpose can only add to them
-# each kernel's level figure: its headline
+# the checks' measurements a second or so each, not their default 2-3 s: a
+# noise of 70% needs no more to be seen
+SHORT = ["-S", "samples=5000", "-S", "seconds=1", "-S", "reps=500"]
+# the figures that say how much of a core was taken (each kernel's headline);
+# a noise injected on purpose can only add to them
 LEVELS = {kernel: info["headline"]["name"] for kernel, info in KERNELS.items()}
 
 
@@ -73,7 +75,8 @@ def injected(tmp_path_factory, results_db):
     70%: each kernel's level figure no higher than the injected run's
     lowest."""
     tmp_path = tmp_path_factory.mktemp("injected")
-    result, cases = reframe(tmp_path, "anynode:local", "-S", "inject=1000:700", env=results_db)
+    result, cases = reframe(tmp_path, "anynode:local", "-S", "inject=1000:700", *SHORT,
+                            env=results_db)
     bounds = {}
     for tc in cases:
         kernel = tc["display_name"].split("_")[0]
@@ -97,7 +100,8 @@ def quiet(tmp_path_factory, injected, built, results_db):
     """The checks without injection on the local partition, against the
     bounds the injected run gave."""
     tmp_path = tmp_path_factory.mktemp("quiet")
-    result, cases = reframe(tmp_path, "anynode:local", env={**injected[2], **built, **results_db})
+    result, cases = reframe(tmp_path, "anynode:local", *SHORT,
+                            env={**injected[2], **built, **results_db})
     return result, cases, tmp_path
 
 
@@ -113,10 +117,10 @@ def test_checks_fail_with_injected_noise(injected):
         # every figure a number: the acceptance summary reads them as JSON
         assert all(math.isfinite(v[0]) for v in tc["perfvalues"].values()), tc["perfvalues"]
         # FTQ's strongest line, as the R analysis finds it: the injection's
-        # 1 kHz, to the spectrum's resolution (fs / n = 0.5 Hz)
+        # 1 kHz, to the spectrum's resolution (fs / n: 1 Hz in a 1 s run)
         if tc["display_name"].startswith("ftq"):
             line = [v[0] for k, v in tc["perfvalues"].items() if k.endswith(":largest_peak_hz")]
-            assert line and abs(line[0] - 1000) <= 0.5, (tc["display_name"], line)
+            assert line and abs(line[0] - 1000) <= 1.0, (tc["display_name"], line)
 
 
 def test_checks_pass_on_the_local_partition(quiet):
@@ -141,7 +145,8 @@ def test_checks_pass_on_the_local_partition(quiet):
 
 
 def test_checks_pass_as_slurm_jobs(tmp_path, slurm, injected, built):
-    result, cases = reframe(tmp_path, "anynode:slurm", env={**slurm, **injected[2], **built})
+    result, cases = reframe(tmp_path, "anynode:slurm", *SHORT,
+                            env={**slurm, **injected[2], **built})
     assert result.returncode == 0, result.stdout[-3000:]
     assert len(cases) == CHECKS and all(tc["result"] == "pass" for tc in cases)
     # each check was a Slurm job: its id in the perflog, and sacct knows it
@@ -164,10 +169,12 @@ def test_trace_gives_each_cause_class_a_figure(tmp_path, built):
     of the detours' time; with 70% of every millisecond injected, the run's
     own injections have a share (how large depends on what else the machine
     lost: a vCPU running slow adds to "hardware")."""
+    # FWQ's multiiter checks: -n's "%" is ReFrame's parameter syntax
     result, cases = reframe(tmp_path, "anynode:local", "-n", "^fwq_noise_check",
-                            "-S", "trace=true", "-S", "inject=1000:700", env=built)
+                            "-x", "asm|daxpy", "-S", "trace=true", "-S", "inject=1000:700",
+                            *SHORT, env=built)
     assert cases, result.stdout[-3000:]
-    classes = {"hardware", "nmi", "irq", "softirq", "timer", "ipi", "thread", "injection"}
+    classes = CATALOGUE["cause_classes"]
     for tc in cases:
         figures = {k.split(":")[-1]: v[0] for k, v in tc["perfvalues"].items()}
         assert {f"max_{c}_percent" for c in classes} <= set(figures), tc["display_name"]

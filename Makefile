@@ -9,7 +9,7 @@ JOBS       ?= $(shell nproc)
 PYTEST      = .venv/bin/python -m pytest -q -p no:cacheprovider
 
 .PHONY: all build build-asan setup run check test test-release test-sanitize test-aarch64 \
-        test-analysis test-load asm bench clean
+        test-analysis test-pages test-timing test-load asm bench clean
 
 all: build
 
@@ -34,15 +34,18 @@ check: build
 	cd $(BUILD) && ctest --output-on-failure
 	NB_BIN_DIR=$(BUILD)/bin $(PYTEST) -m "not timing and not slurm and not browser and not harness and not scale" tests
 
-# Timing tests need both cores: the builds and R CMD check (no timing in
-# it, and half its time waiting on one CPU) run side by side first, the
-# release suite alone after them, then the sanitizer suite.
+# Every test, each on the build it proves most on, in two phases. First, side
+# by side, what measures no noise and needs no quiet CPU: R CMD check, the
+# aarch64 build, the functional tests under ASan/UBSan, and reports read in
+# a browser. Then, alone on the machine (the timing tests need both cores),
+# the rest of the release build's own: the timing tests, JUBE and ReFrame
+# driving the release kernels (ReFrame's bounds are a quiet run's), 128 ranks.
 test:
 	@scripts/setup.sh test
 	$(MAKE) --no-print-directory build
 	@rm -f .cache/cannot-tell.log
-	$(MAKE) --no-print-directory -j3 test-analysis build-asan test-aarch64
-	$(MAKE) --no-print-directory test-release test-sanitize
+	$(MAKE) --no-print-directory -j4 test-analysis test-aarch64 test-sanitize test-pages
+	$(MAKE) --no-print-directory test-release
 	@scripts/cannot_tell.sh
 
 build-asan:
@@ -57,19 +60,34 @@ test-analysis:
 	@grep -q '^Status: OK$$' $(BUILD)/analysis/noisebench.Rcheck/00check.log \
 	  || { echo "R CMD check: not clean, see $(BUILD)/analysis/noisebench.Rcheck/00check.log"; exit 1; }
 
-# Every test, the timing ones (marked `timing`) included.
+# The tests whose subject is the release build (pytest.ini's markers): the
+# timing ones, the harness's, the scale ones, and those of the release
+# build's own code (marked release); the browser's run in test-pages, the
+# functional tests under the sanitizers (test-sanitize) and on this build in
+# `make check`.
+RELEASE_TESTS = timing or harness or scale or release
 test-release:
 	cd $(BUILD) && ctest --output-on-failure
-	NB_BIN_DIR=$(BUILD)/bin $(PYTEST) tests
+	NB_BIN_DIR=$(BUILD)/bin $(PYTEST) --durations=15 -m "$(RELEASE_TESTS)" tests
 
-# The functional tests under ASan/UBSan, but for those whose C the others run
-# too (a browser reading a report, 128 ranks at once); the timing tests ran
-# on the release build.
-test-sanitize:
+# Reports of the release build's runs read in headless Chromium: beside the
+# sanitizer suite, so in a directory of their own.
+test-pages:
+	NB_BIN_DIR=$(BUILD)/bin $(PYTEST) --basetemp=.cache/pytest-pages -m "browser and not scale" tests
+
+# The timing tests alone, on the release build (the proof of docs/testing.md:
+# several rounds in a row, the suite's daemons still running).
+test-timing:
+	NB_BIN_DIR=$(BUILD)/bin $(PYTEST) -m timing tests
+
+# The functional tests under ASan/UBSan: all but those whose C the others
+# run too (a browser reading a report, 128 ranks at once) and the timing
+# tests, which run on the release build.
+test-sanitize: build-asan
 	cd $(ASAN_BUILD) && ctest --output-on-failure
 	NB_SANITIZE=1 NB_BIN_DIR=$(ASAN_BUILD)/bin \
 	  ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1 \
-	  $(PYTEST) -m "not timing and not browser and not scale" tests
+	  $(PYTEST) --durations=10 -m "not timing and not browser and not scale" tests
 
 # The timing tests three times in a row under a noise generator of our own,
 # on the bad day the gate must hold on (tests/load.py --bad-day).

@@ -9,6 +9,8 @@ import subprocess
 
 import pytest
 
+pytestmark = pytest.mark.release
+
 
 @pytest.fixture(scope="module")
 def functions(build_dir):

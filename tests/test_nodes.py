@@ -231,12 +231,13 @@ def test_report_names_the_node_given_injected_noise(slurm_nodes, mpi_bin, tmp_pa
     assert sorted(m["host"] for m in machines) == APART
 
 
+@pytest.mark.harness
 @pytest.mark.skipif(bool(os.environ.get("NB_SANITIZE")), reason="JUBE drives the release build")
 def test_jube_sweeps_one_two_and_four_nodes(slurm_nodes, mpi_bin, tmp_path):
     jube_dir = project_copy(tmp_path, cores=1, node_count=[1, 2, 4], psnap_reps=200)
     env = dict(slurm_nodes, NOISEBENCH_BIN_DIR=str(mpi_bin))
     handle = run_to_end(jube_dir, "psnap", env, "slurm")
-    rows = result_rows(handle, "psnap_csv", env)
+    rows = result_rows(handle, "psnap", env)
     assert sorted((int(r["nodes"]), int(r["tasks"])) for r in rows) == [(1, 1), (2, 2), (4, 4)], \
         rows
     hosts = []

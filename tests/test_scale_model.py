@@ -116,6 +116,7 @@ def sim(bin_dir):
     return path
 
 
+@pytest.mark.release
 @pytest.mark.parametrize("shape", sorted(SHAPES))
 def test_scale_csv_agrees_with_the_simulation(shape, sim, tmp_path):
     if os.environ.get("NB_SANITIZE") and shape != "periodic":

@@ -73,6 +73,7 @@ test-release:
 # Reports of the release build's runs read in headless Chromium: beside the
 # sanitizer suite, so in a directory of their own.
 test-pages:
+	mkdir -p .cache
 	NB_BIN_DIR=$(BUILD)/bin $(PYTEST) --basetemp=.cache/pytest-pages -m "browser and not scale" tests
 
 # The timing tests alone, on the release build (the proof of docs/testing.md:

@@ -157,8 +157,9 @@ def test_limits_from_a_survey_are_its_nodes_worst_cpus_with_a_margin(bin_dir, tm
     worst_detour = max(max(r["tails"]["max_us"] for r in ranks_of(run, where))
                        for where, run in runs)
     limits = dict(line.split() for line in done.stdout.splitlines() if not line.startswith("#"))
-    assert float(limits["max_lost_percent"]) == pytest.approx(max(0.01, 3 * worst_lost),
-                                                              rel=5e-3)
+    # no more than all of the CPU, on a day it lost over a third
+    assert float(limits["max_lost_percent"]) == pytest.approx(
+        min(100, max(0.01, 3 * worst_lost)), rel=5e-3)
     assert float(limits["max_detour_us"]) == pytest.approx(max(10, 3 * worst_detour), abs=1)
     assert "2 run(s) of the selfish detour" in done.stdout, done.stdout
     # what it printed is a limits file the check reads

@@ -54,7 +54,10 @@ planted_share <- function(clean, tpn, best) {
   run_s <- max(vapply(clean, sum, numeric(1))) / tpn / 1e9
   percent <- unlist(lapply(clean, function(x) {
     s <- kernel_figures$sample_stretches(cumsum(x) / tpn / 1e9, x, run_s)
-    noisebench:::lost_percent("fwq", s$sum, s$n, best)
+    # a stretch no sample ended in (a stall longer than it) has no loss of
+    # its own: the sample that ended after it holds it
+    keep <- s$n > 0
+    noisebench:::lost_percent("fwq", s$sum[keep], s$n[keep], best)
   }))
   p <- stats::median(percent) / 100
   spread <- stats::mad(percent) / 100

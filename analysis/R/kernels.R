@@ -1,8 +1,7 @@
 # What the harness knows of each kernel, from the kernel catalogue
 # (noisebench_kernels, catalogue.R): its data files and their
-# columns, the column its noise is measured on, and whether the best sample
-# is the smallest or the largest, and what kind of kernel it is (kernels.json
-# says what each field means).
+# columns, the column its noise is measured on, and what kind of kernel it
+# is (docs/kernels.md says what each field means).
 
 #' A kernel's entry in the catalogue
 #'
@@ -45,13 +44,22 @@ records_detours <- function(info) info$loss == "detours"
 # whose samples tile the run.
 traced <- function(info) info$fixed == "work"
 
+# The loss grows as the value falls: work counted in a fixed time.
+falling <- function(info) info$loss == "falling"
+
+# The kernel's values a ns: ticks (of the rank's host, ticks_per_ns) or ns.
+values_per_ns <- function(info, ticks_per_ns) if (info$value_unit == "ticks") ticks_per_ns else 1
+
 # The order a run's kernel is quoted in, for what ("noise": the system's
 # paragraph; "slowdown": the predicted slowdown), NA where it is not (and for
-# no kernel: data.table tries a grouping's j on no rows).
+# no kernel: data.table tries a grouping's j on no rows). Looked up once a
+# kernel: `kernel` is a column of a row a rank.
 quote_order <- function(kernel, what) {
-  vapply(kernel, function(k) {
+  kernels <- unique(kernel)
+  order <- vapply(kernels, function(k) {
     if (is.na(k)) NA_real_ else kernel_info(k)$quote[[what]] %||% NA_real_
   }, 0, USE.NAMES = FALSE)
+  order[match(kernel, kernels)]
 }
 
 # The kernels' own tables (the catalogue's tables: name, the function that

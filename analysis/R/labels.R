@@ -11,7 +11,11 @@ run_description <- function(name, run) {
   m <- run$meta
   ranks <- m$ranks
   hosts <- unique(vapply(run$threads, function(t) t$host %||% NA_character_, ""))
-  hz <- if (fixed_time(kernel_info(run$kernel))) m$frequency_hz %||% (1e9 / m$quantum_ns) else NA_real_
+  hz <- if (fixed_time(kernel_info(run$kernel))) {
+    m$frequency_hz %||% (1e9 / m$quantum_ns)
+  } else {
+    NA_real_
+  }
   inject <- unique(unlist(lapply(c(list(m$inject), lapply(ranks, `[[`, "inject")),
     function(i) if (!is.null(i$duration_us)) {
       sprintf("%s us every %s us%s", i$duration_us, i$period_us,

@@ -71,10 +71,10 @@ value_table <- function(x, limit = 1e7, per_sample = 4) {
 # for the work (FWQ, P-SNAP).
 best_value <- function(x, kernel, table = NULL) {
   if (!is.null(table)) {
-    return(if (kernel_info(kernel)$best == "max") table$value[length(table$value)] else
+    return(if (falling(kernel_info(kernel))) table$value[length(table$value)] else
       table$value[1])
   }
-  if (kernel_info(kernel)$best == "max") max(x) else min(x)
+  if (falling(kernel_info(kernel))) max(x) else min(x)
 }
 
 # The median, from the value_table where there is one: faster than sorting
@@ -103,15 +103,14 @@ rank_moments <- function(run, i) {
   }
   # JSON has no NaN: a constant sample's kurtosis and skewness are null
   num <- function(v) if (is.null(v)) NaN else as.numeric(v)
-  best <- num(if (kernel_info(run$kernel)$best == "max") s$max else s$min)
+  best <- num(if (falling(kernel_info(run$kernel))) s$max else s$min)
   mean <- num(s$mean)
   n <- as.numeric(entry$samples)
   list(best = best, mean = mean, moments = list(samples = n,
     scaled_noise_mean = abs(mean - best) / best,
     scaled_noise_sd = if (n > 1) num(s$std) / best else NA_real_,
     kurtosis = num(s$kurtosis),
-    skewness = if (kernel_info(run$kernel)$loss == "falling") -num(s$skewness) else
-      num(s$skewness)))
+    skewness = if (falling(kernel_info(run$kernel))) -num(s$skewness) else num(s$skewness)))
 }
 
 is_diminutive <- function(mean, sd, kurtosis) {
@@ -139,7 +138,8 @@ node_verdict <- function(stats) {
   list(
     diminutive = ok, worst = worst,
     text = sprintf(
-      "%s: over %d %s threads the largest scaled-noise mean is %s (limit %s), sd %s (limit %s), kurtosis %s (limit %s)",
+      paste("%s: over %d %s threads the largest scaled-noise mean is %s (limit %s),",
+        "sd %s (limit %s), kurtosis %s (limit %s)"),
       if (ok) "diminutive noise" else "not diminutive", nrow(judged), labels,
       format_number(worst[["mean"]]), format_number(sequoia_limits[["mean"]]),
       format_number(worst[["sd"]]), format_number(sequoia_limits[["sd"]]),
@@ -158,8 +158,7 @@ noise_values <- function(run, data) data[[kernel_info(run$kernel)$value]]
 end_times <- function(run, t) {
   info <- kernel_info(run$kernel)
   if (fixed_time(info)) return((t$data[[info$end_tick]] - t$start_tick) / t$ticks_per_ns / 1e9)
-  per_ns <- if (info$value_unit == "ticks") t$ticks_per_ns else 1
-  cumsum(t$data[[info$value]]) / per_ns / 1e9
+  cumsum(t$data[[info$value]]) / values_per_ns(info, t$ticks_per_ns) / 1e9
 }
 
 # The per-sample scaled noise of every thread, with its time (for figures):
@@ -177,8 +176,7 @@ noise_samples <- function(run) {
 # stretch: for fixed work (FWQ, P-SNAP) the time not spent on the work,
 # sum(t - min) / sum(t); for FTQ the work missing against the best quantum.
 lost_percent <- function(kernel, total, n, best) {
-  falling <- kernel_info(kernel)$loss == "falling"
-  share <- if (falling) 1 - total / n / best else 1 - n * best / total
+  share <- if (falling(kernel_info(kernel))) 1 - total / n / best else 1 - n * best / total
   100 * pmax(share, 0) # never below 0 but for rounding
 }
 

@@ -19,7 +19,9 @@ report_figures <- function(dir, runs, tables, labels, peaks, stretches) {
     })),
     scaled_noise_figure(dir, runs, tables$summary, label),
     spectra_figure(dir, runs, peaks, tables$summary, label),
-    unlist(lapply(kernel_figures(), function(f) kernel_function(f)(dir, runs, tables$summary, label)))
+    unlist(lapply(kernel_figures(), function(f) {
+      kernel_function(f)(dir, runs, tables$summary, label)
+    }))
   )
   figs[!is.na(figs)]
 }
@@ -82,7 +84,8 @@ loss_by_length_figure <- function(dir, lengths, labels) {
     "loss-by-length", height = loss_by_length_height(lengths)),
     paste("Where the time went, by how long each loss was: the share of the CPU time (%)",
       "lost in samples whose loss fell in each bucket (or detours, where a kernel records only",
-      "those), every CPU of each run summed by the kernels themselves, a bar per run. Many short losses",
+      "those), every CPU of each run summed by the kernels themselves, a bar per run.",
+      "Many short losses",
       "(interrupts, timer ticks) sit at the left, rare long ones (daemons, stalls) at the",
       "right. loss_by_length.csv adds how many a core-hour."))
 }
@@ -149,8 +152,7 @@ scaled_noise_figure <- function(dir, runs, summary, label) {
     run <- detail_run(runs[[n]], summary[run == n]$noise_percent)
     ns <- noise_samples(run)
     resolution_ns <- run$meta$calibration$timer_resolution_ns
-    ticks <- kernel_info(run$kernel)$value_unit == "ticks"
-    unit_per_ns <- if (ticks) run$threads[[1]]$ticks_per_ns else 1
+    unit_per_ns <- values_per_ns(kernel_info(run$kernel), run$threads[[1]]$ticks_per_ns)
     resolution <- resolution_ns * unit_per_ns / max(ns[, min(value), by = unit]$V1)
     data.table(run = label(n), noise = pmax(ns$noise, resolution), resolution = resolution)
   }))

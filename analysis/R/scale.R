@@ -63,8 +63,7 @@ noise_trace <- function(run, i) {
     if (!is.null(info$ideal) && !is.null(r[[info$ideal]])) {
       return(tiled(x, r[[info$ideal]] * 1e3, 1))
     }
-    per_ns <- if (info$value_unit == "ticks") t$ticks_per_ns else 1
-    return(tiled(x, best_value(x, run$kernel, t$table), per_ns))
+    return(tiled(x, best_value(x, run$kernel, t$table), values_per_ns(info, t$ticks_per_ns)))
   }
   # recorded detours: each loses what it took beyond an ordinary iteration
   d <- t$data

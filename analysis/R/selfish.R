@@ -54,9 +54,10 @@ detours_figure <- function(dir, runs, summary, label) {
   if (nrow(d) == 0) return(NULL)
   bins <- bin_counts(d$length_us, d$run, log_breaks(min(d$length_us), max(d$length_us), 10))
   bins[, label := factor(label, levels = unique(d$run))]
-  p <- plot_bins(bins) + ggplot2::scale_x_log10(labels = format_number) + ggplot2::facet_wrap(~label, ncol = 2) +
-    ggplot2::labs(title = "selfish detour lengths", x = "detour length (\u00b5s), bins of 1/10 decade",
-      y = "detours") + theme_noise()
+  p <- plot_bins(bins) + ggplot2::scale_x_log10(labels = format_number) +
+    ggplot2::facet_wrap(~label, ncol = 2) +
+    ggplot2::labs(title = "selfish detour lengths",
+      x = "detour length (\u00b5s), bins of 1/10 decade", y = "detours") + theme_noise()
   fig(save_figure(p, dir, "detours", height = 1.5 + 1.6 * ceiling(length(chosen) / 2)),
     paste("Selfish detour, a panel a run: how many detours (y) of each length (us, log) the",
       "loop recorded on the CPUs shown in detail. Clusters are sources: the timer tick,",

@@ -107,7 +107,7 @@ stream_us_per_unit <- function(info) {
 stream_fixed_work <- function(kernel) !fixed_time(kernel_info(kernel))
 
 stream_loss <- function(kernel, value, reference) {
-  if (stream_fixed_work(kernel)) value - reference else reference - value
+  if (falling(kernel_info(kernel))) reference - value else value - reference
 }
 
 # The histogram's buckets: counts, and each bucket's loss range in us.

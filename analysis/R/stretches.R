@@ -80,7 +80,7 @@ thread_bests <- function(run, best) {
     return(ifelse(is.na(ideal), own, ideal))
   }
   if (best == "own") return(own)
-  if (info$best == "max") return(rep(max(own), length(own)))
+  if (falling(info)) return(rep(max(own), length(own)))
   # FWQ samples are ticks of each host's own clock: the fastest in ns
   tpn <- vapply(run$threads, function(t) t$ticks_per_ns, numeric(1))
   min(own / tpn) * tpn

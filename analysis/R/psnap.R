@@ -118,7 +118,11 @@ psnap_figures <- function(dir, runs, summary, label) {
   chosen <- panel_runs(Filter(function(n) runs[[n]]$kernel == "psnap", names(runs)), summary)
   if (length(chosen) == 0) return(NULL)
   shown <- lapply(chosen, function(n) psnap_shown(psnap_histogram(runs[[n]])))
-  bins <- rbindlist(Map(function(s, n) s$bins[, label := label(n)], shown, chosen))
+  # the label made outside the table's scope: its column n (a bin's count) would be the argument
+  bins <- rbindlist(Map(function(s, name) {
+    run_label <- label(name)
+    s$bins[, label := run_label]
+  }, shown, chosen))
   notes <- unlist(Map(function(s, n) if (!is.null(s$note)) paste0(label(n), ": ", s$note),
     shown, chosen))
   bins[, label := factor(label, levels = unique(label))]

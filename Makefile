@@ -9,7 +9,7 @@ JOBS       ?= $(shell nproc)
 PYTEST      = .venv/bin/python -m pytest -q -p no:cacheprovider
 
 .PHONY: all build build-asan setup run check test test-release test-sanitize test-aarch64 \
-        test-analysis test-pages test-timing test-load asm bench clean
+        test-analysis test-beside test-timing test-load asm bench clean
 
 all: build
 
@@ -36,15 +36,16 @@ check: build
 
 # Every test, each on the build it proves most on, in two phases. First, side
 # by side, what measures no noise and needs no quiet CPU: R CMD check, the
-# aarch64 build, the functional tests under ASan/UBSan, and reports read in
-# a browser. Then, alone on the machine (the timing tests need both cores),
-# the rest of the release build's own: the timing tests, JUBE and ReFrame
-# driving the release kernels (ReFrame's bounds are a quiet run's), 128 ranks.
+# aarch64 build, the functional tests under ASan/UBSan, and the release
+# build's tests that need none either (test-beside). Then, alone on the
+# machine (the timing tests need both cores), the rest of the release
+# build's own: the timing tests, JUBE and ReFrame driving the release
+# kernels (ReFrame's bounds are a quiet run's), the scale tests.
 test:
 	@scripts/setup.sh test
 	$(MAKE) --no-print-directory build
 	@rm -f .cache/cannot-tell.log
-	$(MAKE) --no-print-directory -j4 test-analysis test-aarch64 test-sanitize test-pages
+	$(MAKE) --no-print-directory -j4 test-analysis test-aarch64 test-sanitize test-beside
 	$(MAKE) --no-print-directory test-release
 	@scripts/cannot_tell.sh
 
@@ -60,21 +61,25 @@ test-analysis:
 	@grep -q '^Status: OK$$' $(BUILD)/analysis/noisebench.Rcheck/00check.log \
 	  || { echo "R CMD check: not clean, see $(BUILD)/analysis/noisebench.Rcheck/00check.log"; exit 1; }
 
-# The tests whose subject is the release build (pytest.ini's markers): the
-# timing ones, the harness's, the scale ones, and those of the release
-# build's own code (marked release); the browser's run in test-pages, the
-# functional tests under the sanitizers (test-sanitize) and on this build in
-# `make check`.
-RELEASE_TESTS = timing or harness or scale or release
+# The tests whose subject is the release build and which need the machine
+# (or its build tree: the loops' assembly is made in it) to themselves
+# (pytest.ini's markers): the timing ones, the harness's, the scale ones,
+# the assembly's. The rest of the release build's own run in test-beside,
+# the functional tests under the sanitizers (test-sanitize) and on this build
+# in `make check`.
+RELEASE_TESTS = -m "timing or harness or scale or release" -k "not test_scale_model"
 test-release:
 	cd $(BUILD) && ctest --output-on-failure
-	NB_BIN_DIR=$(BUILD)/bin $(PYTEST) --durations=15 -m "$(RELEASE_TESTS)" tests
+	NB_BIN_DIR=$(BUILD)/bin $(PYTEST) --durations=15 $(RELEASE_TESTS) tests
 
-# Reports of the release build's runs read in headless Chromium: beside the
-# sanitizer suite, so in a directory of their own.
-test-pages:
+# The release build's tests that need no quiet CPU (reports read in headless
+# Chromium, the slowdown model's every shape): beside the sanitizer suite,
+# so in a pytest directory of their own.
+RELEASE_BESIDE = -m "(browser or release) and not scale and not timing and not harness" \
+                 -k "not test_loops_asm"
+test-beside:
 	mkdir -p .cache
-	NB_BIN_DIR=$(BUILD)/bin $(PYTEST) --basetemp=.cache/pytest-pages -m "browser and not scale" tests
+	NB_BIN_DIR=$(BUILD)/bin $(PYTEST) --basetemp=.cache/pytest-beside $(RELEASE_BESIDE) tests
 
 # The timing tests alone, on the release build (the proof of docs/testing.md:
 # several rounds in a row, the suite's daemons still running).

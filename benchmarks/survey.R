@@ -13,13 +13,16 @@
 # nodes (default 3) lose a detour every 1 ms, the way a node with a runaway
 # daemon or a core taking a device's interrupts does (planted_share says
 # how long). OUT/planted.csv says which (scope node or core, host, cpu; cpu
-# empty for a node), as the report's outliers.csv names them, and the share
-# of time added (added_percent). The kernel's split into detours and
-# running slow is left out of the ranks' entries: it was the source's, not
-# theirs.
+# empty for a node), as the report's outliers.csv names them, the share
+# of time added (added_percent) and whether it can stand out (stands_out).
+# The kernel's split into detours and running slow is left out of the
+# ranks' entries: it was the source's, not theirs.
 
 planted_period_ns <- 1e6
 planted_least_share <- 0.1
+# what is planted on a source too noisy for any share to stand out: a
+# detour as long as the time between them, twice the time
+planted_most_share <- 1
 
 # What a kernel computes of its samples and writes into its JSON (stats,
 # stretches, tails), as the package's tests compute it for their synthetic
@@ -49,7 +52,10 @@ add_periodic <- function(x, period, loss, phase) {
 # unplanted ranks, so that the benchmark asks the finder to find what it
 # defines as an outlier, whatever the day the source was measured on.
 # A share f of added time raises a stretch's loss p (a fraction) by
-# f (1 - p) / (1 + f) (lost_percent: 1 - n best / total).
+# f (1 - p) / (1 + f) (lost_percent: 1 - n best / total). Where no share
+# can (the source's stretches lose so much, so unevenly, that p + gap
+# reaches 1) the survey is still written, for what does not ask the finder
+# (the page at scale): planted_most_share, marked as not standing out.
 planted_share <- function(clean, tpn, best) {
   run_s <- max(vapply(clean, sum, numeric(1))) / tpn / 1e9
   percent <- unlist(lapply(clean, function(x) {
@@ -63,10 +69,12 @@ planted_share <- function(clean, tpn, best) {
   spread <- stats::mad(percent) / 100
   gap <- 2 * noisebench:::outlier_z * spread
   if (p + gap >= 1) {
-    stop(sprintf("the source's stretches lose %.0f%% +- %.0f%%: no planted loss can stand out",
-      100 * p, 100 * spread), call. = FALSE)
+    message(sprintf(paste("survey.R: the source's stretches lose %.0f%% +- %.0f%%: the planted",
+      "units (%.0f%% of time more) cannot be told from the others"), 100 * p, 100 * spread,
+      100 * planted_most_share))
+    return(structure(planted_most_share, stands_out = FALSE))
   }
-  max(planted_least_share, gap / (1 - p - gap))
+  structure(max(planted_least_share, gap / (1 - p - gap)), stands_out = TRUE)
 }
 
 # Which units are planted: `planted` is "node" on the bad nodes, "core" on
@@ -124,6 +132,8 @@ write_survey <- function(source, out, hosts, per_host, samples, bad_nodes = 2, b
   clean_of <- function(i) real[(offsets[i] + seq_len(samples) - 1) %% length(real) + 1]
   share <- planted_share(lapply(utils::head(which(is.na(units$planted)), 256), clean_of), tpn,
     min(real))
+  stands_out <- attr(share, "stands_out")
+  share <- as.numeric(share)
   samples_of <- function(i) {
     x <- clean_of(i)
     if (is.na(units$planted[i])) return(x)
@@ -195,7 +205,8 @@ write_survey <- function(source, out, hosts, per_host, samples, bad_nodes = 2, b
   write_json(meta, file.path(out, "fwq.json"))
   data.table::fwrite(rbind(unique(units[planted == "node", .(scope = planted, host,
     cpu = NA_integer_)]), units[planted == "core", .(scope = planted, host, cpu)])[,
-    added_percent := round(100 * share, 1)], file.path(out, "planted.csv"))
+    `:=`(added_percent = round(100 * share, 1), stands_out = stands_out)],
+    file.path(out, "planted.csv"))
   invisible(units)
 }
 

@@ -63,7 +63,8 @@ for (i in seq_len(nrow(sizes))) {
   flagged <- fread(file.path(dir, "report", "outliers.csv"))
   key <- function(d) paste(d$scope, d$host, ifelse(is.na(d$cpu), "", d$cpu))
   finding <- if (nrow(planted)) {
-    sprintf("planted (%s%% of time more) found %d of %d", format(planted$added_percent[1]),
+    sprintf("planted (%s%% of time more%s) found %d of %d", format(planted$added_percent[1]),
+      if (planted$stands_out[1]) "" else ": cannot tell, the source too noisy for it to stand out",
       sum(key(planted) %in% key(flagged)), nrow(planted))
   } else {
     "none planted"

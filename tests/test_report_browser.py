@@ -50,10 +50,10 @@ def synthetic_survey(bin_dir, out):
     return out / "survey"
 
 
-# the synthetic survey is drawn from a real FWQ run, which needs a quiet CPU
-# for its planted noise to stand out: it runs with the scale tests
-@pytest.fixture(scope="module", params=["1-cpu", "2-cpus",
-                                        pytest.param("8192-ranks", marks=pytest.mark.scale)])
+# The synthetic survey is drawn from a real FWQ run of whatever noise: on a
+# source too noisy for its planted nodes to stand out survey.R still writes
+# it (planted.csv says so), and the page is the same page.
+@pytest.fixture(scope="module", params=["1-cpu", "2-cpus", "8192-ranks"])
 def report(request, bin_dir, tmp_path_factory):
     out = tmp_path_factory.mktemp(request.param)
     if request.param == "8192-ranks":

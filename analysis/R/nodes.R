@@ -37,17 +37,21 @@ verdict_text <- function(verdicts) {
 # and the robust z-score of the typical stretch (outliers.R). The other
 # hosts' spread over their CPUs and over time is the yardstick, so two
 # nodes suffice. A host is an outlier when it is noisier by more than
-# outlier_z; quieter hosts are not flagged.
-node_table <- function(runs, summary, bins = lapply(runs, noise_over_time, best = "run")) {
+# outlier_z; quieter hosts are not flagged. Where node_locations places
+# the hosts (`places`), a column a level says where each sits.
+node_table <- function(runs, summary, bins = lapply(runs, noise_over_time, best = "run"),
+                       places = NULL) {
   rbindlist(lapply(names(runs), function(name) {
     s <- summary[run == name]
     hosts <- s[, .(ranks = .N, inject = paste(unique(inject), collapse = " "),
       noise_percent = mean(noise_percent)), by = host]
     standing <- node_standing(bins[[name]])[hosts, on = "host"]
-    standing[, .(run = name, kernel = runs[[name]]$kernel, host, ranks, inject, noise_percent,
-      typical_percent, others_median_percent = centre, others_mad_percent = spread,
-      robust_z, outlier)]
-  }))
+    out <- standing[, .(run = name, kernel = runs[[name]]$kernel, host, ranks, inject,
+      noise_percent, typical_percent, others_median_percent = centre,
+      others_mad_percent = spread, robust_z, outlier)]
+    if (length(location_levels(places))) out <- places[out, on = "host"]
+    out
+  }), fill = TRUE)
 }
 
 # P-SNAP's iteration times combined per node, as the PRACE assessments

@@ -1,8 +1,10 @@
 # The whole system's outliers, what an acceptance team reads first: the
-# nodes noisier than the other nodes of their run, and the cores noisier
-# than the other cores of their node, each with why (detours or running
-# slow, and the class of cause that took most where the run was traced).
-# A node's cores are not listed again as cores: a bad node is one line.
+# cabinets and chassis (where the machine's levels are known: levels.R)
+# noisier than the others of their level, the nodes noisier than the other
+# nodes of their run, and the cores noisier than the other cores of their
+# node, each with why (detours or running slow, and the class of cause that
+# took most where the run was traced). A unit's nodes and cores are not
+# listed again: a bad chassis is one line.
 
 # Iglewicz and Hoaglin's cut for the modified z-score (median and MAD): a
 # value further than this many robust standard deviations is an outlier.
@@ -180,18 +182,60 @@ outlier_why <- function(detour, slow, cause, cause_share) {
     cause, cause_share))
 }
 
-# One row per outlier: run, kernel, scope (node or core), host, cpu (NA for
-# a node), ranks, noise_percent (mean over its ranks), typical_percent,
-# others_median_percent, others_mad_percent, robust_z, detour_percent,
-# slow_percent, cause (the class that took most, where traced) and why.
-# bins: noise_over_time(run, best = "run") per run, by name; causes:
-# cause_shares(runs).
-outlier_table <- function(runs, summary, bins, causes) {
+# The units of each level above the node (node_locations: cabinets, their
+# chassis) noisier than the other units of their level, the largest level
+# first, each unit held against the others as a node is (its typical
+# stretch, the median of all its ranks' stretches); a unit inside one
+# already named is that unit's story. One row per outlier: scope (the
+# level), location (the unit), the hosts it holds, ranks and its standing.
+# b: noise_over_time(run, best = "run").
+level_standing <- function(b, locations) {
+  covered <- character()
+  rbindlist(lapply(location_levels(locations), function(level) {
+    unit <- locations[[level]][match(b$host, locations$host)]
+    keep <- !is.na(unit)
+    if (uniqueN(unit[keep]) < 2) return(NULL)
+    flagged <- against_others(data.table(group = 1L, member = unit[keep],
+      noise_percent = b$noise_percent[keep]))[outlier == TRUE]
+    hosts <- lapply(flagged$member, function(u) locations$host[which(locations[[level]] == u)])
+    inside <- vapply(hosts, function(h) any(h %in% covered), logical(1))
+    covered <<- c(covered, unlist(hosts))
+    set(flagged, j = "hosts", value = list(hosts))
+    flagged[, scope := level][!inside]
+  }))
+}
+
+# The finest unit above the node each host sits in (NA where none is known)
+finest_location <- function(hosts, locations) {
+  levels <- location_levels(locations)
+  if (!length(levels)) return(rep(NA_character_, length(hosts)))
+  locations[[levels[length(levels)]]][match(hosts, locations$host)]
+}
+
+# One row per outlier: run, kernel, scope (a level above the node, node or
+# core), location (the unit of such a level, or the finest unit a node or
+# core sits in), host, cpu (NA for a node), ranks, noise_percent (mean over
+# its ranks), typical_percent, others_median_percent, others_mad_percent,
+# robust_z, detour_percent, slow_percent, cause (the class that took most,
+# where traced) and why. bins: noise_over_time(run, best = "run") per run,
+# by name; causes: cause_shares(runs); locations: node_locations' table.
+outlier_table <- function(runs, summary, bins, causes, locations = NULL) {
+  locations <- locations %||% data.table(host = character())
   rows <- rbindlist(lapply(names(runs), function(name) {
     s <- summary[run == name]
-    nodes <- node_standing(bins[[name]])[outlier == TRUE]
-    # a core of a bad node is that node's story
-    cores <- core_standing(bins[[name]])[outlier == TRUE & !host %in% nodes$host]
+    units <- level_standing(bins[[name]], locations)
+    covered <- unlist(units$hosts)
+    nodes <- node_standing(bins[[name]])[outlier == TRUE & !host %in% covered]
+    # a core of a bad node, chassis or cabinet is that unit's story
+    cores <- core_standing(bins[[name]])[outlier == TRUE & !host %in% c(nodes$host, covered)]
+    unit_rows <- rbindlist(lapply(seq_len(nrow(units)), function(i) {
+      u <- units[i]
+      s[host %in% u$hosts[[1]], .(scope = u$scope, location = u$member, ranks = .N,
+        noise_percent = mean(noise_percent), detour_percent = mean(detour_percent),
+        slow_percent = mean(slow_percent), units = list(as.numeric(thread)),
+        typical_percent = u$typical_percent, centre = u$centre, spread = u$spread,
+        robust_z = u$robust_z)]
+    }))
     node_rows <- s[host %in% nodes$host, .(scope = "node", cpu = NA_integer_, ranks = .N,
       noise_percent = mean(noise_percent), detour_percent = mean(detour_percent),
       slow_percent = mean(slow_percent), units = list(as.numeric(thread))), by = host][nodes,
@@ -201,20 +245,23 @@ outlier_table <- function(runs, summary, bins, causes) {
       units = as.list(as.numeric(thread)),
       typical_percent = i.typical_percent, centre = i.centre, spread = i.spread,
       robust_z = i.robust_z)]
-    out <- rbind(node_rows, core_rows, fill = TRUE)
+    out <- rbind(unit_rows, node_rows, core_rows, fill = TRUE)
     if (nrow(out) == 0) return(NULL)
+    if (!"location" %in% names(out)) out[, location := NA_character_]
+    out[is.na(location), location := finest_location(host, locations)]
     traced <- if (nrow(causes)) causes[run == name] else NULL
     top <- rbindlist(lapply(out$units, function(u) top_cause(traced, u)))
     out[, `:=`(cause = top$class, why = outlier_why(detour_percent, slow_percent, top$class,
       top$share), units = NULL, run = name, kernel = runs[[name]]$kernel)]
-    out[order(scope != "node", -robust_z), .(run, kernel, scope, host, cpu, ranks,
-      noise_percent, typical_percent, others_median_percent = centre,
+    scopes <- c(location_levels(locations), "node", "core")
+    out[order(match(scope, scopes), -robust_z), .(run, kernel, scope, location, host, cpu,
+      ranks, noise_percent, typical_percent, others_median_percent = centre,
       others_mad_percent = spread, robust_z, detour_percent, slow_percent, cause, why)]
   }))
   if (nrow(rows)) return(rows)
   data.table(run = character(), kernel = character(), scope = character(),
-    host = character(), cpu = integer(), ranks = integer(), noise_percent = numeric(),
-    typical_percent = numeric(), others_median_percent = numeric(),
+    location = character(), host = character(), cpu = integer(), ranks = integer(),
+    noise_percent = numeric(), typical_percent = numeric(), others_median_percent = numeric(),
     others_mad_percent = numeric(), robust_z = numeric(), detour_percent = numeric(),
     slow_percent = numeric(), cause = character(), why = character())
 }

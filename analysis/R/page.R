@@ -38,10 +38,12 @@ report_html <- function(data, tables, verdict, first_screen, figures, untraced =
         "p99_9_us_median", "max_us")),
         "Every CPU of each run: the share of its time each lost, and its tail"),
       if (nrow(tables$outliers)) {
-        on_page(tables$outliers, "outliers.csv", c("run", "scope", "host", "cpu",
-          "noise_percent", "robust_z", "why"), paste("Outliers: the nodes noisier than the",
-          "other nodes of their run, and the cores noisier than the other cores of their",
-          sprintf("node (robust z above %.1f), with why; the most apart first.", outlier_z)),
+        on_page(tables$outliers, "outliers.csv", c("run", "scope",
+          if (any(!is.na(tables$outliers$location))) "location", "host", "cpu",
+          "noise_percent", "robust_z", "why"), paste("Outliers: the cabinets and chassis (where",
+          "known) and the nodes noisier than the others of their level in their run, and the",
+          "cores noisier than the other cores of their node (robust z above",
+          sprintf("%.1f), with why; a unit's nodes and cores not repeated.", outlier_z)),
           noisiest = "robust_z")
       } else {
         "<p>Outliers: no node stands out from the other nodes of its run, no core from the other cores of its node.</p>"
@@ -161,7 +163,7 @@ key_figures <- function(tables, labels) {
 }
 
 # The figures of the whole-system section, and the others.
-is_whole_system <- function(f) grepl("-(core-map|ranking)\\.png$", f)
+is_whole_system <- function(f) grepl("-(machine-map|core-map|ranking)\\.png$", f)
 
 # What removes each cause the trace named; without a trace, every rule
 # with this machine's settings, so the section still says where to look.

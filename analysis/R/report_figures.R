@@ -5,12 +5,12 @@
 # caption = file. The slowdown's (scale_figure) is drawn once the model is
 # done.
 
-report_figures <- function(dir, runs, tables, labels, peaks, stretches) {
+report_figures <- function(dir, runs, tables, labels, peaks, stretches, places = NULL) {
   label <- function(n) labels$label[match(n, labels$run)]
   small <- panel_runs(Filter(function(n) length(runs[[n]]$threads) <= detail_units_max,
     names(runs)), tables$summary)
   figs <- c(
-    whole_system_figures(dir, runs, tables$summary, label),
+    whole_system_figures(dir, runs, tables$summary, label, places),
     loss_by_length_figure(dir, tables$loss_by_length, labels),
     causes_figure(dir, tables$causes, tables$summary, labels),
     noise_over_time_figure(dir, runs[small], stretches[small], label, small),
@@ -49,11 +49,14 @@ panels_note <- function(shown) {
   sprintf(" Of the %d runs, the %d whose median CPU lost most.", of, length(shown))
 }
 
-whole_system_figures <- function(dir, runs, summary, label) {
+whole_system_figures <- function(dir, runs, summary, label, places = NULL) {
   unlist(lapply(names(runs), function(n) {
     noise <- summary[run == n]
     nodes <- uniqueN(noise$host)
     c(
+      if (nodes > 1 && length(location_levels(places))) {
+        machine_map_figure(dir, paste0(n, "-machine-map"), noise, places, label(n))
+      },
       if (nodes > 1) {
         fig(save_figure(plot_core_map(noise, paste(label(n), ": every core of every node")),
           dir, paste0(n, "-core-map"), height = heatmap_height(nodes)),

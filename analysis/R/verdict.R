@@ -72,7 +72,7 @@ system_paragraph <- function(sys, tables, labels, processes, runs, quoted = NA) 
         duration_words(stats::median(tl$p99_9_us)), duration_words(longest$max_us),
         longest$host, longest$cpu)
     },
-    worse_sentence(tables$outliers[run == ref & host %in% on]),
+    worse_sentence(tables$outliers[run == ref & (host %in% on | is.na(host))]),
     cause_sentence(tables$causes, ref, on),
     sequoia_sentence(tables$verdicts[host %in% on]),
     slowdown_sentence(tables$scale, quoted, processes, labels)
@@ -86,11 +86,15 @@ worse_sentence <- function(outliers) {
   if (is.null(outliers) || nrow(outliers) == 0) {
     return("No node or core stands out from the others.")
   }
-  o <- outliers[order(-robust_z)]
+  # the largest units first (outlier_table's order), each level's most apart first
+  o <- outliers
   shown <- utils::head(o, 3)
-  what <- sprintf("%s %s%s (%s lost, %s)", ifelse(shown$scope == "node", "node", "core"),
-    shown$host, ifelse(shown$scope == "node", "", paste0(":", shown$cpu)),
-    pct(shown$noise_percent), sub(";.*", "", shown$why))
+  above_node <- !shown$scope %in% c("node", "core")
+  unit <- ifelse(shown$scope == "core", paste0("core ", shown$host, ":", shown$cpu),
+    ifelse(shown$scope == "node", paste("node", shown$host), paste(shown$scope, shown$location)))
+  size <- ifelse(above_node, paste0(format_number(shown$ranks), " CPUs, "), "")
+  what <- sprintf("%s (%s%s lost, %s)", unit, size, pct(shown$noise_percent),
+    sub(";.*", "", shown$why))
   sprintf("Worse than the others: %s%s.", paste(what, collapse = "; "),
     if (nrow(o) > 3) sprintf("; and %s more in outliers.csv", format_number(nrow(o) - 3)) else "")
 }
@@ -134,8 +138,9 @@ slowdown_sentence <- function(scale, quoted, at_processes, labels) {
 
 # The first screen's figure of a system: of a few CPUs, each CPU's loss by
 # its length (the kernel's buckets); of many (or a run without the
-# buckets), the core map (several nodes) or the ranking (one).
-system_figure <- function(dir, run, name, label, summary, index) {
+# buckets), the machine map (nodes placed by node_locations), the core map
+# (several nodes) or the ranking (one).
+system_figure <- function(dir, run, name, label, summary, index, places = NULL) {
   n <- length(run$threads)
   file <- paste0("system-", index)
   d <- if (n <= detail_units_max) cpu_loss_by_length(run) else data.table()
@@ -147,6 +152,8 @@ system_figure <- function(dir, run, name, label, summary, index) {
       height = 4), caption))
   }
   s <- summary[run == name]
+  map <- if (uniqueN(s$host) > 1) machine_map_figure(dir, file, s, places, label)
+  if (!is.null(map)) return(map)
   if (uniqueN(s$host) > 1) {
     caption <- paste0(label, ": the share of its time (%, colour) each core lost, a row per ",
       "node, a column per CPU; a dark row is a bad node, a dark column a bad CPU on every node.")

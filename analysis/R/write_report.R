@@ -25,6 +25,9 @@ write_tables <- function(dir, tables) {
 #'   only (a group of nodes of a survey too large for one report); \code{NULL}, every rank.
 #' @param machine_cpus the processes the first screen predicts the slowdown at (the whole machine's
 #'   CPUs); \code{NULL}, the CPUs the survey measured.
+#' @param locations,topology where the nodes sit (a site's CSV file of host and levels, or
+#'   Slurm's \file{topology.conf}; \code{\link{node_locations}}): the outliers and the machine
+#'   map by those levels; \code{NULL}, HPE Cray xnames in the host names where there are.
 #' @param pdf also \file{report.pdf}, printed by headless Chromium where it is installed (else a
 #'   line says how to make it).
 #' @param dir_a,dir_b the two results directories.
@@ -37,7 +40,7 @@ write_tables <- function(dir, tables) {
 #' @order 1
 #' @export
 write_report <- function(results_dir, hosts = NULL, out = NULL, machine_cpus = NULL,
-                         pdf = TRUE) {
+                         pdf = TRUE, locations = NULL, topology = NULL) {
   out <- out %||% file.path(results_dir, if (is.null(hosts)) "report" else {
     paste0("report-", gsub("[^A-Za-z0-9.-]+", "_", hosts))
   })
@@ -46,6 +49,7 @@ write_report <- function(results_dir, hosts = NULL, out = NULL, machine_cpus = N
   if (length(runs) == 0) return(write_stream_report(data, out, pdf))
   summary <- with_roles(rbindlist(lapply(names(runs), function(n) noise_summary(runs[[n]], n))),
     runs)
+  places <- node_locations(summary$host, locations, topology)
   machines <- machines_table(runs)
   systems <- host_systems(machines)
   processes <- machine_processes(summary, machine_cpus)
@@ -81,8 +85,8 @@ write_report <- function(results_dir, hosts = NULL, out = NULL, machine_cpus = N
     },
     lines = machine_lines(runs),
     verdicts = verdicts,
-    nodes = node_table(runs, summary, stretches),
-    outliers = outlier_table(runs, summary, stretches, causes),
+    nodes = node_table(runs, summary, stretches, places),
+    outliers = outlier_table(runs, summary, stretches, causes, places),
     tails = rbind(tail_table(runs), stream_tail_table(streams), fill = TRUE),
     streams = stream_table(streams),
     machines = machines,
@@ -106,9 +110,10 @@ write_report <- function(results_dir, hosts = NULL, out = NULL, machine_cpus = N
       split(systems, by = "system"))
     pictures <- lapply(seq_along(each), function(i) {
       ref <- reference_run(summary, each[[i]]$host)
-      system_figure(tmp, runs[[ref]], ref, labels$label[match(ref, labels$run)], summary, i)
+      system_figure(tmp, runs[[ref]], ref, labels$label[match(ref, labels$run)], summary, i,
+        places)
     })
-    figures <- report_figures(tmp, runs, tables, labels, peaks, stretches)
+    figures <- report_figures(tmp, runs, tables, labels, peaks, stretches, places)
     tables$scale <- scale_rows()
     figures <- c(figures, scale_figure(tmp, tables$scale,
       function(n) labels$label[match(n, labels$run)]),

@@ -1,5 +1,6 @@
 #!/usr/bin/env Rscript
-# Rscript analysis/inst/report.R RESULTS_DIR [--hosts REGEX [--out DIR]] [--machine-cpus N] [--no-pdf]
+# Rscript analysis/inst/report.R RESULTS_DIR [--hosts REGEX [--out DIR]] [--machine-cpus N]
+#                                [--locations CSV | --topology topology.conf] [--no-pdf]
 #   Writes RESULTS_DIR/report/ (index.html, report.pdf, figures, CSV tables) from every
 #   kernel run found under RESULTS_DIR, and prints the page's path. With
 #   --hosts, of the ranks on the hosts whose names match the regular
@@ -8,7 +9,11 @@
 #   (default RESULTS_DIR/report-<REGEX, other characters than letters,
 #   digits, '.' and '-' as _>). --machine-cpus: the processes the first
 #   screen predicts the slowdown at (the whole machine's CPUs; default the
-#   CPUs the survey measured). --no-pdf: no report.pdf.
+#   CPUs the survey measured). --locations: a site's CSV of each node's place
+#   (host, then a column a level, the largest first: host,cabinet,chassis);
+#   --topology: Slurm's topology.conf (a node's switch and the one above);
+#   without either, HPE Cray xnames in the host names place the nodes. The
+#   outliers and the machine map go by those levels. --no-pdf: no report.pdf.
 # Rscript analysis/inst/report.R --pdf REPORT_DIR
 #   Prints REPORT_DIR/index.html to REPORT_DIR/report.pdf (where the report
 #   was made without a browser).
@@ -19,7 +24,7 @@
 args <- commandArgs(trailingOnly = TRUE)
 usage <- function() {
   message("usage: Rscript analysis/inst/report.R RESULTS_DIR [--hosts REGEX [--out DIR]] ",
-    "[--machine-cpus N] [--no-pdf]\n",
+    "[--machine-cpus N] [--locations CSV | --topology FILE] [--no-pdf]\n",
     "       Rscript analysis/inst/report.R --pdf REPORT_DIR\n",
     "       Rscript analysis/inst/report.R --compare A B [OUT_DIR]")
   quit(status = 2)
@@ -38,13 +43,16 @@ if (pdf_only && length(args) != 2) usage()
 hosts <- option("--hosts")
 out <- option("--out")
 machine_cpus <- option("--machine-cpus")
+locations <- option("--locations")
+topology <- option("--topology")
 no_pdf <- "--no-pdf" %in% args
 if (!is.null(machine_cpus) && !grepl("^[1-9][0-9]*$", machine_cpus)) {
   message("report.R: --machine-cpus wants a whole number of CPUs, not '", machine_cpus, "'")
   quit(status = 2)
 }
 if (!compare && !pdf_only && (length(args) != 1 + 2 * length(hosts) + 2 * length(out) +
-  2 * length(machine_cpus) + no_pdf || (!is.null(out) && is.null(hosts)) ||
+  2 * length(machine_cpus) + 2 * length(locations) + 2 * length(topology) + no_pdf ||
+  (!is.null(out) && is.null(hosts)) || (!is.null(locations) && !is.null(topology)) ||
   startsWith(args[1], "--"))) usage()
 source(file.path(dirname(sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE))),
   "load_package.R"))
@@ -53,7 +61,7 @@ page <- tryCatch(
   if (compare) write_comparison(args[2], args[3], if (length(args) == 4) args[4]) else
     if (pdf_only) write_pdf(args[2]) else
     write_report(args[1], hosts, out, if (!is.null(machine_cpus)) as.numeric(machine_cpus),
-      pdf = !no_pdf),
+      pdf = !no_pdf, locations = locations, topology = topology),
   error = function(e) {
     message("report.R: ", conditionMessage(e))
     quit(status = 1)

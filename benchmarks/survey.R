@@ -4,7 +4,7 @@
 # Tier-0 size on one machine:
 #
 #   Rscript benchmarks/survey.R SOURCE.json OUT HOSTS RANKS_PER_HOST SAMPLES \
-#     [BAD_NODES [BAD_CORES [SEED]]]
+#     [BAD_NODES [BAD_CORES [SEED]]] [--xnames [--bad-cabinets N] [--bad-chassis N]]
 #
 # Each rank's samples are a real run's (SOURCE.json, rank 0: an FWQ run of
 # this machine), in their order, from a random offset, wrapped around: every
@@ -15,6 +15,10 @@
 # how long). OUT/planted.csv says which (scope node or core, host, cpu; cpu
 # empty for a node), as the report's outliers.csv names them, the share
 # of time added (added_percent) and whether it can stand out (stands_out).
+# With --xnames the hosts are named as HPE Cray EX names its nodes
+# (x<cabinet>c<chassis>s<slot>b0n<node>: 16 nodes a chassis, 8 chassis a
+# cabinet), and whole cabinets and chassis can be planted too (scope
+# cabinet or chassis, its name in location).
 # The kernel's split into detours and running slow is left out of the
 # ranks' entries: it was the source's, not theirs.
 
@@ -77,20 +81,57 @@ planted_share <- function(clean, tpn, best) {
   structure(max(planted_least_share, gap / (1 - p - gap)), stands_out = TRUE)
 }
 
-# Which units are planted: `planted` is "node" on the bad nodes, "core" on
-# the bad cores (of good nodes), NA elsewhere. Rank 0's node stays good.
-survey_layout <- function(hosts, per_host, bad_nodes, bad_cores) {
+# Which units are planted: `planted` is the scope ("cabinet", "chassis",
+# "node" or "core") on the bad units, each inside good ones of the levels
+# above it, NA elsewhere; `location` the planted cabinet's or chassis's
+# name. Rank 0's node, chassis and cabinet stay good. xnames: the hosts
+# named as HPE Cray EX names its nodes (xname_layout).
+survey_layout <- function(hosts, per_host, bad_nodes, bad_cores, xnames = FALSE,
+                          bad_cabinets = 0, bad_chassis = 0) {
   units <- data.table::CJ(node = seq_len(hosts), cpu = seq_len(per_host) - 1L)
-  units[, `:=`(rank = .I - 1L, host = sprintf("nb%05d", node), planted = NA_character_)]
-  step <- hosts / (bad_nodes + 1)
-  bad <- if (bad_nodes > 0) unique(pmin(pmax(round(step * seq_len(bad_nodes)), 2L), hosts))
-  units[node %in% bad, planted := "node"]
-  good <- units[!node %in% bad & node > 1]
+  units[, `:=`(rank = .I - 1L, planted = NA_character_, location = NA_character_)]
+  if (xnames) {
+    units[, c("host", "cabinet", "chassis") := xname_layout(node)]
+  } else {
+    units[, `:=`(host = sprintf("nb%05d", node), cabinet = NA_character_,
+      chassis = NA_character_)]
+  }
+  plant <- function(level, k) {
+    if (k == 0) return(invisible())
+    good <- units[is.na(planted) & !get(level) %in% get(level)[1]]
+    names <- unique(good[[level]])
+    bad <- names[unique(pmax(1, round(seq_len(k) * length(names) / (k + 1))))]
+    units[get(level) %in% bad, `:=`(planted = level,
+      location = if (level %in% c("cabinet", "chassis")) get(level) else NA_character_)]
+  }
+  if (xnames) {
+    plant("cabinet", bad_cabinets)
+    plant("chassis", bad_chassis)
+  }
+  # a bad node in a good chassis (or of a good node number, without xnames)
+  spoilt <- stats::na.omit(unique(units[!is.na(planted)]$chassis))
+  good <- unique(units[is.na(planted) & !chassis %in% spoilt & node > 1]$node)
+  if (bad_nodes > 0 && length(good)) {
+    bad <- good[unique(pmax(1, round(seq_len(bad_nodes) * length(good) / (bad_nodes + 1))))]
+    units[node %in% bad, planted := "node"]
+  }
+  spoilt <- unique(units[!is.na(planted)]$node)
+  good <- units[!node %in% spoilt & node > 1]
   if (bad_cores > 0 && nrow(good)) {
     pick <- good[round(seq(1, nrow(good), length.out = min(bad_cores, nrow(good))))]$rank
     units[rank %in% pick, planted := "core"]
   }
   units[]
+}
+
+# The host names, cabinets and chassis of nodes 1, 2, ... as HPE Cray EX
+# names them: 2 nodes a slot's board, 8 slots a chassis, 8 chassis a
+# cabinet (the cabinets numbered from x1000)
+xname_layout <- function(node) {
+  i <- node - 1L
+  cabinet <- sprintf("x%d", 1000L + i %/% 128L)
+  chassis <- sprintf("%sc%d", cabinet, (i %% 128L) %/% 16L)
+  list(sprintf("%ss%db0n%d", chassis, (i %% 16L) %/% 2L, i %% 2L), cabinet, chassis)
 }
 
 # Where a CPU sits on a node of per_host CPUs laid out as Linux numbers a
@@ -106,7 +147,7 @@ node_place <- function(cpu, per_host) {
 }
 
 write_survey <- function(source, out, hosts, per_host, samples, bad_nodes = 2, bad_cores = 3,
-                         seed = 1) {
+                         seed = 1, xnames = FALSE, bad_cabinets = 0, bad_chassis = 0) {
   set.seed(seed)
   meta <- jsonlite::fromJSON(source, simplifyVector = FALSE)
   if (!identical(meta$kernel, "fwq")) stop(source, ": not an FWQ run", call. = FALSE)
@@ -121,7 +162,8 @@ write_survey <- function(source, out, hosts, per_host, samples, bad_nodes = 2, b
   }
   total <- list(samples = numeric(length(edges_ns) + 1), lost_ns = numeric(length(edges_ns) + 1))
   seconds <- 0
-  units <- survey_layout(hosts, per_host, bad_nodes, bad_cores)
+  units <- survey_layout(hosts, per_host, bad_nodes, bad_cores, xnames, bad_cabinets,
+    bad_chassis)
   dir.create(out, recursive = TRUE, showWarnings = FALSE)
   keep <- setdiff(names(entry), c("stats", "tails", "stretches", "detour_percent",
     "slow_percent", "slow_time_percent", "slow_factor", "kernel_counts", "steal_ms", "files",
@@ -203,8 +245,12 @@ write_survey <- function(source, out, hosts, per_host, samples, bad_nodes = 2, b
     meta$ranks <- ranks
   }
   write_json(meta, file.path(out, "fwq.json"))
-  data.table::fwrite(rbind(unique(units[planted == "node", .(scope = planted, host,
-    cpu = NA_integer_)]), units[planted == "core", .(scope = planted, host, cpu)])[,
+  data.table::fwrite(rbind(
+    unique(units[planted %in% c("cabinet", "chassis"), .(scope = planted, location,
+      host = NA_character_, cpu = NA_integer_)]),
+    unique(units[planted == "node", .(scope = planted, location, host, cpu = NA_integer_)]),
+    units[planted == "core", .(scope = planted, location, host, cpu)])[
+    order(match(scope, c("cabinet", "chassis", "node", "core")))][,
     `:=`(added_percent = round(100 * share, 1), stands_out = stands_out)],
     file.path(out, "planted.csv"))
   invisible(units)
@@ -239,11 +285,24 @@ if (sys.nframe() == 0) {
   suppressPackageStartupMessages(library(data.table))
   use_kernel_figures(dirname(script))
   args <- commandArgs(trailingOnly = TRUE)
-  if (length(args) < 5) {
-    stop("usage: survey.R SOURCE.json OUT HOSTS RANKS_PER_HOST SAMPLES ",
-      "[BAD_NODES [BAD_CORES [SEED]]]", call. = FALSE)
+  option <- function(name) {
+    at <- match(name, args)
+    if (is.na(at)) return(0)
+    value <- args[at + 1]
+    args <<- args[-c(at, at + 1)]
+    as.numeric(value)
   }
-  n <- as.numeric(args[-(1:2)])
+  bad_cabinets <- option("--bad-cabinets")
+  bad_chassis <- option("--bad-chassis")
+  xnames <- "--xnames" %in% args
+  args <- args[args != "--xnames"]
+  n <- suppressWarnings(as.numeric(args[-(1:2)]))
+  if (length(args) < 5 || anyNA(n) || (!xnames && bad_cabinets + bad_chassis > 0)) {
+    stop("usage: survey.R SOURCE.json OUT HOSTS RANKS_PER_HOST SAMPLES ",
+      "[BAD_NODES [BAD_CORES [SEED]]] [--xnames [--bad-cabinets N] [--bad-chassis N]]",
+      call. = FALSE)
+  }
   write_survey(args[1], args[2], n[1], n[2], n[3], if (length(n) > 3) n[4] else 2,
-    if (length(n) > 4) n[5] else 3, if (length(n) > 5) n[6] else 1)
+    if (length(n) > 4) n[5] else 3, if (length(n) > 5) n[6] else 1, xnames, bad_cabinets,
+    bad_chassis)
 }

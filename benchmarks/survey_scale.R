@@ -61,7 +61,10 @@ for (i in seq_len(nrow(sizes))) {
   report <- replicate(rounds, timed(script, "report", dir))
   planted <- fread(file.path(dir, "planted.csv"))
   flagged <- fread(file.path(dir, "report", "outliers.csv"))
-  key <- function(d) paste(d$scope, d$host, ifelse(is.na(d$cpu), "", d$cpu))
+  key <- function(d) {
+    paste(d$scope, ifelse(d$scope %in% c("node", "core"), d$host, d$location),
+      ifelse(is.na(d$cpu), "", d$cpu))
+  }
   finding <- if (nrow(planted)) {
     sprintf("planted (%s%% of time more%s) found %d of %d", format(planted$added_percent[1]),
       if (planted$stands_out[1]) "" else ": cannot tell, the source too noisy for it to stand out",

@@ -74,6 +74,16 @@ def share_at(peaks, run, hz):
     return float(line["share_percent"]) if line else 0.0
 
 
+def subharmonic_shares(peaks, run, hz):
+    """What the machine's own periodic noise may add to a line at hz: the
+    shares of the run's lines at hz / 2 to hz / 8, a harmonic of each of
+    which lands on hz and adds its amplitude at most as large as its own (a
+    short loss repeating at f has lines of about one amplitude at f, 2f,
+    3f, ...). Other work on the CPU is scheduled on the tick, 250 Hz on
+    Debian, and its harmonic falls on the injections' 500 Hz."""
+    return sum(share_at(peaks, run, hz / k) for k in range(2, 9))
+
+
 def injected_shares(directory, run):
     """From the handler's log of a run: the share (%) of the run its busy
     waits took in step with 500 Hz (a delivery held up by other work moves
@@ -185,8 +195,10 @@ def test_injected_noise_is_5_percent(ftq_pairs):
         # a line, if any, weighs at most the work the injections took from
         # due to exit (a delivery held up is that noise's time, which comes
         # as often elsewhere and adds nothing at 500 Hz), a third more for
-        # the blur of a line read from a 1.5 s spectrum
-        assert share[run] < 1.3 * as_work, (run, in_step, as_work, share[run])
+        # the blur of a line read from a 1.5 s spectrum, and what the
+        # machine's own lines below it add at 500 Hz (measured in the run)
+        machine = subharmonic_shares(peaks, run, 500)
+        assert share[run] < 1.3 * as_work + machine, (run, in_step, as_work, machine, share[run])
     for run in in_step_runs(ftq_pairs, noisy):
         # ...and at least what their busy waits took in step with 500 Hz
         # (a delivery held up moves the busy wait off the beat), a third

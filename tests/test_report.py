@@ -74,16 +74,6 @@ def share_at(peaks, run, hz):
     return float(line["share_percent"]) if line else 0.0
 
 
-def subharmonic_shares(peaks, run, hz):
-    """What the machine's own periodic noise may add to a line at hz: the
-    shares of the run's lines at hz / 2 to hz / 8, a harmonic of each of
-    which lands on hz and adds its amplitude at most as large as its own (a
-    short loss repeating at f has lines of about one amplitude at f, 2f,
-    3f, ...). Other work on the CPU is scheduled on the tick, 250 Hz on
-    Debian, and its harmonic falls on the injections' 500 Hz."""
-    return sum(share_at(peaks, run, hz / k) for k in range(2, 9))
-
-
 def injected_shares(directory, run):
     """From the handler's log of a run: the share (%) of the run its busy
     waits took in step with 500 Hz (a delivery held up by other work moves
@@ -106,6 +96,33 @@ def injected_shares(directory, run):
     held = inj["exit"] - inj["due"]
     return (in_step, 100 * held.sum() / span, 100 * busy.sum() / span,
             100 * (held * speed[at]).sum() / span)
+
+
+def machine_share(directory, run, hz):
+    """What the machine alone put at hz: the share (%) a line there would
+    have, read as the report reads one (line_share_percent: against the
+    median quantum), in the run's counts with the injections' loss put back
+    (each from due to exit, as the work it cost at the CPU's speed then, the
+    local median quantum), over every bin the report may merge into that
+    line (within 3% and 3 bins of hz: spectrum.R's find_peaks)."""
+    meta = json.loads((directory / f"{run}.json").read_text())
+    thread = meta["ranks"][0]
+    inj = load_injections(directory, thread)
+    counts = np.loadtxt(directory / thread["files"][0])
+    ends = np.loadtxt(directory / thread["files"][1])
+    starts = np.concatenate(([thread["start_tick"]], ends[:-1]))
+    level = local_median(counts)
+    restored = counts.astype(float)
+    first, last = np.searchsorted(ends, inj["due"]), np.searchsorted(ends, inj["exit"])
+    for due, exit_, k0, k1 in zip(inj["due"], inj["exit"], first, last):
+        for k in range(k0, min(k1, len(counts) - 1) + 1):
+            overlap = min(exit_, ends[k]) - max(due, starts[k])
+            if overlap > 0:
+                restored[k] += overlap / (ends[k] - starts[k]) * level[k]
+    n, fs = len(restored), meta["frequency_hz"]
+    power = np.abs(np.fft.rfft(restored - restored.mean())[1:]) ** 2 / n ** 2 * 2
+    near = np.abs(np.arange(1, len(power) + 1) * fs / n - hz) <= 0.03 * hz + 3 * fs / n
+    return 100 * np.sqrt(power[near].sum() / 2) / np.median(counts)
 
 
 # A 500 Hz line is asked of a run whose injections kept in step for at
@@ -196,8 +213,9 @@ def test_injected_noise_is_5_percent(ftq_pairs):
         # due to exit (a delivery held up is that noise's time, which comes
         # as often elsewhere and adds nothing at 500 Hz), a third more for
         # the blur of a line read from a 1.5 s spectrum, and what the
-        # machine's own lines below it add at 500 Hz (measured in the run)
-        machine = subharmonic_shares(peaks, run, 500)
+        # machine alone put at 500 Hz in the same run (a CPU whose speed
+        # or other work beats there: 7.8% once, where most runs have 1-2%)
+        machine = machine_share(ftq_pairs, run, 500)
         assert share[run] < 1.3 * as_work + machine, (run, in_step, as_work, machine, share[run])
     for run in in_step_runs(ftq_pairs, noisy):
         # ...and at least what their busy waits took in step with 500 Hz

@@ -90,8 +90,11 @@ worse_sentence <- function(outliers) {
   o <- outliers
   shown <- utils::head(o, 3)
   above_node <- !shown$scope %in% c("node", "core")
-  unit <- ifelse(shown$scope == "core", paste0("core ", shown$host, ":", shown$cpu),
-    ifelse(shown$scope == "node", paste("node", shown$host), paste(shown$scope, shown$location)))
+  # a node or core said with the unit it sits in, where the machine's levels are known
+  within <- ifelse(above_node | is.na(shown$location), "", paste(" in", shown$location))
+  unit <- ifelse(shown$scope == "core", paste0("core ", shown$host, ":", shown$cpu, within),
+    ifelse(shown$scope == "node", paste0("node ", shown$host, within),
+      paste(shown$scope, shown$location)))
   size <- ifelse(above_node, paste0(format_number(shown$ranks), " CPUs, "), "")
   what <- sprintf("%s (%s%s lost, %s)", unit, size, pct(shown$noise_percent),
     sub(";.*", "", shown$why))

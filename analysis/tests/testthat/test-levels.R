@@ -110,7 +110,8 @@ test_that("a report of nodes the kernels read xnames of has the machine map and 
   expect_equal(o$location, c("x1002", "x1004c1", "x1000c2", "x1005c3"))
   expect_equal(o$host, c("", "", "nid0006", "nid0047"))
   html <- paste(readLines(page), collapse = "\n")
-  expect_match(html, "Worse than the others: cabinet x1002 \\(32 CPUs")
+  expect_match(html, paste0("Worse than the others: cabinet x1002 \\(32 CPUs, 29.[0-9]% lost, ",
+    "detours [^)]*\\); chassis x1004c1 \\(8 CPUs, [^)]*\\); node nid0006 in x1000c2 \\("))
   expect_match(html, "a column a cabinet, a white outline a chassis")
   nodes <- fread(file.path(report, "nodes.csv"))
   expect_equal(names(nodes)[1:3], c("host", "cabinet", "chassis"))

@@ -165,10 +165,14 @@ def test_injections_are_named_behind_their_timer(run, tmp_path, kernel, args):
         inj = load_injections(tmp_path, p)
         entry = (inj["entry"] - p["start_tick"]) / tpn
         exit_ = (inj["exit"] - p["start_tick"]) / tpn
+        due = (inj["due"] - p["start_tick"]) / tpn
         named = np.array([credited(rows, b, e, lambda cls, name: cls == "injection") / (e - b)
                           for b, e in zip(entry, exit_)])
-        timed = np.array([credited(rows, b - 50e3, e, lambda cls, name: cls == "timer") > 0
-                          for b, e in zip(entry, exit_)])
+        # the timer fires when due; its handler may run much later, when
+        # other work on the CPU lets it (each delivery's own latency, logged)
+        timed = np.array([credited(rows, min(d, b) - 50e3, e,
+                                   lambda cls, name: cls == "timer") > 0
+                          for d, b, e in zip(due, entry, exit_)])
         assert np.mean(named >= 0.9) >= 0.9, (kernel, np.percentile(named, [5, 50]))
         assert np.mean(timed) >= 0.9, (kernel, np.mean(timed))
         assert any(c["class"] == "injection" for c in p["causes"]["top"]), p["causes"]["top"]

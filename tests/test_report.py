@@ -89,6 +89,8 @@ def injected_shares(directory, run):
     busy = inj["exit"] - inj["entry"]
     counts = np.loadtxt(directory / thread["files"][0])
     ends = np.loadtxt(directory / thread["files"][1])
+    if np.median(counts) == 0:
+        return np.nan, np.nan, np.nan, np.nan
     speed = local_median(counts) / np.median(counts)
     at = np.minimum(np.searchsorted(ends, inj["entry"]), len(ends) - 1)
     middle_s = (inj["exit"] + inj["entry"]) / 2 / meta["ticks_per_ns"] / 1e9
@@ -202,7 +204,13 @@ def test_injected_noise_is_5_percent(ftq_pairs):
     noisy = [run for run in rows if run.startswith("noisy_")]
     assert len(noisy) == 2 * 2 * REPEATS
     share = {run: share_at(peaks, run, 500) for run in rows}
-    for run in noisy:
+    # a run whose CPU lost most of its quanta whole (a median quantum of 0)
+    # has no undisturbed count to read a line against
+    readable = [run for run in noisy if not np.isnan(injected_shares(ftq_pairs, run)[0])]
+    if len(readable) < len(noisy) / 2:
+        cannot_tell(f"{len(noisy) - len(readable)} of {len(noisy)} runs lost most of their "
+                    f"quanta whole: no undisturbed count to read a line against")
+    for run in readable:
         in_step, whole, busy, as_work = injected_shares(ftq_pairs, run)
         # each injection served took at least its 5% (exit is due + D or later)
         assert whole > 2.5
@@ -217,7 +225,7 @@ def test_injected_noise_is_5_percent(ftq_pairs):
         # or other work beats there: 7.8% once, where most runs have 1-2%)
         machine = machine_share(ftq_pairs, run, 500)
         assert share[run] < 1.3 * as_work + machine, (run, in_step, as_work, machine, share[run])
-    for run in in_step_runs(ftq_pairs, noisy):
+    for run in in_step_runs(ftq_pairs, readable):
         # ...and at least what their busy waits took in step with 500 Hz
         # (a delivery held up moves the busy wait off the beat), a third
         # less for the blur

@@ -88,11 +88,13 @@ test-timing:
 
 # The functional tests under ASan/UBSan: all but those whose C the others
 # run too (a browser reading a report, 128 ranks at once) and the timing
-# tests, which run on the release build.
+# tests, which run on the release build. The slow unwinder on a fatal
+# signal: a jump to address 0 leaves the fast one no frame to start from.
 test-sanitize: build-asan
 	cd $(ASAN_BUILD) && ctest --output-on-failure
 	NB_SANITIZE=1 NB_BIN_DIR=$(ASAN_BUILD)/bin \
-	  ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1 \
+	  ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:fast_unwind_on_fatal=0 \
+	  UBSAN_OPTIONS=print_stacktrace=1 \
 	  $(PYTEST) --durations=10 -m "not timing and not browser and not scale" tests
 
 # The timing tests three times in a row under a noise generator of our own,

@@ -96,10 +96,11 @@ survey_layout <- function(hosts, per_host, bad_nodes, bad_cores, xnames = FALSE,
     units[, `:=`(host = sprintf("nb%05d", node), cabinet = NA_character_,
       chassis = NA_character_)]
   }
+  # k units of the level, spread over those neither planted nor rank 0's
   plant <- function(level, k) {
-    if (k == 0) return(invisible())
     good <- units[is.na(planted) & !get(level) %in% get(level)[1]]
     names <- unique(good[[level]])
+    if (k == 0 || !length(names)) return(invisible())
     bad <- names[unique(pmax(1, round(seq_len(k) * length(names) / (k + 1))))]
     units[get(level) %in% bad, `:=`(planted = level,
       location = if (level %in% c("cabinet", "chassis")) get(level) else NA_character_)]
@@ -108,13 +109,7 @@ survey_layout <- function(hosts, per_host, bad_nodes, bad_cores, xnames = FALSE,
     plant("cabinet", bad_cabinets)
     plant("chassis", bad_chassis)
   }
-  # a bad node in a good chassis (or of a good node number, without xnames)
-  spoilt <- stats::na.omit(unique(units[!is.na(planted)]$chassis))
-  good <- unique(units[is.na(planted) & !chassis %in% spoilt & node > 1]$node)
-  if (bad_nodes > 0 && length(good)) {
-    bad <- good[unique(pmax(1, round(seq_len(bad_nodes) * length(good) / (bad_nodes + 1))))]
-    units[node %in% bad, planted := "node"]
-  }
+  plant("node", bad_nodes)
   spoilt <- unique(units[!is.na(planted)]$node)
   good <- units[!node %in% spoilt & node > 1]
   if (bad_cores > 0 && nrow(good)) {

@@ -191,18 +191,20 @@ outlier_why <- function(detour, slow, cause, cause_share) {
 # b: noise_over_time(run, best = "run").
 level_standing <- function(b, locations) {
   covered <- character()
-  rbindlist(lapply(location_levels(locations), function(level) {
+  rows <- list()
+  for (level in location_levels(locations)) {
     unit <- locations[[level]][match(b$host, locations$host)]
     keep <- !is.na(unit)
-    if (uniqueN(unit[keep]) < 2) return(NULL)
+    if (uniqueN(unit[keep]) < 2) next
     flagged <- against_others(data.table(group = 1L, member = unit[keep],
       noise_percent = b$noise_percent[keep]))[outlier == TRUE]
     hosts <- lapply(flagged$member, function(u) locations$host[which(locations[[level]] == u)])
     inside <- vapply(hosts, function(h) any(h %in% covered), logical(1))
-    covered <<- c(covered, unlist(hosts))
+    covered <- c(covered, unlist(hosts))
     set(flagged, j = "hosts", value = list(hosts))
-    flagged[, scope := level][!inside]
-  }))
+    rows[[level]] <- flagged[, scope := level][!inside]
+  }
+  rbindlist(rows)
 }
 
 # The finest unit above the node each host sits in (NA where none is known)

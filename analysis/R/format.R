@@ -70,7 +70,7 @@ column_words <- c(
   knob = "What moves it off the measured CPUs", setting = "On this machine now",
   action = "Action now", role = "CPUs for",
   docs = "Documentation", share_of_detours_percent = "Share of the detours (%)",
-  cpus_affected = "CPUs", name = "Seen as", directory = "Directory", scope = "Node or core",
+  cpus_affected = "CPUs", name = "Seen as", directory = "Directory", scope = "Level",
   system_correlation = "Correlation with rank 0", run_time_sd_s = "Run time SD (s)",
   sd_run_time_s = "Run time SD (s)", mean_run_time_s = "Mean run time (s)",
   calibration_time_s = "Calibration (s)", detours_per_s = "Detours per s", item = "Item", differs = "Differs", value = "Value"

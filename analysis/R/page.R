@@ -43,8 +43,8 @@ report_html <- function(data, tables, verdict, first_screen, figures, untraced =
           "noise_percent", "robust_z", "why"), paste("Outliers: the cabinets and chassis (where",
           "known) and the nodes noisier than the others of their level in their run, and the",
           "cores noisier than the other cores of their node (robust z above",
-          sprintf("%.1f), with why; a unit's nodes and cores not repeated.", outlier_z)),
-          noisiest = "robust_z")
+          sprintf("%.1f), with why; the largest units first, a unit's nodes and cores not",
+            outlier_z), "repeated."))
       } else {
         "<p>Outliers: no node stands out from the other nodes of its run, no core from the other cores of its node.</p>"
       }),

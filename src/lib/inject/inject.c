@@ -57,32 +57,73 @@ void nb_inject_parse(const char *opt, const char *arg, struct nb_inject *in)
 	in->duration_us = duration;
 }
 
-/* When the timer that sent the signal being handled was due, from the time
- * left to its next expiry; counts the expirations folded into this one. */
-static uint64_t due_tick(uint64_t now)
-{
-	struct itimerspec left;
-	uint64_t late = 0;
-	int missed = timer_getoverrun(own_timer);
-
-	if (missed > 0 && delivered)
-		delivered->missed += (uint64_t)missed;
-	if (timer_gettime(own_timer, &left) == 0) {
-		uint64_t left_ns = (uint64_t)left.it_value.tv_sec * 1000000000u +
-				   (uint64_t)left.it_value.tv_nsec;
-
-		if (left_ns < period_ns)
-			late = (uint64_t)((double)(period_ns - left_ns) * ticks_per_ns);
-	}
-	return now - late;
-}
-
 static uint64_t monotonic_ns(void)
 {
 	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* The time left to the own timer's next expiry, in ns; UINT64_MAX when it
+ * cannot be read. */
+static uint64_t timer_left_ns(void)
+{
+	struct itimerspec left;
+
+	if (timer_gettime(own_timer, &left) != 0)
+		return UINT64_MAX;
+	return (uint64_t)left.it_value.tv_sec * 1000000000u + (uint64_t)left.it_value.tv_nsec;
+}
+
+/* A clock value and the tick of the same moment: the middle of the
+ * narrowest of up to 4 brackets of two tick reads, done at once when one is
+ * under 1 us. A thread preempted between a lone tick read and the clock read
+ * would date its due time early by the whole preemption (two dues a few
+ * milliseconds out of order). */
+static uint64_t tick_beside(uint64_t (*read_clock)(void), uint64_t *value)
+{
+	uint64_t narrowest = UINT64_MAX, tick = 0;
+
+	*value = 0;
+	for (int i = 0; i < 4 && (double)narrowest > 1000.0 * ticks_per_ns; i++) {
+		uint64_t before = nb_ticks(), v = read_clock(), after = nb_ticks();
+
+		if (after - before < narrowest) {
+			narrowest = after - before;
+			tick = before + narrowest / 2;
+			*value = v;
+		}
+	}
+	return tick;
+}
+
+/* When the timer that sent the signal being handled was due, from the time
+ * left to its next expiry; counts the expirations folded into this one. */
+static uint64_t due_tick(void)
+{
+	uint64_t left_ns, late = 0;
+	int missed = timer_getoverrun(own_timer);
+
+	if (missed > 0 && delivered)
+		delivered->missed += (uint64_t)missed;
+	uint64_t tick = tick_beside(timer_left_ns, &left_ns);
+
+	if (left_ns < period_ns)
+		late = (uint64_t)((double)(period_ns - left_ns) * ticks_per_ns);
+	return tick - late;
+}
+
+/* When the one-shot timer of a Poisson stream was due: it reads back
+ * nothing once due, so the lateness comes from the clock it was armed on. */
+static uint64_t poisson_due_tick(void)
+{
+	uint64_t now_ns;
+	uint64_t tick = tick_beside(monotonic_ns, &now_ns);
+
+	if (now_ns <= next_due_ns)
+		return tick;
+	return tick - (uint64_t)((double)(now_ns - next_due_ns) * ticks_per_ns);
 }
 
 static struct itimerspec once_at(uint64_t ns)
@@ -128,17 +169,7 @@ static void busy_wait(int sig)
 	uint64_t now = nb_ticks(), last = now;
 
 	delivered->served++;
-	uint64_t due, now_ns = 0;
-
-	if (poisson) {
-		/* a one-shot timer reads back nothing once due: the lateness from
-		 * the clock it was armed on */
-		now_ns = monotonic_ns();
-		due = now - (now_ns > next_due_ns
-				   ? (uint64_t)((double)(now_ns - next_due_ns) * ticks_per_ns) : 0);
-	} else {
-		due = due_tick(now);
-	}
+	uint64_t due = poisson ? poisson_due_tick() : due_tick();
 	uint64_t end = due + duration_ticks;
 
 	while ((last = nb_ticks()) < end)
@@ -199,7 +230,7 @@ static volatile uint64_t handler_due, handler_exit;
 static void mark_edges(int sig)
 {
 	(void)sig;
-	handler_due = due_tick(nb_ticks());
+	handler_due = due_tick();
 	handler_exit = nb_ticks();
 }
 

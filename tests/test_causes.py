@@ -47,16 +47,16 @@ def load_causes(directory, causes):
     name, time_ns)."""
     rows = []
     for line in part_bytes(directory, causes["file"], causes.get("file_range")).decode().splitlines():
-        start, span, lost, cls, name, time = line.split()
-        rows.append((float(start), float(span), float(lost), cls, name, float(time)))
+        start, span, lost, cls, name, took = line.split()
+        rows.append((float(start), float(span), float(lost), cls, name, float(took)))
     return rows
 
 
 def by_detour(rows):
     """{(start_ns, span_ns, lost_ns): {(class, name): time_ns}}"""
     out = defaultdict(dict)
-    for start, span, lost, cls, name, time in rows:
-        out[(start, span, lost)][(cls, name)] = time
+    for start, span, lost, cls, name, took in rows:
+        out[(start, span, lost)][(cls, name)] = took
     return out
 
 

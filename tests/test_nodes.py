@@ -8,7 +8,6 @@ import csv
 import json
 import os
 import subprocess
-from pathlib import Path
 
 import pytest
 from nbtest import KERNELS, REPORT_R, quick_args

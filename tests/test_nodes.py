@@ -14,7 +14,7 @@ from nbtest import KERNELS, REPORT_R, quick_args
 from nbtest.ground_truth import load_injections
 from nbtest.jube_runs import project_copy, result_rows, run_to_end, workpackage_dirs
 from nbtest.kernel_files import check_node_data, check_node_parts, load_description
-from nbtest.launch import mpi_env
+from nbtest.launch import mpi_env, once_more_after_foreign_crash
 from nbtest.lines import check_ranks_line, ranks_line
 from nbtest.verdicts import cannot_tell
 
@@ -36,11 +36,12 @@ def srun(env, tmp_path, *args, nodes=sorted(HOSTS), per_node=1, timeout=300):
         spread += ["--overcommit", "--distribution=cyclic"]
     # --kill-on-bad-exit: a rank that dies ends the job, rather than leaving
     # the others waiting in a collective until the timeout
+    cmd = ["srun", "-N", n, *spread, "-w", ",".join(nodes), "--mpi=pmix", "--kill-on-bad-exit=1",
+           "--chdir", str(tmp_path), *map(str, args)]
     try:
-        return subprocess.run(["srun", "-N", n, *spread, "-w", ",".join(nodes), "--mpi=pmix",
-                               "--kill-on-bad-exit=1", "--chdir", str(tmp_path),
-                               *map(str, args)], cwd=tmp_path, capture_output=True, text=True,
-                              timeout=timeout, env=mpi_env(env))
+        return once_more_after_foreign_crash(lambda: subprocess.run(
+            cmd, cwd=tmp_path, capture_output=True, text=True, timeout=timeout,
+            env=mpi_env(env)), tmp_path)
     except subprocess.TimeoutExpired as e:
         # bytes even with text=True: what was read before the timeout
         err = e.stderr or b""

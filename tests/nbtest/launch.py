@@ -1,5 +1,7 @@
 """How the tests launch kernels as MPI ranks."""
 import os
+import shutil
+import warnings
 
 LAUNCHERS = ["threads", "mpirun", "srun"]
 
@@ -14,3 +16,27 @@ def mpi_env(extra=None):
     if os.environ.get("NB_SANITIZE"):
         env["ASAN_OPTIONS"] = env.get("ASAN_OPTIONS", "") + ":detect_leaks=0"
     return env
+
+
+# Open MPI 4.1 with PMIx under ASan, on the 4-node Slurm cluster while the
+# gate's first phase loads the machine: now and then a rank jumps to
+# address 0 from library code. No frame of ours: the sanitized build keeps
+# its frame pointers, and the frame register then held no stack address.
+# Seen in about half the gates since 28 Nov 2026, never in a run alone.
+FOREIGN_CRASH = "SEGV on unknown address 0x000000000000 (pc 0x000000000000"
+
+
+def once_more_after_foreign_crash(launch, workdir):
+    """launch() (a CompletedProcess), and once more, what the first left in
+    workdir removed, when a sanitized rank died of FOREIGN_CRASH; a
+    warning says so."""
+    before = set(workdir.iterdir())
+    done = launch()
+    if not (os.environ.get("NB_SANITIZE") and done.returncode != 0
+            and FOREIGN_CRASH in done.stderr):
+        return done
+    warnings.warn(f"a rank jumped to address 0 outside noisebench (Open MPI under ASan); "
+                  f"launched once more: {done.args}")
+    for child in set(workdir.iterdir()) - before:
+        shutil.rmtree(child) if child.is_dir() else child.unlink()
+    return launch()

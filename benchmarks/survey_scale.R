@@ -1,8 +1,10 @@
 #!/usr/bin/env Rscript
-# The report of a survey from 2 to 8,192 ranks beside data.table::fread of
-# the same files, and whether it finds the planted bad nodes and cores and
-# nothing else (goal: the report within 3x fread's time, memory linear in
-# the ranks). Each size is a synthetic survey (survey.R) from SOURCE.json,
+# The report of a survey from 2 ranks to 10^6 CPUs beside data.table::fread
+# of the same files, and whether it finds the planted bad cabinets,
+# chassis, nodes and cores and nothing else (goal: the report within 3x
+# fread's time, memory linear in the ranks). A size whose report or files
+# would not fit this machine, by the growth between the two sizes before
+# it, is not run: its line gives what it would need. Each size is a synthetic survey (survey.R) from SOURCE.json,
 # a real FWQ run of this machine; each figure is timed in an R process of
 # its own, as report.R runs, its peak memory from the kernel (VmHWM).
 #
@@ -25,7 +27,7 @@ time_if_asked(args, list(
 if (length(args) < 1) stop("usage: survey_scale.R SOURCE.json [SAMPLES_PER_RANK [LARGEST_RANKS]]")
 source_json <- args[1]
 samples <- if (length(args) > 1) as.numeric(args[2]) else 10000
-largest <- if (length(args) > 2) as.numeric(args[3]) else 8192
+largest <- if (length(args) > 2) as.numeric(args[3]) else 2^20
 
 # Whether the CPUs this runs on could meet the goal at all: the report's
 # work (its own process's and the slowdown model's CPU seconds), spread on
@@ -38,35 +40,79 @@ cpu_bound <- function(report_cpu, fread_s) {
     if (least > 3 * fread_s) "cannot be met on these CPUs" else "is within their reach")
 }
 
-# hosts x ranks per host: a laptop, nodes of 16, 64 and 128 cores
-sizes <- data.table(hosts = c(1, 4, 8, 64), per_host = c(2, 16, 64, 128))[
+# hosts x ranks per host: a laptop, nodes of 16, 64 and 128 cores; then
+# whole machines of 128-CPU nodes named as HPE Cray EX names them (16 nodes
+# a chassis, 128 a cabinet): 10^4, 10^5 and 10^6 CPUs, a bad chassis, and
+# beyond one cabinet bad cabinets too
+sizes <- data.table(hosts = c(1, 4, 8, 64, 80, 768, 8192),
+  per_host = c(2, 16, 64, 128, 128, 128, 128), xnames = c(FALSE, FALSE, FALSE, FALSE, TRUE,
+    TRUE, TRUE), bad_cabinets = c(0, 0, 0, 0, 0, 1, 2), bad_chassis = c(0, 0, 0, 0, 1, 1, 2))[
   hosts * per_host <= largest]
 cat(sprintf(paste("report of an FWQ survey (%s samples a rank, from %s) beside fread of its",
   "files, each in a process of its own; planted: 3 bad cores, and of 4 hosts one bad node,",
-  "of 8 or more two\n"), format(samples, big.mark = ","), source_json))
+  "of 8 or more two; of the machines named by xname bad cabinets and chassis too\n"),
+  format(samples, big.mark = ","), source_json))
+
+# What a size would need, from the growth measured between the last two
+# sizes run: the report's peak memory and the survey's files.
+kib_of <- function(file, field) {
+  line <- grep(paste0("^", field, ":"), readLines(file), value = TRUE)
+  as.numeric(gsub("[^0-9]", "", line)) * 1024
+}
+disk_bytes <- function(dir) sum(file.size(list.files(dir, recursive = TRUE, full.names = TRUE)))
+grown <- data.table(ranks = numeric(), memory = numeric(), disk = numeric())
+projection <- function(ranks) {
+  if (nrow(grown) < 2) return(NULL)
+  last <- grown[(.N - 1):.N]
+  slope <- function(y) diff(y) / diff(last$ranks)
+  list(memory = last$memory[2] + slope(last$memory) * (ranks - last$ranks[2]),
+    disk = last$disk[2] + slope(last$disk) * (ranks - last$ranks[2]))
+}
+does_not_fit <- function(ranks) {
+  need <- projection(ranks)
+  if (is.null(need)) return(NULL)
+  memory <- kib_of("/proc/meminfo", "MemAvailable")
+  disk <- as.numeric(system2("df", c("-B1", "--output=avail", shQuote(tempdir())),
+    stdout = TRUE)[2])
+  if (need$memory < 0.8 * memory && need$disk < 0.8 * disk) return(NULL)
+  sprintf(paste("%7d ranks: not run: the report would need about %.1f GiB at its peak and",
+    "the survey %.1f GB of files (grown as between the last two sizes); this machine has %.1f",
+    "GiB of memory and %.1f GB of disk free"), ranks, need$memory / 2^30, need$disk / 1e9,
+    memory / 2^30, disk / 1e9)
+}
+
+key <- function(d) {
+  paste(d$scope, ifelse(d$scope %in% c("node", "core"), d$host, d$location),
+    ifelse(is.na(d$cpu), "", d$cpu))
+}
+
 # what a report costs whatever its size (R's start, its figures, the
 # slowdown model's simulations): the first size's report less its fread
 fixed <- NA_real_
 for (i in seq_len(nrow(sizes))) {
   s <- sizes[i]
   ranks <- s$hosts * s$per_host
+  refused <- does_not_fit(ranks)
+  if (!is.null(refused)) {
+    cat(refused, "\n")
+    next
+  }
   dir <- tempfile(sprintf("nb-survey-%d-", ranks))
   # a node is an outlier against the others: with two bad of four, each
   # one's yardstick (the other three's median and MAD) would be a third bad
-  write_survey(source_json, dir, s$hosts, s$per_host, samples,
-    bad_nodes = if (s$hosts >= 8) 2 else if (s$hosts >= 4) 1 else 0, bad_cores = 3)
+  written <- system.time(write_survey(source_json, dir, s$hosts, s$per_host, samples,
+    bad_nodes = if (s$hosts >= 8) 2 else if (s$hosts >= 4) 1 else 0, bad_cores = 3,
+    xnames = s$xnames, bad_cabinets = s$bad_cabinets, bad_chassis = s$bad_chassis))[["elapsed"]]
   # the smaller sizes three times, the medians: seconds of a second move
   rounds <- if (ranks <= 512) 3 else 1
   base <- replicate(rounds, timed(script, "fread", dir))
   report <- replicate(rounds, timed(script, "report", dir))
   planted <- fread(file.path(dir, "planted.csv"))
   flagged <- fread(file.path(dir, "report", "outliers.csv"))
-  key <- function(d) {
-    paste(d$scope, ifelse(d$scope %in% c("node", "core"), d$host, d$location),
-      ifelse(is.na(d$cpu), "", d$cpu))
-  }
+  levels <- if (nrow(planted)) paste(sort(unique(planted$scope)), collapse = ", ") else ""
   finding <- if (nrow(planted)) {
-    sprintf("planted (%s%% of time more%s) found %d of %d", format(planted$added_percent[1]),
+    sprintf("planted (%s; %s%% of time more%s) found %d of %d", levels,
+      format(planted$added_percent[1]),
       if (planted$stands_out[1]) "" else ": cannot tell, the source too noisy for it to stand out",
       sum(key(planted) %in% key(flagged)), nrow(planted))
   } else {
@@ -76,11 +122,14 @@ for (i in seq_len(nrow(sizes))) {
   f <- apply(base, 1, stats::median)
   r <- apply(report, 1, stats::median)
   if (is.na(fixed)) fixed <- r[1] - f[1]
-  cat(sprintf(paste("%5d ranks on %2d hosts, %6.1f M samples: fread %6.2f s %5.0f MiB,",
-    "report %6.2f s %5.0f MiB, ratio %5.1f (goal <= 3), %5.1f beyond the %.1f s every",
-    "report costs; %.0f bytes a sample; %s, others flagged %d\n"),
-    ranks, s$hosts, ranks * samples / 1e6, f[1], f[2], r[1], r[2], r[1] / f[1],
-    (r[1] - fixed) / f[1], fixed, r[2] * 2^20 / (ranks * samples), finding, others))
-  cat(sprintf("%28s%s\n", "", cpu_bound(r[3], f[1])))
+  disk <- disk_bytes(dir)
+  grown <- rbind(grown, list(ranks, r[2] * 2^20, disk))
+  cat(sprintf(paste("%7d ranks on %4d hosts, %7.1f M samples (%.1f GB, written in %.0f s):",
+    "fread %6.2f s %5.0f MiB, report %6.2f s %5.0f MiB, ratio %5.1f (goal <= 3), %5.1f beyond",
+    "the %.1f s every report costs; %.0f bytes a sample; %s, others flagged %d\n"),
+    ranks, s$hosts, ranks * samples / 1e6, disk / 1e9, written, f[1], f[2], r[1], r[2],
+    r[1] / f[1], (r[1] - fixed) / f[1], fixed, r[2] * 2^20 / (ranks * samples), finding,
+    others))
+  cat(sprintf("%30s%s\n", "", cpu_bound(r[3], f[1])))
   unlink(dir, recursive = TRUE)
 }

@@ -17,8 +17,8 @@ time_if_asked <- function(args, steps) {
 
 # The parent: c(seconds, peak MiB, CPU seconds) of WHAT on DIR in a child
 # of script. The peak is the larger of the child's own VmHWM and the
-# resident memory of it and the processes it starts (the report's slowdown
-# model runs in one of its own), summed every 0.25 s (a sum costs 10-15 ms
+# proportional memory of it and the processes it starts (the report's
+# slowdown model runs in one of its own), summed every 0.25 s (a sum costs 10-15 ms
 # of a CPU).
 timed <- function(script, what, dir) {
   rscript <- file.path(R.home("bin"), "Rscript")
@@ -28,7 +28,7 @@ timed <- function(script, what, dir) {
   repeat {
     done <- parallel::mccollect(job, wait = FALSE, timeout = 0.25)
     if (!is.null(done)) break
-    tree_peak <- max(tree_peak, descendants_rss_mib(job$pid))
+    tree_peak <- max(tree_peak, descendants_pss_mib(job$pid))
   }
   out <- done[[1]]
   if (!is.character(out) || !is.null(attr(out, "status"))) {
@@ -38,17 +38,18 @@ timed <- function(script, what, dir) {
   c(measured[1], max(measured[2], tree_peak), measured[3])
 }
 
-# The resident memory (MiB) of the processes descended from pid, pid left
-# out (/proc/PID/stat: its parent the 4th field, its resident pages the
-# 24th).
-descendants_rss_mib <- function(pid) {
+# The memory (MiB) of the processes descended from pid, pid left out
+# (/proc/PID/stat: its parent the 4th field): each one's proportional set
+# size (/proc/PID/smaps_rollup's Pss), so that the pages a forked process
+# shares with its parent count once, not once a process.
+descendants_pss_mib <- function(pid) {
   stats <- lapply(list.files("/proc", "^[0-9]+$", full.names = TRUE), function(p) {
     # a process may end meanwhile
     line <- tryCatch(suppressWarnings(readLines(file.path(p, "stat"), warn = FALSE)),
       error = function(e) "")
     fields <- strsplit(sub(".*\\) ", "", line), " ")[[1]]
     if (length(fields) < 22) return(NULL)
-    c(pid = as.numeric(basename(p)), ppid = as.numeric(fields[2]), rss = as.numeric(fields[22]))
+    c(pid = as.numeric(basename(p)), ppid = as.numeric(fields[2]))
   })
   procs <- do.call(rbind, Filter(Negate(is.null), stats))
   tree <- pid
@@ -57,8 +58,12 @@ descendants_rss_mib <- function(pid) {
     if (length(grown) == length(tree)) break
     tree <- grown
   }
-  pages <- sum(procs[procs[, "pid"] %in% setdiff(tree, pid), "rss"])
-  pages * page_bytes / 2^20
+  kib <- vapply(setdiff(tree, pid), function(p) {
+    rollup <- tryCatch(suppressWarnings(readLines(sprintf("/proc/%d/smaps_rollup", p),
+      warn = FALSE)), error = function(e) character())
+    pss <- grep("^Pss:", rollup, value = TRUE)
+    if (length(pss)) as.numeric(gsub("[^0-9]", "", pss[1])) else 0
+  }, numeric(1))
+  sum(kib) / 1024
 }
 
-page_bytes <- as.numeric(system("getconf PAGESIZE", intern = TRUE))

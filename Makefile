@@ -91,8 +91,8 @@ test-timing:
 # tests, which run on the release build. The slow unwinder on a fatal
 # signal: a jump to address 0 leaves the fast one no frame to start from.
 # Open MPI's memory patcher rewrites munmap and friends that ASan
-# intercepts too, and now and then jumps to address 0 (open-mpi/ompi#13069,
-# #12819; its maintainers' advice for sanitized builds: leave it out).
+# intercepts too, a known conflict (open-mpi/ompi#13069, #12819; its
+# maintainers' advice for sanitized builds: leave it out).
 test-sanitize: build-asan
 	cd $(ASAN_BUILD) && ctest --output-on-failure
 	NB_SANITIZE=1 NB_BIN_DIR=$(ASAN_BUILD)/bin OMPI_MCA_memory=^patcher \

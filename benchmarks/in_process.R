@@ -8,8 +8,7 @@
 time_if_asked <- function(args, steps) {
   if (length(args) != 3 || args[1] != "--time") return(invisible())
   took <- system.time(steps[[args[2]]](args[3]))
-  status <- readLines("/proc/self/status")
-  peak_kib <- as.numeric(gsub("[^0-9]", "", grep("^VmHWM", status, value = TRUE)))
+  peak_kib <- proc_kib("/proc/self/status", "VmHWM")
   cpu <- sum(took[c("user.self", "sys.self", "user.child", "sys.child")], na.rm = TRUE)
   cat(took[["elapsed"]], peak_kib / 1024, cpu, "\n")
   quit(save = "no")
@@ -18,8 +17,8 @@ time_if_asked <- function(args, steps) {
 # The parent: c(seconds, peak MiB, CPU seconds) of WHAT on DIR in a child
 # of script. The peak is the larger of the child's own VmHWM and the
 # proportional memory of it and the processes it starts (the report's
-# slowdown model runs in one of its own), summed every 0.25 s (a sum costs 10-15 ms
-# of a CPU).
+# slowdown model runs in one of its own), summed every 0.25 s (a sum costs
+# 10-15 ms of a CPU).
 timed <- function(script, what, dir) {
   rscript <- file.path(R.home("bin"), "Rscript")
   job <- parallel::mcparallel(suppressWarnings(system2(rscript,
@@ -67,3 +66,8 @@ descendants_pss_mib <- function(pid) {
   sum(kib) / 1024
 }
 
+# A "Field:   N kB" line of a /proc file (status, meminfo), in KiB
+proc_kib <- function(file, field) {
+  line <- grep(paste0("^", field, ":"), readLines(file), value = TRUE)
+  as.numeric(gsub("[^0-9]", "", line[1]))
+}

@@ -2,11 +2,12 @@
 # The report of a survey from 2 ranks to 10^6 CPUs beside data.table::fread
 # of the same files, and whether it finds the planted bad cabinets,
 # chassis, nodes and cores and nothing else (goal: the report within 3x
-# fread's time, memory linear in the ranks). A size whose report or files
-# would not fit this machine, by the growth between the two sizes before
-# it, is not run: its line gives what it would need. Each size is a synthetic survey (survey.R) from SOURCE.json,
-# a real FWQ run of this machine; each figure is timed in an R process of
-# its own, as report.R runs, its peak memory from the kernel (VmHWM).
+# fread's time, memory linear in the ranks). Each size is a synthetic
+# survey (survey.R) from SOURCE.json, a real FWQ run of this machine; each
+# figure is timed in an R process of its own, as report.R runs, its peak
+# memory its processes' proportional set sizes (in_process.R). A size whose
+# report or files would not fit this machine, by the growth between the two
+# sizes before it, is not run: its line gives what it would need.
 #
 #   Rscript benchmarks/survey_scale.R SOURCE.json [SAMPLES_PER_RANK [LARGEST_RANKS]]
 script <- sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE))
@@ -55,10 +56,6 @@ cat(sprintf(paste("report of an FWQ survey (%s samples a rank, from %s) beside f
 
 # What a size would need, from the growth measured between the last two
 # sizes run: the report's peak memory and the survey's files.
-kib_of <- function(file, field) {
-  line <- grep(paste0("^", field, ":"), readLines(file), value = TRUE)
-  as.numeric(gsub("[^0-9]", "", line)) * 1024
-}
 disk_bytes <- function(dir) sum(file.size(list.files(dir, recursive = TRUE, full.names = TRUE)))
 grown <- data.table(ranks = numeric(), memory = numeric(), disk = numeric())
 projection <- function(ranks) {
@@ -71,7 +68,7 @@ projection <- function(ranks) {
 does_not_fit <- function(ranks) {
   need <- projection(ranks)
   if (is.null(need)) return(NULL)
-  memory <- kib_of("/proc/meminfo", "MemAvailable")
+  memory <- proc_kib("/proc/meminfo", "MemAvailable") * 1024
   disk <- as.numeric(system2("df", c("-B1", "--output=avail", shQuote(tempdir())),
     stdout = TRUE)[2])
   if (need$memory < 0.8 * memory && need$disk < 0.8 * disk) return(NULL)

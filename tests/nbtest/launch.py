@@ -21,8 +21,7 @@ def mpi_env(extra=None):
 # Open MPI 4.1 with PMIx under ASan, on the 4-node Slurm cluster while the
 # gate's first phase loads the machine: now and then a rank jumps to
 # address 0 from library code. No frame of ours: the sanitized build keeps
-# its frame pointers, and the frame register then held no stack address.
-# Seen in about half the gates since 28 Nov 2026, never in a run alone.
+# its frame pointers, and the frame register then holds no stack address.
 FOREIGN_CRASH = "SEGV on unknown address 0x000000000000 (pc 0x000000000000"
 
 

@@ -93,9 +93,9 @@ test-timing:
 # Open MPI's memory patcher rewrites munmap and friends that ASan
 # intercepts too, a known conflict (open-mpi/ompi#13069, #12819; its
 # maintainers' advice for sanitized builds: leave it out). A rank that dies
-# at address 0 in Open MPI's start-up leaves its core in
-# .cache/foreign-crash-cores (tests/nbtest/launch.py), for gdb to name the
-# library: ASan dumps one when it aborts, where the limit allows.
+# at address 0 in Open MPI's start-up (tests/nbtest/launch.py) leaves its
+# core in .cache/foreign-crash-cores for gdb: ASan dumps one when it
+# aborts, where the limit allows.
 test-sanitize: build-asan
 	cd $(ASAN_BUILD) && ctest --output-on-failure
 	ulimit -c unlimited 2>/dev/null; \

@@ -4,8 +4,9 @@
 # management switch) is found as one unit and drawn as one block. From, the
 # first that names any host: a site's file of each node's place
 # (--locations), Slurm's topology.conf (--topology: its switches), or HPE
-# Cray xnames in the host names (x<cabinet>c<chassis>s<slot>b<board>n<node>,
-# as on Frontier, LUMI and Aurora).
+# Cray xnames (x<cabinet>c<chassis>s<slot>b<board>n<node>, as on Frontier,
+# LUMI and Aurora): the one each node's run read from /etc/cray/xname, or
+# the host name itself.
 
 #' Where each node sits: the machine's levels above the node
 #'
@@ -20,16 +21,19 @@
 #'   first (\code{host,cabinet,chassis}).
 #' @param topology Slurm's \file{topology.conf} (the tree plugin's \code{SwitchName=},
 #'   \code{Nodes=}, \code{Switches=} lines).
+#' @param xnames a table of \code{host} and \code{xname}: the xname each node's kernel run read
+#'   from \file{/etc/cray/xname} (host names there are nid numbers); a host without one is read
+#'   as an xname itself.
 #' @return A table: \code{host}, then a column a level (none where nothing places the hosts).
 #' @export
-node_locations <- function(hosts, locations = NULL, topology = NULL) {
+node_locations <- function(hosts, locations = NULL, topology = NULL, xnames = NULL) {
   hosts <- unique(hosts)
   placed <- if (!is.null(locations)) {
     read_locations(locations)
   } else if (!is.null(topology)) {
     read_topology(topology)
   } else {
-    xname_levels(hosts)
+    xname_levels(hosts, xnames)
   }
   out <- placed[data.table(host = hosts), on = "host"]
   level_cols <- setdiff(names(out), "host")
@@ -60,12 +64,16 @@ unique_under <- function(d, level, parent) {
 # domain after it
 xname_pattern <- "^(x[0-9]+)(c[0-9]+)s[0-9]+b[0-9]+n[0-9]+([.].*)?$"
 
-xname_levels <- function(hosts) {
-  named <- hosts[grepl(xname_pattern, hosts)]
-  if (!length(named)) return(data.table(host = character()))
-  cabinet <- sub(xname_pattern, "\\1", named)
-  data.table(host = named, cabinet = cabinet,
-    chassis = paste0(cabinet, sub(xname_pattern, "\\2", named)))
+xname_levels <- function(hosts, xnames = NULL) {
+  name <- if (is.null(xnames)) hosts else {
+    given <- xnames$xname[match(hosts, xnames$host)]
+    ifelse(is.na(given), hosts, given)
+  }
+  ok <- grepl(xname_pattern, name)
+  if (!any(ok)) return(data.table(host = character()))
+  cabinet <- sub(xname_pattern, "\\1", name[ok])
+  data.table(host = hosts[ok], cabinet = cabinet,
+    chassis = paste0(cabinet, sub(xname_pattern, "\\2", name[ok])))
 }
 
 read_locations <- function(path) {

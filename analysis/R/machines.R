@@ -37,6 +37,17 @@ machines_table <- function(runs) {
   unique(rows, by = "host")
 }
 
+# Each host's HPE Cray xname where its machine recorded one (the kernels
+# read /etc/cray/xname): a table of host and xname, NULL where none did.
+machine_xnames <- function(runs) {
+  all <- unlist(lapply(runs, function(r) r$meta$machines %||% list(r$meta$machine)),
+    recursive = FALSE)
+  named <- Filter(function(m) is.character(m$xname) && is.character(m$hostname), all)
+  if (!length(named)) return(NULL)
+  unique(data.table(host = vapply(named, function(m) m$hostname, ""),
+    xname = vapply(named, function(m) m$xname, "")), by = "host")
+}
+
 # The machines table on the page: one row per kind of machine (every
 # column alike but the host), with how many hosts and the first of them. A
 # Tier-0 system of 10,000 identical nodes is one row; machines.csv has each.

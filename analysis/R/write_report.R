@@ -27,7 +27,8 @@ write_tables <- function(dir, tables) {
 #'   CPUs); \code{NULL}, the CPUs the survey measured.
 #' @param locations,topology where the nodes sit (a site's CSV file of host and levels, or
 #'   Slurm's \file{topology.conf}; \code{\link{node_locations}}): the outliers and the machine
-#'   map by those levels; \code{NULL}, HPE Cray xnames in the host names where there are.
+#'   map by those levels; \code{NULL}, HPE Cray xnames (\file{/etc/cray/xname}, or the host
+#'   names) where there are.
 #' @param pdf also \file{report.pdf}, printed by headless Chromium where it is installed (else a
 #'   line says how to make it).
 #' @param dir_a,dir_b the two results directories.
@@ -49,7 +50,7 @@ write_report <- function(results_dir, hosts = NULL, out = NULL, machine_cpus = N
   if (length(runs) == 0) return(write_stream_report(data, out, pdf))
   summary <- with_roles(rbindlist(lapply(names(runs), function(n) noise_summary(runs[[n]], n))),
     runs)
-  places <- node_locations(summary$host, locations, topology)
+  places <- node_locations(summary$host, locations, topology, machine_xnames(runs))
   machines <- machines_table(runs)
   systems <- host_systems(machines)
   processes <- machine_processes(summary, machine_cpus)

@@ -11,6 +11,10 @@ test_that("xnames place nodes in cabinets and chassis", {
   # one cabinet, one chassis: levels of one unit tell nothing
   expect_equal(names(node_locations(c("x1000c0s0b0n0", "x1000c0s0b0n1"))), "host")
   expect_equal(names(node_locations(c("nid001", "nid002"))), "host")
+  # host names that are nid numbers: the xname the node's run read
+  p <- node_locations(c("nid001", "nid002", "nid003"),
+    xnames = data.table(host = c("nid001", "nid002"), xname = c("x3000c0s1b0n0", "x3001c2s1b0n1")))
+  expect_equal(p$chassis, c("x3000c0", "x3001c2", NA))
 })
 
 test_that("a site's file places nodes, a chassis named alike in two cabinets kept apart", {
@@ -43,12 +47,14 @@ test_that("Slurm's topology.conf places nodes under their switch and its parent"
 
 # cabinets x chassis x nodes x cores FWQ ranks on xname hosts, losing 2% of
 # their time but for the planted: a cabinet, a chassis of another, a node of
-# a third and a core of a fourth losing 30%
-level_survey <- function(n = 4000, env = parent.frame()) {
+# a third and a core of a fourth losing 30%. nids: the hosts named nid0001,
+# ..., their xnames in their machines' descriptions, as on Frontier.
+level_survey <- function(n = 4000, nids = FALSE, env = parent.frame()) {
   grid <- CJ(cabinet = 1000:1005, chassis = 0:3, node = 0:1, cpu = 0:3)
-  grid[, host := sprintf("x%dc%ds0b0n%d", cabinet, chassis, node)]
+  grid[, xname := sprintf("x%dc%ds0b0n%d", cabinet, chassis, node)]
+  grid[, host := if (nids) sprintf("nid%04d", match(xname, unique(xname))) else xname]
   bad <- grid$cabinet == 1002 | (grid$cabinet == 1004 & grid$chassis == 1) |
-    grid$host == "x1000c2s0b0n1" | (grid$host == "x1005c3s0b0n0" & grid$cpu == 1)
+    grid$xname == "x1000c2s0b0n1" | (grid$xname == "x1005c3s0b0n0" & grid$cpu == 1)
   share <- ifelse(bad, 0.3, 0.02)
   dir <- withr_tempdir(env)
   write_fwq(dir, "fwq", lapply(seq_len(nrow(grid)), function(i) fwq_ticks(n, share[i], i)),
@@ -57,7 +63,7 @@ level_survey <- function(n = 4000, env = parent.frame()) {
   # a machine a host, as a run of many nodes describes them
   meta <- jsonlite::fromJSON(file.path(dir, "fwq.json"), simplifyVector = FALSE)
   meta$machines <- lapply(unique(grid$host), function(h) {
-    modifyList(synthetic_machine, list(hostname = h))
+    modifyList(synthetic_machine, list(hostname = h, xname = grid$xname[match(h, grid$host)]))
   })
   write_json_run(dir, "fwq", meta)
   dir
@@ -93,14 +99,16 @@ test_that("the machine map draws a tile a node, a column a cabinet, blocks by ch
   expect_null(machine_map_data(nodes, node_locations(c("a", "b"))))
 })
 
-test_that("a report of xname hosts has the machine map first and outliers by level", {
-  dir <- level_survey()
+test_that("a report of nodes the kernels read xnames of has the machine map and levels", {
+  dir <- level_survey(nids = TRUE)
   page <- write_report(dir, pdf = FALSE)
   report <- dirname(page)
   expect_true(file.exists(file.path(report, "system-1.png")))
   expect_true(file.exists(file.path(report, "fwq-machine-map.png")))
   o <- fread(file.path(report, "outliers.csv"))
   expect_equal(o$scope, c("cabinet", "chassis", "node", "core"))
+  expect_equal(o$location, c("x1002", "x1004c1", "x1000c2", "x1005c3"))
+  expect_equal(o$host, c("", "", "nid0006", "nid0047"))
   html <- paste(readLines(page), collapse = "\n")
   expect_match(html, paste0("Worse than the others: cabinet x1002 \\(32 CPUs, 29.[0-9]% lost, ",
     "detours [^)]*\\); chassis x1004c1 \\(8 CPUs, [^)]*\\); node x1000c2s0b0n1 in x1000c2 \\("))

@@ -254,6 +254,9 @@ void nb_machine_describe(struct nb_machine *m)
 	describe_hypervisor(m);
 	describe_tsc(m);
 	describe_governors(m);
+	/* the cabinet, chassis, slot, board and node, where host names are
+	 * nid numbers (Frontier, LUMI, Aurora) */
+	nb_read_line("/etc/cray/xname", m->xname, sizeof(m->xname));
 }
 
 void nb_machine_json(const struct nb_machine *m, struct nb_json *j, const char *key)
@@ -287,6 +290,7 @@ void nb_machine_json(const struct nb_machine *m, struct nb_json *j, const char *
 	nb_json_end(j, '}');
 	nb_json_bool(j, "virtual_machine", m->hypervisor[0] != '\0');
 	nb_json_string(j, "hypervisor", m->hypervisor[0] ? m->hypervisor : NULL);
+	nb_json_string(j, "xname", m->xname[0] ? m->xname : NULL);
 	nb_json_end(j, '}');
 }
 

@@ -25,6 +25,7 @@ struct nb_machine {
 	char tsc_flags[256]; /* the TSC-related CPU flags, space separated */
 	char hypervisor[64]; /* "" on bare metal */
 	char governors[4096]; /* "cpu:governor" pairs, or "none" without cpufreq */
+	char xname[64];       /* where an HPE Cray node sits (/etc/cray/xname), "" elsewhere */
 };
 
 /* Where a CPU sits: its NUMA domain, package, core, and which of its core's

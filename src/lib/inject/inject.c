@@ -99,8 +99,11 @@ static uint64_t tick_beside(uint64_t (*read_clock)(void), uint64_t *value)
 }
 
 /* When the timer that sent the signal being handled was due, from the time
- * left to its next expiry; counts the expirations folded into this one. */
-static uint64_t due_tick(void)
+ * left to its next expiry, at the latest the handler's entry tick: a thread
+ * held up past the next expiry after its entry (a stall, the vCPU taken)
+ * reads the time left to a later one, whole periods on. Counts the
+ * expirations folded into this one. */
+static uint64_t due_tick(uint64_t entry)
 {
 	uint64_t left_ns, late = 0;
 	int missed = timer_getoverrun(own_timer);
@@ -111,19 +114,27 @@ static uint64_t due_tick(void)
 
 	if (left_ns < period_ns)
 		late = (uint64_t)((double)(period_ns - left_ns) * ticks_per_ns);
-	return tick - late;
+	uint64_t due = tick - late, period = (uint64_t)((double)period_ns * ticks_per_ns);
+
+	/* past the entry by less than half a period: the two clocks' bracket
+	 * (about 1 us) on a fast delivery, not a later expiry */
+	if (due > entry && period > 0 && due - entry >= period / 2)
+		due -= (due - entry + period - 1) / period * period;
+	return due < entry ? due : entry;
 }
 
 /* When the one-shot timer of a Poisson stream was due: it reads back
- * nothing once due, so the lateness comes from the clock it was armed on. */
-static uint64_t poisson_due_tick(void)
+ * nothing once due, so the lateness comes from the clock it was armed on;
+ * at the latest the handler's entry tick. */
+static uint64_t poisson_due_tick(uint64_t entry)
 {
 	uint64_t now_ns;
 	uint64_t tick = tick_beside(monotonic_ns, &now_ns);
+	uint64_t due = tick;
 
-	if (now_ns <= next_due_ns)
-		return tick;
-	return tick - (uint64_t)((double)(now_ns - next_due_ns) * ticks_per_ns);
+	if (now_ns > next_due_ns)
+		due = tick - (uint64_t)((double)(now_ns - next_due_ns) * ticks_per_ns);
+	return due < entry ? due : entry;
 }
 
 static struct itimerspec once_at(uint64_t ns)
@@ -169,7 +180,7 @@ static void busy_wait(int sig)
 	uint64_t now = nb_ticks(), last = now;
 
 	delivered->served++;
-	uint64_t due = poisson ? poisson_due_tick() : due_tick();
+	uint64_t due = poisson ? poisson_due_tick(now) : due_tick(now);
 	uint64_t end = due + duration_ticks;
 
 	while ((last = nb_ticks()) < end)
@@ -230,7 +241,7 @@ static volatile uint64_t handler_due, handler_exit;
 static void mark_edges(int sig)
 {
 	(void)sig;
-	handler_due = due_tick();
+	handler_due = due_tick(nb_ticks());
 	handler_exit = nb_ticks();
 }
 

@@ -111,7 +111,7 @@ test_that("a report of nodes the kernels read xnames of has the machine map and 
   expect_equal(o$host, c("", "", "nid0006", "nid0047"))
   html <- paste(readLines(page), collapse = "\n")
   expect_match(html, paste0("Worse than the others: cabinet x1002 \\(32 CPUs, 29.[0-9]% lost, ",
-    "detours [^)]*\\); chassis x1004c1 \\(8 CPUs, [^)]*\\); node x1000c2s0b0n1 in x1000c2 \\("))
+    "detours [^)]*\\); chassis x1004c1 \\(8 CPUs, [^)]*\\); node nid0006 in x1000c2 \\("))
   expect_match(html, "a column a cabinet, a white outline a chassis")
   nodes <- fread(file.path(report, "nodes.csv"))
   expect_equal(names(nodes)[1:3], c("host", "cabinet", "chassis"))

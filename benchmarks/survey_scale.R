@@ -116,6 +116,7 @@ for (i in seq_len(nrow(sizes))) {
     "none planted"
   }
   others <- sum(!key(flagged) %in% key(planted))
+  missed <- setdiff(key(planted), key(flagged))
   f <- apply(base, 1, stats::median)
   r <- apply(report, 1, stats::median)
   if (is.na(fixed)) fixed <- r[1] - f[1]
@@ -128,5 +129,6 @@ for (i in seq_len(nrow(sizes))) {
     r[1] / f[1], (r[1] - fixed) / f[1], fixed, r[2] * 2^20 / (ranks * samples), finding,
     others))
   cat(sprintf("%30s%s\n", "", cpu_bound(r[3], f[1])))
+  if (length(missed)) cat(sprintf("%30smissed: %s\n", "", paste(trimws(missed), collapse = "; ")))
   unlink(dir, recursive = TRUE)
 }

@@ -58,16 +58,13 @@ descendants_pss_mib <- function(pid) {
     tree <- grown
   }
   kib <- vapply(setdiff(tree, pid), function(p) {
-    rollup <- tryCatch(suppressWarnings(readLines(sprintf("/proc/%d/smaps_rollup", p),
-      warn = FALSE)), error = function(e) character())
-    pss <- grep("^Pss:", rollup, value = TRUE)
-    if (length(pss)) as.numeric(gsub("[^0-9]", "", pss[1])) else 0
+    # a process may end meanwhile
+    tryCatch(suppressWarnings(proc_kib(sprintf("/proc/%d/smaps_rollup", p), "Pss")),
+      error = function(e) NA_real_)
   }, numeric(1))
-  sum(kib) / 1024
+  sum(kib, na.rm = TRUE) / 1024
 }
 
-# A "Field:   N kB" line of a /proc file (status, meminfo), in KiB
-proc_kib <- function(file, field) {
-  line <- grep(paste0("^", field, ":"), readLines(file), value = TRUE)
-  as.numeric(gsub("[^0-9]", "", line[1]))
-}
+# A "Field:   N kB" line of a /proc file (status, meminfo, smaps_rollup), in
+# KiB: the package's reader, the one the report sizes its workers with
+proc_kib <- noisebench:::proc_kib

@@ -52,33 +52,53 @@ add_periodic <- function(x, period, loss, phase) {
 # where the source's stretches spread so widely that a tenth would stay
 # within the finder's cut (outliers.R's outlier_z robust standard
 # deviations). Then it is what puts a planted unit twice the cut beyond
-# the others, measured on the stretches of up to 256 of the survey's
-# unplanted ranks, so that the benchmark asks the finder to find what it
-# defines as an outlier, whatever the day the source was measured on.
+# the others, as the finder measures the others, on the stretches of up to
+# 256 of the survey's unplanted ranks, so that the benchmark asks the
+# finder to find what it defines as an outlier, whatever the day the
+# source was measured on.
 # A share f of added time raises a stretch's loss p (a fraction) by
-# f (1 - p) / (1 + f) (lost_percent: 1 - n best / total). Where no share
-# can (the source's stretches lose so much, so unevenly, that p + gap
-# reaches 1) the survey is still written, for what does not ask the finder
-# (the page at scale): planted_most_share, marked as not standing out.
+# f (1 - p) / (1 + f) (lost_percent: 1 - n best / total). No share can
+# where the source's stretches lose so much, so unevenly, that p + gap
+# reaches 1; where it would take more than planted_most_share (a detour
+# longer than the time between them, a planted rank's run over twice the
+# others', its stretches mostly empty); or where the ranks' windows of the
+# source differ so much that an unplanted rank's typical stretch passes
+# the cut on its own (a window inside one of the source's slow stretches,
+# which the finder rightly calls noisier). Then the survey is still
+# written, for what does not ask the finder (the page at scale):
+# planted_most_share, marked as not standing out, and why said.
 planted_share <- function(clean, tpn, best) {
   run_s <- max(vapply(clean, sum, numeric(1))) / tpn / 1e9
-  percent <- unlist(lapply(clean, function(x) {
+  percent <- lapply(clean, function(x) {
     s <- kernel_figures$sample_stretches(cumsum(x) / tpn / 1e9, x, run_s)
     # a stretch no sample ended in (a stall longer than it) has no loss of
     # its own: the sample that ended after it holds it
     keep <- s$n > 0
     noisebench:::lost_percent("fwq", s$sum[keep], s$n[keep], best)
-  }))
-  p <- stats::median(percent) / 100
-  spread <- stats::mad(percent) / 100
+  })
+  # as the finder holds a unit against the others (outliers.R's
+  # against_others): the median of their typical stretches, the median
+  # distance of their stretches from their own typical one
+  typical <- vapply(percent, stats::median, numeric(1))
+  p <- stats::median(typical) / 100
+  spread <- stats::mad(unlist(Map(`-`, percent, typical)), center = 0) / 100
   gap <- 2 * noisebench:::outlier_z * spread
-  if (p + gap >= 1) {
-    message(sprintf(paste("survey.R: the source's stretches lose %.0f%% +- %.0f%%: the planted",
-      "units (%.0f%% of time more) cannot be told from the others"), 100 * p, 100 * spread,
+  share <- if (p + gap < 1) max(planted_least_share, gap / (1 - p - gap)) else Inf
+  alone <- sum((typical / 100 - p) / spread > noisebench:::outlier_z)
+  why <- if (share > planted_most_share) {
+    sprintf(paste("the source's stretches lose %.0f%% +- %.0f%%: a planted unit would need",
+      "%s more time to stand out"), 100 * p, 100 * spread,
+      if (is.finite(share)) sprintf("%.0f%%", 100 * share) else "all the")
+  } else if (alone > 0) {
+    sprintf(paste("the source's windows of %d samples differ: %d of %d unplanted ranks",
+      "stand out on their own"), length(clean[[1]]), alone, length(clean))
+  }
+  if (!is.null(why)) {
+    message(sprintf("survey.R: %s; planted %.0f%% of time more, not judged", why,
       100 * planted_most_share))
     return(structure(planted_most_share, stands_out = FALSE))
   }
-  structure(max(planted_least_share, gap / (1 - p - gap)), stands_out = TRUE)
+  structure(share, stands_out = TRUE)
 }
 
 # Which units are planted: `planted` is the scope ("cabinet", "chassis",

@@ -110,12 +110,13 @@ for (i in seq_len(nrow(sizes))) {
   finding <- if (nrow(planted)) {
     sprintf("planted (%s; %s%% of time more%s) found %d of %d", levels,
       format(planted$added_percent[1]),
-      if (planted$stands_out[1]) "" else ": cannot tell, the source too noisy for it to stand out",
+      if (planted$stands_out[1]) "" else ": cannot tell, survey.R's line above says why",
       sum(key(planted) %in% key(flagged)), nrow(planted))
   } else {
     "none planted"
   }
   others <- sum(!key(flagged) %in% key(planted))
+  judged <- !nrow(planted) || planted$stands_out[1]
   missed <- setdiff(key(planted), key(flagged))
   f <- apply(base, 1, stats::median)
   r <- apply(report, 1, stats::median)
@@ -124,10 +125,10 @@ for (i in seq_len(nrow(sizes))) {
   grown <- rbind(grown, list(ranks, r[2] * 2^20, disk))
   cat(sprintf(paste("%7d ranks on %4d hosts, %7.1f M samples (%.1f GB, written in %.0f s):",
     "fread %6.2f s %5.0f MiB, report %6.2f s %5.0f MiB, ratio %5.1f (goal <= 3), %5.1f beyond",
-    "the %.1f s every report costs; %.0f bytes a sample; %s, others flagged %d\n"),
+    "the %.1f s every report costs; %.0f bytes a sample; %s, others flagged %d%s\n"),
     ranks, s$hosts, ranks * samples / 1e6, disk / 1e9, written, f[1], f[2], r[1], r[2],
     r[1] / f[1], (r[1] - fixed) / f[1], fixed, r[2] * 2^20 / (ranks * samples), finding,
-    others))
+    others, if (judged) "" else " (not judged)"))
   cat(sprintf("%30s%s\n", "", cpu_bound(r[3], f[1])))
   if (length(missed)) cat(sprintf("%30smissed: %s\n", "", paste(trimws(missed), collapse = "; ")))
   unlink(dir, recursive = TRUE)

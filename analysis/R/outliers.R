@@ -51,19 +51,22 @@ count_upto <- function(sorted, from, len, v, strict = FALSE) {
 # median by at most about a 64th of its values. With fewer they would be a
 # large part of it (an eighth of eight nodes' stretches; with a second bad
 # node a quarter is bad, and the MAD doubles until neither stands out).
+# With this many members or more, a member's own values stay in the
+# yardstick it is held against: they are at most a 32nd of it, and move its
+# medians by at most about a 64th of its values. With fewer they are left
+# out (an eighth of eight nodes).
 yardstick_leave_in <- 32
 
-# The median and MAD (scaled to a standard deviation, as stats::mad) of
-# each member's group without the member's own values, for every member at
-# once: copying the others once per member would cost each group its size
-# squared and an R call a member (10^4 nodes of 16 cores: 1.6 * 10^5 calls
-# copying 2.4 * 10^8 stretches). Each order statistic of "the others" is
-# found by bisection instead, counting the group's values at or below a
-# value less the member's own: the median exactly, the MAD to a few units
-# in the last place. value, group, member: one element a value; member
-# names unique across groups. One row per member, in order of first
-# appearance.
-others_median_mad <- function(value, group, member) {
+# The median of each member's group without the member's own values, for
+# every member at once: copying the others once per member would cost each
+# group its size squared and an R call a member (10^4 nodes of 16 cores:
+# 1.6 * 10^5 calls copying 2.4 * 10^8 stretches). Each order statistic of
+# "the others" is found by bisection instead, counting the group's values
+# at or below a value less the member's own. value, group, member: one
+# element a value; member names unique across groups. One row per member,
+# in order of first appearance: member, group, centre (NA where the group
+# has no other member).
+others_median <- function(value, group, member) {
   first <- !duplicated(member)
   members <- data.table(member = member[first], group = group[first])
   # the values sorted by group, and by member: each one's slice
@@ -92,58 +95,50 @@ others_median_mad <- function(value, group, member) {
   }
   middle <- function(of) (of(pmax(1, (others + 1) %/% 2)) + of(others %/% 2 + 1)) / 2
   centre <- middle(kth)
-  # the k-th smallest distance from the centre: the least of the group's
-  # distances from it with k of the others within it, on either side
-  below <- count_upto(groups$sorted, g_from, g_len, centre, strict = TRUE)
-  upto <- count_upto(groups$sorted, g_from, g_len, centre)
-  # a window's far end (the centre less or plus the distance) is off by a
-  # rounding from where stats::mad's abs(x - centre) puts it: it is taken a
-  # few units in the last place wider, so that a value as far as the near
-  # end is in
-  slack <- function(t, at) 4 * .Machine$double.eps * pmax(abs(centre[at]), t)
-  kth_distance <- function(k) {
-    up <- first_reaching(below + 1, g_len, function(i, at) {
-      near <- value_at(i, at)
-      t <- near - centre[at]
-      others_upto(near, at) -
-        others_upto(centre[at] - t - slack(t, at), at, strict = TRUE) >= k[at]
-    })
-    # downwards from the centre: the j-th value below it
-    down <- first_reaching(rep(1, length(g)), upto, function(j, at) {
-      near <- value_at(upto[at] + 1 - j, at)
-      t <- centre[at] - near
-      others_upto(centre[at] + t + slack(t, at), at) -
-        others_upto(near, at, strict = TRUE) >= k[at]
-    })
-    # (an index in range where there is none: an index 0 would drop out)
-    pmin(ifelse(up <= g_len, value_at(pmin(up, g_len)) - centre, Inf),
-      ifelse(down <= upto, centre - value_at(pmax(upto + 1 - down, 1)), Inf))
-  }
-  spread <- 1.4826 * middle(kth_distance)
-  members[, `:=`(centre = ifelse(others > 0, centre, NA_real_),
-    spread = ifelse(others > 0, spread, NA_real_))][]
+  members[, centre := ifelse(others > 0, centre, NA_real_)][]
 }
 
 # Per member of each group: its typical stretch (the median of its 100
-# stretches of the run, noise_over_time) against the stretches of the other
-# members of its group, their median (centre) and MAD (spread), and its
-# robust z-score; NA where the group has one member. bins: noise_over_time's
-# rows with `group` and `member` columns.
+# stretches of the run, noise_over_time) against the other members of its
+# group: the median of their typical stretches (centre) and the median
+# distance of their stretches from their own typical one (spread, scaled
+# to a standard deviation as stats::mad), and its robust z-score; NA where
+# the group has one member. So the spread is the others' over their CPUs
+# and over time, which makes two nodes enough to compare, while a second
+# bad member adds its own spread, not its distance from the good ones:
+# pooled about one median, the stretches of two bad nodes of eight widened
+# the yardstick of each until neither stood out. bins: noise_over_time's
+# rows with `group` and `member` columns (member names unique across
+# groups).
 against_others <- function(bins) {
   # median, not stats::median: data.table's own per group (GForce), which
   # 65,536 ranks' 100 stretches each need
   typical <- bins[, .(typical_percent = median(noise_percent)), by = .(group, member)]
-  groups <- bins[, .(members = uniqueN(member), centre = stats::median(noise_percent),
-    spread = stats::mad(noise_percent)), by = group]
-  typical <- typical[groups, on = "group"]
-  small <- bins[group %in% groups[members > 1 & members < yardstick_leave_in]$group]
+  typical[, members := .N, by = group]
+  off <- data.table(group = bins$group, member = bins$member,
+    off = abs(bins$noise_percent - typical$typical_percent[match(bins$member, typical$member)]))
+  big <- typical[members >= yardstick_leave_in]
+  if (nrow(big)) {
+    yardstick <- big[, .(centre = median(typical_percent)), by = group][
+      off[group %in% big$group, .(spread = median(off)), by = group], on = "group"]
+    typical[yardstick, on = "group", `:=`(centre = i.centre, spread = i.spread)]
+  }
+  # fewer: the others' typical stretches by pairs (at most 31 x 30 a
+  # group), their distances by counting
+  small <- typical[members > 1 & members < yardstick_leave_in, .(group, member, typical_percent)]
   if (nrow(small)) {
-    left_out <- others_median_mad(small$noise_percent, small$group, small$member)
-    typical[left_out, on = .(group, member), `:=`(centre = i.centre, spread = i.spread)]
+    centres <- small[small, on = "group", allow.cartesian = TRUE, nomatch = NULL][
+      member != i.member, .(centre = median(i.typical_percent)), by = member]
+    mine <- off[group %in% small$group]
+    spreads <- others_median(mine$off, mine$group, mine$member)
+    typical[centres, on = "member", centre := i.centre]
+    typical[spreads, on = "member", spread := i.centre]
   }
   typical[members == 1, `:=`(centre = NA_real_, spread = NA_real_)]
+  typical[, spread := 1.4826 * spread]
   typical[, robust_z := ifelse(typical_percent == centre, 0, (typical_percent - centre) / spread)]
-  typical[, outlier := !is.na(robust_z) & robust_z > outlier_z][]
+  typical[, outlier := !is.na(robust_z) & robust_z > outlier_z]
+  typical[, members := NULL][]
 }
 
 # Each host of a run against the run's other hosts, and each core against

@@ -40,21 +40,49 @@ test_that("two bad nodes of nine, and two bad cores of nodes of ten, stand out",
   expect_equal(sort(o[scope == "core", paste(host, cpu)]), c("node5 0", "node9 9"))
 })
 
-test_that("each member's yardstick is its group's values without its own", {
+test_that("each member's yardstick: its others' typical stretches and distances from them", {
   set.seed(3)
-  # groups of 1 to 9 members of 7 values each, with ties within and across
-  # members; member names unique across groups, as hosts and units are
-  rows <- data.table(group = rep(1:5, c(1, 2, 3, 8, 9) * 7))
+  # groups of 1 to 9 members of 7 values each, and one of 40 (its members
+  # kept in their own yardstick), with ties within and across members;
+  # member names unique across groups, as hosts and units are
+  rows <- data.table(group = rep(1:6, c(1, 2, 3, 8, 9, 40) * 7))
   rows[, member := paste(group, (seq_len(.N) - 1) %/% 7), by = group]
-  rows[, value := round(rexp(.N, 1 / 5), 1)]
-  got <- others_median_mad(rows$value, rows$group, rows$member)
+  rows[, noise_percent := round(rexp(.N, 1 / 5), 1)]
+  rows[, off := abs(noise_percent - stats::median(noise_percent)), by = member]
+  got <- against_others(copy(rows)[, off := NULL])
   want <- unique(rows[, .(member, group)])[, {
-    others <- rows[group == .BY$group & member != .BY$member]$value
-    if (length(others)) list(centre = stats::median(others), spread = stats::mad(others))
+    peers <- rows[group == .BY$group]
+    others <- if (uniqueN(peers$member) >= yardstick_leave_in) peers else
+      peers[member != .BY$member]
+    if (nrow(others)) list(centre = stats::median(others[, stats::median(noise_percent),
+      by = member]$V1), spread = stats::mad(others$off, center = 0))
     else list(centre = NA_real_, spread = NA_real_)
   }, by = .(member, group)]
-  expect_equal(got, want, tolerance = 1e-12)
+  expect_equal(got$member, want$member)
+  expect_equal(got$centre, want$centre, tolerance = 1e-12)
+  expect_equal(got$spread, want$spread, tolerance = 1e-12)
   expect_equal(sum(is.na(got$centre)), 1)
+  # the others' median by counting, as copied out
+  median_of_others <- unique(rows[, .(member, group)])[, {
+    others <- rows[group == .BY$group & member != .BY$member]$noise_percent
+    list(centre = if (length(others)) stats::median(others) else NA_real_)
+  }, by = .(member, group)]
+  expect_equal(others_median(rows$noise_percent, rows$group, rows$member), median_of_others,
+    tolerance = 1e-12)
+})
+
+test_that("two bad nodes of eight, each far beyond the others' spread, both stand out", {
+  # the stretches of a survey drawn from this machine's FWQ (quantiles as
+  # measured: a slow tail holding a third of them), a fifth of the time more
+  # on two nodes: pooled, the other bad node's stretches, an eighth of each
+  # one's yardstick, widened its MAD until neither stood out (z 3.3)
+  set.seed(3)
+  rows <- data.table(group = 1L, member = rep(sprintf("n%d", 1:8), each = 400))
+  rows[, noise_percent := stats::approx(c(0, 0.05, 0.25, 0.5, 0.6, 0.7, 0.8, 0.9, 1),
+    c(4, 4.6, 5.3, 7, 9, 17, 30, 43, 46), runif(.N))$y]
+  rows[member %in% c("n3", "n6"), noise_percent := noise_percent + 25 * (1 - noise_percent / 100)]
+  got <- against_others(rows)
+  expect_equal(got[outlier == TRUE]$member, c("n3", "n6"))
 })
 
 test_that("a quiet survey has no outliers, and the table keeps its columns", {

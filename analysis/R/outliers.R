@@ -48,13 +48,8 @@ count_upto <- function(sorted, from, len, v, strict = FALSE) {
 
 # With this many members or more, a member's own values stay in the
 # yardstick it is held against: they are at most a 32nd of it, and move its
-# median by at most about a 64th of its values. With fewer they would be a
-# large part of it (an eighth of eight nodes' stretches; with a second bad
-# node a quarter is bad, and the MAD doubles until neither stands out).
-# With this many members or more, a member's own values stay in the
-# yardstick it is held against: they are at most a 32nd of it, and move its
-# medians by at most about a 64th of its values. With fewer they are left
-# out (an eighth of eight nodes).
+# medians by at most about a 64th of its values. With fewer they would be a
+# large part of it (an eighth of eight nodes'), and are left out.
 yardstick_leave_in <- 32
 
 # The median of each member's group without the member's own values, for

@@ -100,22 +100,22 @@ others_median <- function(value, group, member) {
 # to a standard deviation as stats::mad), and its robust z-score; NA where
 # the group has one member. So the spread is the others' over their CPUs
 # and over time, which makes two nodes enough to compare, while a second
-# bad member adds its own spread, not its distance from the good ones:
-# pooled about one median, the stretches of two bad nodes of eight widened
-# the yardstick of each until neither stood out. bins: noise_over_time's
-# rows with `group` and `member` columns (member names unique across
-# groups).
+# bad member adds its own spread, not its distance from the good ones
+# (pooled about one median, its stretches would widen the yardstick of
+# the first until neither stood out). bins: noise_over_time's rows with
+# `group` and `member` columns (member names unique across groups); it
+# holds a column `off` while this runs, rather than a copy of its rows.
 against_others <- function(bins) {
   # median, not stats::median: data.table's own per group (GForce), which
   # 65,536 ranks' 100 stretches each need
   typical <- bins[, .(typical_percent = median(noise_percent)), by = .(group, member)]
   typical[, members := .N, by = group]
-  off <- data.table(group = bins$group, member = bins$member,
-    off = abs(bins$noise_percent - typical$typical_percent[match(bins$member, typical$member)]))
+  bins[, off := abs(noise_percent - typical$typical_percent[match(member, typical$member)])]
+  on.exit(bins[, off := NULL])
   big <- typical[members >= yardstick_leave_in]
   if (nrow(big)) {
     yardstick <- big[, .(centre = median(typical_percent)), by = group][
-      off[group %in% big$group, .(spread = median(off)), by = group], on = "group"]
+      bins[group %in% big$group, .(spread = median(off)), by = group], on = "group"]
     typical[yardstick, on = "group", `:=`(centre = i.centre, spread = i.spread)]
   }
   # fewer: the others' typical stretches by pairs (at most 31 x 30 a
@@ -124,8 +124,7 @@ against_others <- function(bins) {
   if (nrow(small)) {
     centres <- small[small, on = "group", allow.cartesian = TRUE, nomatch = NULL][
       member != i.member, .(centre = median(i.typical_percent)), by = member]
-    mine <- off[group %in% small$group]
-    spreads <- others_median(mine$off, mine$group, mine$member)
+    spreads <- bins[group %in% small$group, others_median(off, group, member)]
     typical[centres, on = "member", centre := i.centre]
     typical[spreads, on = "member", spread := i.centre]
   }

@@ -66,7 +66,7 @@ add_periodic <- function(x, period, loss, phase) {
 # the cut on its own (a window inside one of the source's slow stretches,
 # which the finder rightly calls noisier). Then the survey is still
 # written, for what does not ask the finder (the page at scale):
-# planted_most_share, marked as not standing out, and why said.
+# planted_most_share, marked as not standing out, a message saying why.
 planted_share <- function(clean, tpn, best) {
   run_s <- max(vapply(clean, sum, numeric(1))) / tpn / 1e9
   percent <- lapply(clean, function(x) {

@@ -26,8 +26,8 @@ def mpi_env(extra=None):
 # fragment's tag, a NULL one (`call *(%rax)`, rax the callback table plus
 # tag x 16): a peer already out of the start-up's fence sent before this
 # rank had its callbacks, a race like the one open-mpi/ompi#13559
-# describes in ob1. It has struck three launches of one test in a row (a
-# gate of 29 Nov), hence five, a second apart.
+# describes in ob1. It can strike several launches of one test in a row,
+# hence five, a second apart for the cluster to settle.
 FOREIGN_CRASH = "SEGV on unknown address 0x000000000000 (pc 0x000000000000"
 LAUNCHES = 5
 PAUSE_S = 1

@@ -74,8 +74,9 @@ test_that("each member's yardstick: its others' typical stretches and distances 
 test_that("two bad nodes of eight, each far beyond the others' spread, both stand out", {
   # the stretches of a survey drawn from this machine's FWQ (quantiles as
   # measured: a slow tail holding a third of them), a fifth of the time more
-  # on two nodes: pooled, the other bad node's stretches, an eighth of each
-  # one's yardstick, widened its MAD until neither stood out (z 3.3)
+  # on two nodes: pooled about one median, the other bad node's stretches,
+  # an eighth of each one's yardstick, widen its MAD so that neither stands
+  # out (z 3.3)
   set.seed(3)
   rows <- data.table(group = 1L, member = rep(sprintf("n%d", 1:8), each = 400))
   rows[, noise_percent := stats::approx(c(0, 0.05, 0.25, 0.5, 0.6, 0.7, 0.8, 0.9, 1),

@@ -12,8 +12,8 @@ import subprocess
 import pytest
 from nbtest import CATALOGUE, KERNELS, REPORT_R, ROOT, quick_args
 from nbtest.browser import CHROMIUM, check_pdf, check_report_page, open_page, screenshot
-from nbtest.kernel_files import (check_node_data, check_selfish_span, detours_of, json_histogram,
-                                 load_description)
+from nbtest.kernel_files import (check_node_data, check_ranks_tables, check_selfish_span, detours_of,
+                                 json_histogram, load_description)
 from nbtest.launch import mpi_env
 from nbtest.lines import check_ranks_line, ranks_line
 
@@ -82,7 +82,7 @@ def test_every_rank_reports_and_writes_its_files(kernel, bin_dir, tmp_path):
 
 def test_node_files_of_128_ranks(bin_dir, tmp_path):
     """--node-files, the layout beyond 4096 ranks: one file of the node's
-    entries and one data file a kind, written by the 128 ranks at once, each
+    entries, their table, and one data file a kind, written by the 128 ranks at once, each
     into its own range; the report reads every rank from them."""
     done = run_ranks(bin_dir, tmp_path, "ftq", "--node-files")
     assert done.returncode == 0, done.stderr[-2000:]
@@ -91,6 +91,17 @@ def test_node_files_of_128_ranks(bin_dir, tmp_path):
     by_file = check_node_data(tmp_path, meta["ranks"], "ftq")
     assert {name: len(parts) for name, parts in by_file.items()} == \
         {"ftq_node0_counts.dat": RANKS, "ftq_node0_times.dat": RANKS}
+    # and beside the node's entries, the same as a table of a row a rank,
+    # which the analysis reads with fread
+    check_ranks_tables(tmp_path / "ftq.json")
+    table = subprocess.run(["Rscript", "-e", f".libPaths(c('{ROOT}/build/lib/R', .libPaths())); "
+                            "d <- noisebench::read_ranks_table(commandArgs(TRUE)[1]); "
+                            "data.table::fwrite(d[, .(rank, stats.max)], \"\")",
+                            str(tmp_path / "ftq.json")], capture_output=True, text=True, timeout=120)
+    assert table.returncode == 0, table.stderr[-2000:]
+    read = {int(rank): float(top) for rank, top in
+            (line.split(",") for line in table.stdout.splitlines()[1:])}
+    assert read == {r["rank"]: r["stats"]["max"] for r in meta["ranks"]}
     # the root printed no line a rank, but the reduction of their figures
     assert not re.search(RANK_LINE.replace("{kernel}", "ftq"), done.stdout, re.M)
     got = ranks_line(done.stdout, "ftq")

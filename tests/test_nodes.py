@@ -13,7 +13,7 @@ import pytest
 from nbtest import KERNELS, REPORT_R, quick_args
 from nbtest.ground_truth import load_injections
 from nbtest.jube_runs import project_copy, result_rows, run_to_end, workpackage_dirs
-from nbtest.kernel_files import check_node_data, check_node_parts, load_description
+from nbtest.kernel_files import check_node_data, check_node_parts, check_ranks_tables, load_description
 from nbtest.launch import mpi_env, once_more_after_foreign_crash
 from nbtest.lines import check_ranks_line, ranks_line
 from nbtest.verdicts import cannot_tell
@@ -141,6 +141,8 @@ def test_each_node_describes_its_own_ranks(slurm_nodes, mpi_bin, tmp_path):
         assert {r["host"] for r in node["ranks"]} == {node["host"]}
         assert numbers == sorted(numbers) and len(numbers) == 2, numbers
         assert numbers[0] % 4 == numbers[1] % 4, numbers
+    # each node's ranks as a table beside them, written by its first rank
+    check_ranks_tables(tmp_path / "fwq.json")
     ranks = load_description(tmp_path / "fwq.json")["ranks"]
     assert sorted(r["rank"] for r in ranks) == list(range(8))
     # the data files are the nodes' too, each written by its own ranks

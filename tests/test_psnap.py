@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from nbtest.ground_truth import check_injected_run
-from nbtest.kernel_files import json_histogram
+from nbtest.kernel_files import check_ranks_tables, json_histogram
 from nbtest.launch import LAUNCHERS
 
 NCPUS = len(os.sched_getaffinity(0))
@@ -76,6 +76,7 @@ def test_node_files_print_one_histogram_of_all_ranks(run, tmp_path):
     assert not re.search(r"(?m)^(#rank|# \d+ |rank kernel=)", done.stdout)
     block = done.stdout.split(f"# all ranks={NCPUS}\n")[1].split("ranks kernel=psnap ")[0]
     assert sum(int(line.split()[1]) for line in block.splitlines()) == 200 * NCPUS
+    check_ranks_tables(tmp_path / "p.json")
 
 
 @pytest.mark.timing

@@ -5,7 +5,7 @@ import os
 import numpy as np
 import pytest
 from nbtest.ground_truth import check_injected_run, load_injections
-from nbtest.kernel_files import check_selfish_span, detours_of
+from nbtest.kernel_files import check_ranks_tables, check_selfish_span, detours_of
 from nbtest.launch import LAUNCHERS
 from nbtest.verdicts import cannot_tell
 
@@ -89,6 +89,7 @@ def test_node_files_keep_netgauge_head_line_to_a_range(run, tmp_path):
     assert f"# min ticks per iteration over the {NCPUS} ranks: {min(ticks)} to {max(ticks)} " \
         in done.stdout
     assert "per rank:" not in done.stdout and "rank kernel=" not in done.stdout
+    check_ranks_tables(tmp_path / "s.json")
 
 
 def test_a_full_detour_store_stops_the_run_and_says_so(run, tmp_path):

@@ -54,6 +54,45 @@ read_node_ranks <- function(meta, json_path, hosts = NULL) {
   }), recursive = FALSE)
 }
 
+# A run's ranks as one table, a row a rank, from its nodes' ranks tables
+# (kernels.json's node_files.ranks_suffix: each rank's entry flattened,
+# stats.min, stretches.n.1, ...), read with fread: 10^6 ranks' summaries at
+# the speed of the disk, without the 9 KB a rank of their entries parsed as
+# lists. Of the nodes whose host matches `hosts` only, as read_node_ranks.
+#' @rdname read_results
+#' @export
+read_ranks_table <- function(json_path, hosts = NULL, meta = read_json_file(json_path)) {
+  names <- unlist(meta$ranks_files)
+  if (is.null(names)) {
+    stop_input(json_path, paste("no ranks_files: the run's ranks are in its JSON (at most",
+      noisebench_kernels$node_files$inline_ranks, "ranks, and no --node-files)"))
+  }
+  node_hosts <- machine_hosts(meta)
+  if (!is.null(hosts) && length(node_hosts) == length(names)) {
+    names <- names[on_hosts(node_hosts, hosts)]
+  }
+  first <- unlist(noisebench_kernels$node_files$ranks_first_columns)
+  tables <- lapply(names, function(name) {
+    path <- file.path(dirname(json_path), name)
+    if (!file.exists(path)) stop_input(path, "missing (the run's JSON lists it)")
+    d <- tryCatch(fread(path, sep = ",", header = TRUE, integer64 = "double",
+      showProgress = FALSE),
+      error = function(e) stop_input(path, paste("not a ranks table:", conditionMessage(e))))
+    if (!identical(utils::head(names(d), length(first)), first)) {
+      stop_input(path, sprintf("not a ranks table: its header starts %s, not %s",
+        paste(utils::head(names(d), length(first)), collapse = ","),
+        paste(first, collapse = ",")), 1)
+    }
+    d
+  })
+  out <- rbindlist(tables, use.names = TRUE, fill = TRUE)
+  if (is.null(hosts) && !is.null(meta$ranks_in_run) && nrow(out) != meta$ranks_in_run) {
+    stop_input(json_path, sprintf("its ranks tables hold %d ranks, the run had %d (truncated?)",
+      nrow(out), as.integer(meta$ranks_in_run)))
+  }
+  out[]
+}
+
 # The figures the kernels reduced over every rank of a run, of the kept
 # ranks only (a report of some hosts): the loss histogram summed again from
 # the ranks' own, P-SNAP's iteration histogram marked to be counted from the
@@ -384,8 +423,10 @@ file_range <- function(unit, k, json_path) {
 #'
 #' \code{read_results} finds and reads every kernel run under a directory;
 #' \code{read_run} reads one run from its JSON description (and the node files
-#' it lists, beyond 4,096 ranks) and the data files it lists; \code{read_json_file} reads a JSON
-#' file. Bad input stops with one
+#' it lists, beyond 4,096 ranks) and the data files it lists; \code{read_ranks_table} reads a run's
+#' ranks as one table, a row a rank, from its nodes' ranks tables (each rank's entry flattened,
+#' its columns named by their paths: \code{stats.min}, \code{stretches.n.1}); \code{read_json_file}
+#' reads a JSON file. Bad input stops with one
 #' line naming the file (and line) and what is wrong, an error of class
 #' \code{noisebench_input_error}, which \code{stop_input} raises.
 #'
@@ -402,7 +443,8 @@ file_range <- function(unit, k, json_path) {
 #'   read.
 #' @param file,line where the input is bad.
 #' @param what what is wrong with it.
-#' @return \code{read_results}: a named list of runs; \code{read_run}: one run, a
+#' @return \code{read_results}: a named list of runs; \code{read_ranks_table}: a data.table;
+#' \code{read_run}: one run, a
 #' list with its kernel, description (\code{meta}) and ranks (environments
 #' holding each one's \code{data}, its samples);
 #' \code{read_json_file}: the parsed JSON.

@@ -54,6 +54,7 @@ struct nb_driver {
 	struct nb_tuning tuning;
 	struct nb_outfile *json; /* the root's */
 	struct nb_outfile *node_json; /* with node_files, each node's first rank's */
+	struct nb_outfile *node_table; /* beside it, its ranks as a table (ranks_table.h) */
 	const char *metrics_opt;      /* --metrics: the node_exporter file's name */
 	struct nb_outfile *metrics;   /* it, open on each node's first rank */
 	struct nb_run_info info;

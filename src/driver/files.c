@@ -120,6 +120,8 @@ void nb_driver_open_files(struct nb_run *r)
 	if (r->d->node_files && rk->node_first) {
 		nb_driver_node_file_name(r, rk->node, path, sizeof(path), 0);
 		open_one(r, path, &r->d->node_json, why, sizeof(why));
+		nb_node_file_name(r, rk->node, NB_NODE_RANKS_SUFFIX, path, sizeof(path), 0);
+		open_one(r, path, &r->d->node_table, why, sizeof(why));
 	}
 	if (r->d->metrics_opt && rk->node_first && !why[0]) {
 		if (nb_metrics_path(r->d->metrics_opt, rk->host, path, sizeof(path)) != 0)

@@ -12,6 +12,7 @@
 #include "figures.h"
 #include "metrics.h"
 #include "node_data.h"
+#include "ranks_table.h"
 #include "samples.h"
 #include "timer.h"
 
@@ -365,10 +366,22 @@ static void report_rank(const void *x, void *arg)
 		json_rank_entry(r, &rep->j, p);
 }
 
+struct node_records {
+	struct nb_run *r;
+	const char *records;
+};
+
+static void table_entry(void *arg, int i, struct nb_json *j)
+{
+	const struct node_records *a = arg;
+
+	json_rank_entry(a->r, j, (const void *)(a->records + (size_t)i * a->r->d->results->size));
+}
+
 /* With node_files, on each node's first rank, every node at once: the
  * node's entries in its own file, {"node": K, "host": H, "ranks": [...]},
- * and what the root is sent instead of them: the figures of their lines
- * and their samples. */
+ * the same as a table of a row a rank beside it, and what the root is sent
+ * instead of them: the figures of their lines and their samples. */
 static void *report_node(const void *records, int n, void *arg, size_t *bytes)
 {
 	struct report *rep = arg;
@@ -391,6 +404,11 @@ static void *report_node(const void *records, int n, void *arg, size_t *bytes)
 	nb_json_end(&j, ']');
 	nb_json_end(&j, '}');
 	r->d->node_json = NULL;
+	nb_outfile_commit_or_fail(o);
+	o = r->d->node_table;
+	nb_ranks_table_write(o->f, n, table_entry,
+			     &(struct node_records){ .r = r, .records = records });
+	r->d->node_table = NULL;
 	nb_outfile_commit_or_fail(o);
 	for (int i = 0; i < n; i++) {
 		const struct nb_participant *p =
@@ -441,6 +459,12 @@ static void report_head(struct nb_run *r, struct report *rep, const struct run_l
 		nb_json_array(&rep->j, "node_files");
 		for (int k = 0; k < r->d->nhosts; k++) {
 			nb_driver_node_file_name(r, k, name, sizeof(name), 1);
+			nb_json_string(&rep->j, NULL, name);
+		}
+		nb_json_end(&rep->j, ']');
+		nb_json_array(&rep->j, "ranks_files");
+		for (int k = 0; k < r->d->nhosts; k++) {
+			nb_node_file_name(r, k, NB_NODE_RANKS_SUFFIX, name, sizeof(name), 1);
 			nb_json_string(&rep->j, NULL, name);
 		}
 		nb_json_end(&rep->j, ']');
@@ -560,6 +584,8 @@ void nb_driver_finish(struct nb_run *r, int signo)
 	if (signo && r->d->node_json) {
 		nb_outfile_discard(r->d->node_json);
 		r->d->node_json = NULL;
+		nb_outfile_discard(r->d->node_table);
+		r->d->node_table = NULL;
 	}
 	r->d->node_files = r->d->node_files && !signo;
 	if (rk->root)

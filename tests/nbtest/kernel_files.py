@@ -1,4 +1,5 @@
 """Reading what a kernel run wrote: its JSON and its data files."""
+import csv
 import io
 import json
 import re
@@ -129,3 +130,52 @@ def check_selfish_span(rank, detours, seconds, threshold_percent):
     past = detours[ends > seconds * 1e9, 1].sum() if len(detours) else 0
     assert span_ns - seconds * 1e9 <= 2 * SELFISH_CHUNK * threshold_ns + past + \
         rank["unmeasured_ms"] * 1e6 + len(detours) + 1, rank
+
+
+def flatten(entry, path=""):
+    """A rank's entry as its node's ranks table names its cells (kernels.json's
+    node_files.ranks_about): {path: value} of its scalars, an object's keys
+    joined by '.', an array's elements by their place from 1."""
+    items = entry.items() if isinstance(entry, dict) else \
+        ((str(k + 1), v) for k, v in enumerate(entry))
+    cells = {}
+    for key, value in items:
+        name = f"{path}.{key}" if path else key
+        if isinstance(value, (dict, list)):
+            cells.update(flatten(value, name))
+        else:
+            cells[name] = value
+    return cells
+
+
+def check_ranks_tables(json_path):
+    """Asserts that a run with node files (node_files) has beside each its
+    ranks' table (ranks_files, in the same order): a header of every
+    member's path, in the order they first come, then a row a rank in the
+    order of the node file's entries, each cell its entry's value."""
+    json_path = Path(json_path)
+    meta = json.loads(json_path.read_text())
+    catalogue = json.loads((ROOT / "src" / "kernels" / "kernels.json").read_text())
+    suffix = catalogue["node_files"]["ranks_suffix"]
+    assert [name.removesuffix(".json") + "_" + suffix for name in meta["node_files"]] == \
+        meta["ranks_files"]
+    for node_file, table in zip(meta["node_files"], meta["ranks_files"]):
+        entries = [flatten(r) for r in json.loads((json_path.parent / node_file).read_text())["ranks"]]
+        with open(json_path.parent / table, newline="") as f:
+            rows = list(csv.reader(f))
+        header, rows = rows[0], rows[1:]
+        columns = list(dict.fromkeys(name for e in entries for name in e))
+        assert header == columns, table
+        assert header[:3] == catalogue["node_files"]["ranks_first_columns"]
+        assert len(rows) == len(entries), table
+        for row, entry in zip(rows, entries):
+            for name, text in zip(header, row):
+                value = entry.get(name)
+                if value is None:
+                    assert text == "", (table, entry["rank"], name)
+                elif isinstance(value, bool):
+                    assert text == str(value).lower(), (table, entry["rank"], name)
+                elif isinstance(value, str):
+                    assert text == value, (table, entry["rank"], name)
+                else:
+                    assert float(text) == value, (table, entry["rank"], name)

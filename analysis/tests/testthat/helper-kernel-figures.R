@@ -34,3 +34,22 @@ loss_tails <- function(loss_us, seconds) {
     stats::setNames(lapply(tail_thresholds_us, function(th) sum(loss_us > th) / (seconds / 3600)),
       paste0("above_", tail_thresholds_us, "us_per_hour")))
 }
+
+# Ranks' entries as their node's ranks table (kernels.json's
+# node_files.ranks_about, src/driver/ranks_table.c): a row an entry, its
+# scalars in columns named by their paths, an array's elements by their
+# place from 1, the columns in the order they first come.
+ranks_table_rows <- function(entries) {
+  flat <- function(x, path = "") {
+    keys <- if (is.null(names(x))) as.character(seq_along(x)) else names(x)
+    out <- list()
+    for (k in seq_along(x)) {
+      name <- if (nzchar(path)) paste0(path, ".", keys[k]) else keys[k]
+      v <- x[[k]]
+      out <- c(out, if (is.list(v) || length(v) > 1) flat(as.list(v), name) else
+        stats::setNames(list(if (is.null(v)) NA else v), name))
+    }
+    out
+  }
+  data.table::rbindlist(lapply(entries, flat), use.names = TRUE, fill = TRUE)
+}

@@ -164,6 +164,38 @@ test_that("a run described in node files is read as if its JSON held the ranks",
   expect_input_error(read_results(dir, hosts = "^c"), "no rank ran on a host matching '\\^c'")
 })
 
+test_that("a run's ranks tables are read as one table, a row a rank, bad ones named", {
+  dir <- withr_tempdir()
+  write_fwq(dir, "fwq", list(c(100, 101), c(200, 201), c(300, 301)),
+    hosts = c("a", "a", "b"))
+  meta <- jsonlite::fromJSON(file.path(dir, "fwq.json"), simplifyVector = FALSE)
+  # rank, host and cpu first, as the kernels write an entry
+  meta$ranks <- lapply(meta$ranks, function(r) {
+    c(r[c("rank", "host", "cpu")], r[setdiff(names(r), c("rank", "host", "cpu"))])
+  })
+  data.table::fwrite(ranks_table_rows(meta$ranks[1:2]), file.path(dir, "fwq_node0_ranks.csv"))
+  data.table::fwrite(ranks_table_rows(meta$ranks[3]), file.path(dir, "fwq_node1_ranks.csv"))
+  meta$ranks_in_run <- 3
+  meta$ranks_files <- list("fwq_node0_ranks.csv", "fwq_node1_ranks.csv")
+  meta$machines <- lapply(c("a", "b"), function(h) modifyList(meta$machine, list(hostname = h)))
+  json <- file.path(dir, "fwq.json")
+  write_json_run(dir, "fwq", meta)
+  d <- read_ranks_table(json)
+  expect_equal(d$rank, 0:2)
+  expect_equal(d$host, c("a", "a", "b"))
+  expect_equal(d$stats.min, vapply(meta$ranks, function(r) r$stats$min, 0))
+  expect_equal(d$stretches.n.1, vapply(meta$ranks, function(r) r$stretches$n[[1]], 0))
+  # a report of host b reads b's table only
+  expect_equal(read_ranks_table(json, hosts = "^b$")$rank, 2L)
+  lines <- readLines(file.path(dir, "fwq_node1_ranks.csv"))
+  writeLines(lines[1], file.path(dir, "fwq_node1_ranks.csv"))
+  expect_input_error(read_ranks_table(json), "fwq\\.json: its ranks tables hold 2 ranks, the run had 3")
+  writeLines(sub("^rank", "unit", lines), file.path(dir, "fwq_node1_ranks.csv"))
+  expect_input_error(read_ranks_table(json), "fwq_node1_ranks\\.csv:1: not a ranks table")
+  unlink(file.path(dir, "fwq_node1_ranks.csv"))
+  expect_input_error(read_ranks_table(json), "fwq_node1_ranks\\.csv: missing")
+})
+
 test_that("ranks' data in ranges of their node's data files read as files of their own", {
   dir <- withr_tempdir()
   write_ftq(dir, "ftq", list(c(1000, 990, 1000), c(995, 1000, 980)), 10000)

@@ -1,4 +1,6 @@
-/* A small streaming JSON writer for the run descriptions. */
+/* A small streaming JSON writer for the run descriptions, and the same
+ * calls as a row of a table: an object flattened into cells named by their
+ * path (nb_json_open_row). */
 #ifndef NB_JSON_H
 #define NB_JSON_H
 
@@ -7,8 +9,22 @@
 
 enum { NB_JSON_MAX_DEPTH = 16 };
 
+/* A flattened object: its scalars as cells, each named by its keys from the
+ * object down joined by '.', an array's elements by their place from 1
+ * (stats.min, stretches.n.1); a cell's text as a CSV field (a string
+ * quoted, null empty). */
+struct nb_json_row {
+	char **names, **cells;
+	size_t n, cap;
+};
+
+enum { NB_JSON_PATH_MAX = 512 };
+
 struct nb_json {
 	FILE *f;
+	struct nb_json_row *row; /* NULL: JSON text into f */
+	char path[NB_JSON_PATH_MAX]; /* with a row: the open levels' path */
+	int path_len[NB_JSON_MAX_DEPTH];
 	int depth;
 	int count[NB_JSON_MAX_DEPTH]; /* members written so far at each level */
 	int line_depth; /* members deeper than this go on their parent's line */
@@ -16,6 +32,9 @@ struct nb_json {
 
 /* key is NULL for array elements and for the top-level value. */
 void nb_json_open(struct nb_json *j, FILE *f);
+/* The next top-level object's members into row's cells instead of text */
+void nb_json_open_row(struct nb_json *j, struct nb_json_row *row);
+void nb_json_row_free(struct nb_json_row *row);
 void nb_json_object(struct nb_json *j, const char *key);
 void nb_json_array(struct nb_json *j, const char *key);
 void nb_json_end(struct nb_json *j, char close); /* '}' or ']' */

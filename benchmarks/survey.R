@@ -1,6 +1,8 @@
 #!/usr/bin/env Rscript
 # A synthetic FWQ survey of any size, written as fwq_mpi writes one run
-# (OUT/fwq.json and OUT/fwq_<rank>_times.dat), for measuring the analysis at
+# (OUT/fwq.json and OUT/fwq_<rank>_times.dat, or beyond 4,096 ranks each
+# node's fwq_node<K>.json, its ranks table fwq_node<K>_ranks.csv and its
+# data file fwq_node<K>_times.dat), for measuring the analysis at
 # Tier-0 size on one machine:
 #
 #   Rscript benchmarks/survey.R SOURCE.json OUT HOSTS RANKS_PER_HOST SAMPLES \
@@ -206,9 +208,9 @@ write_survey <- function(source, out, hosts, per_host, samples, bad_nodes = 2, b
   node_files <- noisebench:::noisebench_kernels$node_files
   by_node <- nrow(units) > node_files$inline_ranks
   hosts <- unique(units$host)
-  node_name <- function(format, k) {
+  node_name <- function(format, k, suffix = "times.dat") {
     name <- sub("{prefix}", "fwq", sub("{node}", k, format, fixed = TRUE), fixed = TRUE)
-    sub("{suffix}", "times.dat", name, fixed = TRUE)
+    sub("{suffix}", suffix, name, fixed = TRUE)
   }
   for (i in seq_len(nrow(units))) {
     u <- units[i]
@@ -252,9 +254,14 @@ write_survey <- function(source, out, hosts, per_host, samples, bad_nodes = 2, b
     meta$ranks <- NULL
     meta$node_files <- vapply(seq_along(hosts) - 1, node_name, "",
       format = node_files$file_name)
+    meta$ranks_files <- vapply(seq_along(hosts) - 1, node_name, "",
+      format = node_files$data_file_name, suffix = node_files$ranks_suffix)
     for (k in seq_along(hosts)) {
-      write_json(list(node = k - 1, host = hosts[k], ranks = ranks[units$host == hosts[k]]),
+      mine <- ranks[units$host == hosts[k]]
+      write_json(list(node = k - 1, host = hosts[k], ranks = mine),
         file.path(out, meta$node_files[k]))
+      data.table::fwrite(kernel_figures$ranks_table_rows(mine),
+        file.path(out, meta$ranks_files[k]))
     }
   } else {
     meta$ranks <- ranks

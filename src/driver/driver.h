@@ -1,8 +1,8 @@
 /* The driver's own state, beside the run the kernels see (kernel.h), and
  * the calls between its files, one a job: options.c (the options), files.c
  * (the files), run.c (the run's life), finish.c (the finish), node_data.c
- * (a node's shared data files) and stream_result.c (a streamed run's
- * results). Only they include it. */
+ * (a node's shared data files), ranks_table.c (a node's ranks as a table)
+ * and stream_result.c (a streamed run's results). Only they include it. */
 #ifndef NB_DRIVER_H
 #define NB_DRIVER_H
 

@@ -168,6 +168,43 @@ static void test_json_escaping(void)
 	free(text);
 }
 
+/* An object as a table's row: its scalars named by their paths, an array's
+ * elements by their place from 1, strings as quoted CSV fields */
+static void test_json_row(void)
+{
+	struct nb_json_row row = { 0 };
+	struct nb_json j;
+	static const char *const names[] = { "rank", "host", "stats.min", "n.1", "n.2",
+					     "r.1.1", "r.1.2", "nan", "ok" };
+	static const char *const cells[] = { "3", "\"a\"\"b\"", "0.5", "7", "8", "1", "2", "",
+					     "true" };
+	const uint64_t range[2] = { 1, 2 };
+
+	nb_json_open_row(&j, &row);
+	nb_json_object(&j, NULL);
+	nb_json_int(&j, "rank", 3);
+	nb_json_string(&j, "host", "a\"b");
+	nb_json_object(&j, "stats");
+	nb_json_double(&j, "min", 0.5);
+	nb_json_end(&j, '}');
+	nb_json_array(&j, "n");
+	nb_json_uint(&j, NULL, 7);
+	nb_json_uint(&j, NULL, 8);
+	nb_json_end(&j, ']');
+	nb_json_array(&j, "r");
+	nb_json_range(&j, NULL, range);
+	nb_json_end(&j, ']');
+	nb_json_double(&j, "nan", NAN);
+	nb_json_bool(&j, "ok", 1);
+	nb_json_end(&j, '}');
+	CHECK(row.n == sizeof(names) / sizeof(*names));
+	for (size_t i = 0; i < row.n && i < sizeof(names) / sizeof(*names); i++) {
+		CHECK(strcmp(row.names[i], names[i]) == 0);
+		CHECK(strcmp(row.cells[i], cells[i]) == 0);
+	}
+	nb_json_row_free(&row);
+}
+
 /* 300 samples of 1000 ticks: a detour of 500 in sample 50, and samples
  * 100-199 at 1.5 times the speed's cost, one of them (150) with a detour of
  * 300 on top. */
@@ -572,6 +609,7 @@ int main(void)
 	test_cpu_lists();
 	test_samples_taken();
 	test_json_escaping();
+	test_json_row();
 	test_loss_histogram();
 	test_stretches();
 	test_spectrum_comb();

@@ -40,16 +40,15 @@ loss_tails <- function(loss_us, seconds) {
 # scalars in columns named by their paths, an array's elements by their
 # place from 1, the columns in the order they first come.
 ranks_table_rows <- function(entries) {
-  flat <- function(x, path = "") {
+  flat <- function(x, path) {
     keys <- if (is.null(names(x))) as.character(seq_along(x)) else names(x)
-    out <- list()
-    for (k in seq_along(x)) {
-      name <- if (nzchar(path)) paste0(path, ".", keys[k]) else keys[k]
+    at <- if (nzchar(path)) paste0(path, ".", keys) else keys
+    unlist(lapply(seq_along(x), function(k) {
       v <- x[[k]]
-      out <- c(out, if (is.list(v) || length(v) > 1) flat(as.list(v), name) else
-        stats::setNames(list(if (is.null(v)) NA else v), name))
-    }
-    out
+      if (is.list(v)) return(flat(v, at[k]))
+      if (length(v) > 1) return(stats::setNames(as.list(v), paste0(at[k], ".", seq_along(v))))
+      stats::setNames(list(if (is.null(v)) NA else v), at[k])
+    }), recursive = FALSE)
   }
-  data.table::rbindlist(lapply(entries, flat), use.names = TRUE, fill = TRUE)
+  data.table::rbindlist(lapply(entries, flat, path = ""), use.names = TRUE, fill = TRUE)
 }

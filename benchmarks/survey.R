@@ -42,12 +42,13 @@ use_kernel_figures <- function(benchmarks_dir) {
   kernel_figures <<- env
 }
 
-# Adds a detour of `loss` ticks to each sample in which one of a periodic
-# series (every `period` ticks from `phase`) falls: samples follow each
+# Adds a detour of `loss` ticks (whole ticks, as a kernel measures) to each
+# sample in which one of a periodic series (every `period` ticks from
+# `phase`) falls: samples follow each
 # other, so a sample's end is the running sum of the samples up to it.
 add_periodic <- function(x, period, loss, phase) {
   ends <- cumsum(x) + phase
-  x + loss * diff(c(floor(phase / period), floor(ends / period)))
+  x + round(loss * diff(c(floor(phase / period), floor(ends / period))))
 }
 
 # The planted detours' time over the time they land in: a tenth, or more
@@ -185,7 +186,6 @@ write_survey <- function(source, out, hosts, per_host, samples, bad_nodes = 2, b
   keep <- setdiff(names(entry), c("stats", "tails", "stretches", "detour_percent",
     "slow_percent", "slow_time_percent", "slow_factor", "kernel_counts", "steal_ms", "files",
     "samples", "rank", "host", "cpu", "numa_node", "package", "core", "smt_thread"))
-  ranks <- vector("list", nrow(units))
   offsets <- sample.int(length(real), nrow(units), replace = TRUE)
   phases <- stats::runif(nrow(units), 0, planted_period_ns * tpn)
   clean_of <- function(i) real[(offsets[i] + seq_len(samples) - 1) %% length(real) + 1]
@@ -212,33 +212,50 @@ write_survey <- function(source, out, hosts, per_host, samples, bad_nodes = 2, b
     name <- sub("{prefix}", "fwq", sub("{node}", k, format, fixed = TRUE), fixed = TRUE)
     sub("{suffix}", suffix, name, fixed = TRUE)
   }
-  for (i in seq_len(nrow(units))) {
-    u <- units[i]
-    x <- samples_of(i)
+  node_of <- match(units$host, hosts)
+  # the source's other members, the same for every rank (its tick rate, its
+  # timer's cost, ...)
+  same <- Filter(function(v) length(v) == 1 && !is.list(v), entry[keep])
+  inline <- list()
+  if (by_node) {
+    meta$node_files <- vapply(seq_along(hosts) - 1, node_name, "",
+      format = node_files$file_name)
+    meta$ranks_files <- vapply(seq_along(hosts) - 1, node_name, "",
+      format = node_files$data_file_name, suffix = node_files$ranks_suffix)
+  }
+  # a node at a time, its ranks' samples a matrix (a column a rank)
+  for (k in seq_along(hosts)) {
+    rows <- which(node_of == k)
+    u <- units[rows]
+    x <- matrix(vapply(rows, samples_of, numeric(samples)), nrow = samples)
+    # whole ticks, as a kernel writes them: each rank's bytes are its
+    # numbers' digits and newlines
+    bytes <- colSums(matrix(whole_digits(x) + 1, nrow = samples))
     if (by_node) {
-      file <- node_name(node_files$data_file_name, match(u$host, hosts) - 1)
-      at <- if (file.exists(file.path(out, file))) file.size(file.path(out, file)) else 0
-      data.table::fwrite(list(x), file.path(out, file), col.names = FALSE, append = TRUE)
-      range <- list(list(at, file.size(file.path(out, file)) - at))
+      files <- rep(node_name(node_files$data_file_name, k - 1), length(rows))
+      data.table::fwrite(list(as.vector(x)), file.path(out, files[1]), col.names = FALSE,
+        scipen = 50)
+      ranges <- list(cumsum(bytes) - bytes, bytes)
     } else {
-      file <- sprintf("fwq_%d_times.dat", u$rank)
-      data.table::fwrite(list(x), file.path(out, file), col.names = FALSE)
-      range <- NULL
+      files <- sprintf("fwq_%d_times.dat", u$rank)
+      for (j in seq_along(rows)) {
+        data.table::fwrite(list(x[, j]), file.path(out, files[j]), col.names = FALSE,
+          scipen = 50)
+      }
+      ranges <- NULL
     }
-    # the rank's loss as FWQ defines it (tails.h): beyond its fastest sample
-    loss <- list(base = min(x), us_per_unit = 1 / tpn / 1e3, falling = FALSE,
-      seconds = sum(x) / tpn / 1e9)
-    loss_ns <- (x - min(x)) / tpn
-    hist <- loss_histogram(loss_ns, edges_ns)
-    total <- Map(`+`, total, hist)
-    seconds <- seconds + loss$seconds
-    tails <- c(kernel_figures$loss_tails(loss_ns / 1e3, loss$seconds),
-      list(loss = loss, histogram = trim_histogram(hist)))
-    stretches <- kernel_figures$sample_stretches(cumsum(x) / tpn / 1e9, x, run_s)
-    ranks[[i]] <- c(list(rank = u$rank, host = u$host, cpu = u$cpu, samples = samples,
-      files = list(file), file_ranges = range, stats = kernel_figures$sample_stats(x),
-      tails = tails, stretches = stretches),
-      node_place(u$cpu, per_host), entry[keep])
+    fig <- rank_figures(x, tpn, run_s, edges_ns)
+    total <- Map(`+`, total, lapply(fig$histogram, rowSums, na.rm = TRUE))
+    seconds <- seconds + sum(fig$seconds)
+    d <- ranks_table(u, samples, files, ranges, fig, node_place(u$cpu, per_host), same, tpn)
+    if (by_node) {
+      writeLines(c(sprintf('{"node":%d,"host":%s,"ranks":[', k - 1, json_string(hosts[k])),
+        paste0(table_json(d), c(rep(",", nrow(d) - 1), "")), "]}"),
+        file.path(out, meta$node_files[k]))
+      data.table::fwrite(d, file.path(out, meta$ranks_files[k]), scipen = 50)
+    } else {
+      inline[[k]] <- table_json(d)
+    }
   }
   meta$loss_histogram <- c(list(participants = nrow(units), seconds = seconds,
     edges_ns = edges_ns), trim_histogram(total))
@@ -250,23 +267,15 @@ write_survey <- function(source, out, hosts, per_host, samples, bad_nodes = 2, b
   })
   meta$frontend <- "mpi"
   meta$ranks_in_run <- nrow(units)
-  if (by_node) {
-    meta$ranks <- NULL
-    meta$node_files <- vapply(seq_along(hosts) - 1, node_name, "",
-      format = node_files$file_name)
-    meta$ranks_files <- vapply(seq_along(hosts) - 1, node_name, "",
-      format = node_files$data_file_name, suffix = node_files$ranks_suffix)
-    for (k in seq_along(hosts)) {
-      mine <- ranks[units$host == hosts[k]]
-      write_json(list(node = k - 1, host = hosts[k], ranks = mine),
-        file.path(out, meta$node_files[k]))
-      data.table::fwrite(kernel_figures$ranks_table_rows(mine),
-        file.path(out, meta$ranks_files[k]))
-    }
-  } else {
-    meta$ranks <- ranks
+  meta$ranks <- NULL
+  text <- jsonlite::toJSON(meta, auto_unbox = TRUE, null = "null", digits = NA)
+  if (!by_node) {
+    # the ranks' entries, a line each, as the kernels write them
+    lines <- unlist(inline)
+    text <- paste0(sub("}$", "", text), ',"ranks":[\n',
+      paste(lines, collapse = ",\n"), "\n]}")
   }
-  write_json(meta, file.path(out, "fwq.json"))
+  writeLines(text, file.path(out, "fwq.json"))
   data.table::fwrite(rbind(
     unique(units[planted %in% c("cabinet", "chassis"), .(scope = planted, location,
       host = NA_character_, cpu = NA_integer_)]),
@@ -280,18 +289,127 @@ write_survey <- function(source, out, hosts, per_host, samples, bad_nodes = 2, b
 
 `%||%` <- function(a, b) if (is.null(a)) b else a
 
-write_json <- function(x, path) {
-  writeLines(jsonlite::toJSON(x, auto_unbox = TRUE, null = "null", digits = NA), path)
+# What the kernel computes of each rank's samples (a column of x, ticks)
+# and writes into its entry, as the package's tests compute it a rank at a
+# time (helper-kernel-figures.R: sample_stats, loss_tails, sample_stretches,
+# and the loss histogram of tails.h), for a node's ranks at once: a list of
+# figures, each a vector of a value a rank or a matrix of a column a rank
+# (NA past the rank's last used bucket or stretch, as the kernels trim them).
+rank_figures <- function(x, tpn, run_s, edges_ns) {
+  n <- nrow(x)
+  ranks <- ncol(x)
+  each <- rep(seq_len(ranks), each = n)
+  total <- colSums(x)
+  d <- x - rep(total / n, each = n)
+  d2 <- d * d
+  m2 <- colSums(d2) / n
+  stats <- list(min = apply(x, 2, min), max = apply(x, 2, max), mean = total / n,
+    std = if (n > 1) sqrt(m2 * n / (n - 1)) else NA_real_,
+    kurtosis = ifelse(m2 > 0, colSums(d2 * d2) / n / m2^2, NaN),
+    skewness = ifelse(m2 > 0, colSums(d2 * d) / n / m2^1.5, NaN))
+  seconds <- total / tpn / 1e9
+  loss_ns <- (x - rep(stats$min, each = n)) / tpn
+  sorted <- matrix(apply(loss_ns / 1e3, 2, sort), nrow = n)
+  probs <- noisebench:::tail_probs
+  tails <- c(
+    stats::setNames(lapply(pmax(1, ceiling(probs * n)), function(k) sorted[k, ]),
+      paste0(names(probs), "_us")),
+    list(max_us = sorted[n, ]),
+    stats::setNames(lapply(noisebench:::tail_thresholds_us, function(th) {
+      colSums(sorted > th) / (seconds / 3600)
+    }), paste0("above_", noisebench:::tail_thresholds_us, "us_per_hour")))
+  buckets <- length(edges_ns) + 1
+  key <- findInterval(loss_ns, edges_ns) + 1 + (each - 1) * buckets
+  histogram <- list(samples = matrix(tabulate(key, buckets * ranks), nrow = buckets),
+    lost_ns = matrix(sums_by(loss_ns, key, buckets * ranks), nrow = buckets))
+  width <- run_s / noisebench:::stretches_per_run
+  end_s <- apply(x, 2, cumsum) / tpn / 1e9
+  key <- pmin(pmax(ceiling(end_s / width) - 1, 0), noisebench:::stretches_per_run - 1) + 1 +
+    (each - 1) * noisebench:::stretches_per_run
+  stretches <- list(n = matrix(tabulate(key, noisebench:::stretches_per_run * ranks), ncol = ranks),
+    sum = matrix(sums_by(x, key, noisebench:::stretches_per_run * ranks), ncol = ranks))
+  list(stats = stats, tails = tails, seconds = seconds, base = stats$min,
+    histogram = lapply(histogram, trim_columns, used = histogram$samples > 0),
+    width_s = width, stretches = lapply(stretches, trim_columns, used = stretches$n > 0))
 }
 
-# The samples and their summed loss (ns) on the kernels' buckets (tails.h):
-# [0, edge 1), [edge k, edge k+1), [last edge, Inf)
-loss_histogram <- function(loss_ns, edges_ns) {
-  bucket <- findInterval(loss_ns, edges_ns) + 1
-  n <- length(edges_ns) + 1
-  list(samples = tabulate(bucket, n),
-    lost_ns = vapply(split(loss_ns, factor(bucket, levels = seq_len(n))), sum, numeric(1),
-      USE.NAMES = FALSE))
+# the digits of whole numbers from 0 to below 10^15, by comparisons, which
+# are exact where log10 is not
+whole_digits <- function(x) {
+  digits <- 1
+  for (p in 1:14) digits <- digits + (x >= 10^p)
+  digits
+}
+
+# value summed by key (1..size), 0 where no value has the key
+sums_by <- function(value, key, size) {
+  out <- numeric(size)
+  s <- rowsum(as.vector(value), as.vector(key))
+  out[as.integer(rownames(s))] <- s[, 1]
+  out
+}
+
+# each column NA past its last used row
+trim_columns <- function(m, used) {
+  last <- apply(used, 2, function(u) max(c(0, which(u))))
+  m[row(m) > rep(last, each = nrow(m))] <- NA
+  m
+}
+
+# A node's ranks as their table (kernels.json's node_files.ranks_about): a
+# row a rank, its entry's members in columns named by their paths, in the
+# order the kernels write them.
+ranks_table <- function(u, samples, files, ranges, fig, place, same, tpn) {
+  # an array's places no rank of the node used are no column
+  wide <- function(prefix, m) {
+    m <- m[seq_len(max(c(0, which(rowSums(!is.na(m)) > 0)))), , drop = FALSE]
+    stats::setNames(as.data.table(t(m)), paste0(prefix, ".", seq_len(nrow(m))))
+  }
+  columns <- c(list(rank = u$rank, host = u$host, cpu = u$cpu), place,
+    list(samples = rep(samples, nrow(u))), same, list(files.1 = files),
+    if (!is.null(ranges)) list(file_ranges.1.1 = ranges[[1]], file_ranges.1.2 = ranges[[2]]),
+    stats::setNames(fig$stats, paste0("stats.", names(fig$stats))),
+    stats::setNames(fig$tails, paste0("tails.", names(fig$tails))),
+    list(tails.loss.base = fig$base, tails.loss.us_per_unit = 1 / tpn / 1e3,
+      tails.loss.falling = FALSE, tails.loss.seconds = fig$seconds))
+  cbind(as.data.table(columns), wide("tails.histogram.samples", fig$histogram$samples),
+    wide("tails.histogram.lost_ns", round(fig$histogram$lost_ns)),
+    data.table(stretches.width_s = fig$width_s),
+    wide("stretches.n", fig$stretches$n), wide("stretches.sum", fig$stretches$sum))
+}
+
+# Each row of a ranks table as the JSON entry it flattens (the node files'
+# ranks[], a line each): its columns' paths made objects again, and arrays
+# where the keys are places, an array's empty places at its end left out.
+table_json <- function(d) {
+  paths <- strsplit(names(d), ".", fixed = TRUE)
+  value <- function(v) {
+    if (is.character(v)) return(ifelse(is.na(v), NA, json_string(v)))
+    if (is.logical(v)) return(ifelse(is.na(v), NA, ifelse(v, "true", "false")))
+    ifelse(is.na(v), NA, formatC(v, digits = 15, format = "g"))
+  }
+  level <- function(at, depth) {
+    keys <- vapply(paths[at], `[`, "", depth)
+    firsts <- unique(keys)
+    parts <- lapply(firsts, function(key) {
+      mine <- at[keys == key]
+      if (length(mine) == 1 && length(paths[[mine]]) == depth) return(value(d[[mine]]))
+      level(mine, depth + 1)
+    })
+    if (all(grepl("^[0-9]+$", firsts))) {
+      # the empty places are at the end: dropped with their commas
+      text <- do.call(paste, c(lapply(parts, function(p) ifelse(is.na(p), "", p)), sep = ","))
+      return(paste0("[", sub(",+$", "", text), "]"))
+    }
+    members <- Map(function(key, p) ifelse(is.na(p), paste0('"', key, '":null'),
+      paste0('"', key, '":', p)), firsts, parts)
+    paste0("{", do.call(paste, c(unname(members), sep = ",")), "}")
+  }
+  level(seq_along(paths), 1)
+}
+
+json_string <- function(x) {
+  paste0('"', gsub('(["\\])', "\\\\\\1", x), '"')
 }
 
 # as the kernels write it: the empty buckets beyond the last sample left out

@@ -24,7 +24,7 @@ advice_rule_of <- function(class, name) {
 housekeeping_cpus <- function(run) {
   named <- run_housekeeping(run)
   if (length(named)) return(cpu_list_text(named))
-  measured <- unique(vapply(run$meta$ranks, function(r) as.integer(r$cpu %||% -1L), 1L))
+  measured <- unique(rank_values(run, "cpu", -1L))
   online <- run$meta$machine$cpus_online %||% 0L
   free <- setdiff(seq_len(online) - 1L, measured)
   if (length(free) == 0) return("")

@@ -3,8 +3,11 @@
 # joined detours to causes, detour by detour, in each participant's causes
 # file; the tables here are added up from those files.
 
-# The participants of a run, each with its `causes` object when traced.
-run_units <- function(run) run$meta$ranks
+# The participants of a run whose detours were joined to their causes, each
+# with its `causes` object.
+run_units <- function(run) {
+  rank_entries(run, which(rank_values(run, "causes.attributed", FALSE)))
+}
 
 # Each traced participant's causes file, read and checked: "start_ns span_ns
 # lost_ns class name time_ns", a line per detour and cause.

@@ -27,6 +27,7 @@ detail_run <- function(run, noise_percent, k = detail_units_max) {
 subset_run <- function(run, keep) {
   if (length(keep) == length(run$threads)) return(run)
   run$threads <- run$threads[keep]
+  if (!is.null(run$ranks)) run$ranks <- run$ranks[keep]
   for (key in c("ranks", "threads")) {
     if (!is.null(run$meta[[key]])) run$meta[[key]] <- run$meta[[key]][keep]
   }

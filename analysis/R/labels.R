@@ -9,22 +9,23 @@ kernel_label <- function(kernel) noisebench_kernels$kernels[[kernel]]$label %||%
 
 run_description <- function(name, run) {
   m <- run$meta
-  ranks <- m$ranks
   hosts <- unique(vapply(run$threads, function(t) t$host %||% NA_character_, ""))
   hz <- if (fixed_time(kernel_info(run$kernel))) {
     m$frequency_hz %||% (1e9 / m$quantum_ns)
   } else {
     NA_real_
   }
-  inject <- unique(unlist(lapply(c(list(m$inject), lapply(ranks, `[[`, "inject")),
-    function(i) if (!is.null(i$duration_us)) {
+  each <- unique(rank_injects(run))
+  inject <- unique(unlist(lapply(c(list(m$inject), lapply(seq_len(nrow(each)), function(k) {
+    if (!is.na(each$duration_us[k])) as.list(each[k])
+  })), function(i) if (!is.null(i$duration_us)) {
       sprintf("%s us every %s us%s", i$duration_us, i$period_us,
         if (identical(i$pattern, "poisson")) " on average (Poisson)" else "")
     })))
   data.table(run = name, kernel = run$kernel,
     work = m$work %||% NA_character_, sampling_hz = hz,
     granularity_us = m$granularity_us %||% NA_real_,
-    cpus = length(ranks), hosts = format_hosts(hosts),
+    cpus = rank_count(run), hosts = format_hosts(hosts),
     inject = if (length(inject)) paste(inject, collapse = ", ") else "")
 }
 

@@ -22,20 +22,21 @@ machine_lines <- function(runs, cell_bins = 3) {
   lines <- rbindlist(lapply(names(runs), function(name) {
     run <- runs[[name]]
     if (!fixed_time(kernel_info(run$kernel))) return(NULL)
-    ranks <- run$meta$ranks
-    spectra <- lapply(ranks, function(u) u$spectrum)
-    if (all(vapply(spectra, is.null, TRUE))) return(NULL)
-    counts <- vapply(spectra, function(s) length(s$frequency_hz), 0L)
-    host <- run$meta$machine$hostname %||% NA_character_
+    resolution <- rank_values(run, "spectrum.resolution_hz")
+    if (all(is.na(resolution))) return(NULL)
+    frequency <- rank_matrix(run, "spectrum.frequency_hz")
+    share <- rank_matrix(run, "spectrum.share_percent")
+    counts <- rowSums(!is.na(frequency))
+    line <- !is.na(as.vector(t(frequency)))
     found <- data.table(
-      host = rep(vapply(ranks, function(u) u$host %||% host, ""), counts),
-      cpu = rep(vapply(ranks, function(u) as.integer(u$cpu), 0L), counts),
-      unit = rep(seq_along(ranks), counts),
-      frequency_hz = as.numeric(unlist(lapply(spectra, function(s) s$frequency_hz))),
-      share_percent = as.numeric(unlist(lapply(spectra, function(s) s$share_percent)))
+      host = rep(vapply(run$threads, function(t) t$host, ""), counts),
+      cpu = rep(vapply(run$threads, function(t) t$cpu, 0L), counts),
+      unit = rep(seq_len(rank_count(run)), counts),
+      frequency_hz = as.vector(t(frequency))[line],
+      share_percent = as.vector(t(share[, seq_len(ncol(frequency)), drop = FALSE]))[line]
     )
     if (nrow(found) == 0) return(NULL)
-    width <- cell_bins * max(vapply(spectra, function(s) s$resolution_hz %||% 0, 0))
+    width <- cell_bins * max(resolution, 0, na.rm = TRUE)
     found[, cell := round(frequency_hz / width)]
     out <- found[, .(
       frequency_hz = stats::median(frequency_hz),
@@ -45,7 +46,7 @@ machine_lines <- function(runs, cell_bins = 3) {
       share_percent_max = max(share_percent),
       worst = paste0(host[which.max(share_percent)], ":", cpu[which.max(share_percent)])
     ), by = cell]
-    out[, `:=`(cell = NULL, run = name, cpus_percent = 100 * cpus / length(ranks),
+    out[, `:=`(cell = NULL, run = name, cpus_percent = 100 * cpus / rank_count(run),
       resolution_hz = width / cell_bins)]
     setcolorder(out, c("run", "frequency_hz", "cpus", "cpus_percent", "hosts"))
     out[order(-cpus, -share_percent_max)]

@@ -87,30 +87,30 @@ median_of <- function(x, table = value_table(x)) {
     table$value[which.max(cumulative >= ceiling(half))]) / 2
 }
 
-# A rank's moments as its kernel computed them over all its samples (the
+# Each rank's moments as its kernel computed them over all its samples (the
 # JSON's stats of its value, src/lib/base/stats.h): those of its scaled
 # noise, (x - best) / best for fixed work (FWQ, P-SNAP; best the minimum)
 # and (best - x) / best for FTQ counts (best the maximum), under which
 # kurtosis does not change and skewness changes sign; its best value and
-# its mean.
-rank_moments <- function(run, i) {
-  entry <- run$meta$ranks[[i]]
-  s <- entry$stats
-  if (is.null(s$mean) || is.null(s$std) || is.null(entry$samples)) {
+# its mean. A row a rank.
+run_moments <- function(run) {
+  stat <- function(key) rank_values(run, paste0("stats.", key))
+  falls <- falling(kernel_info(run$kernel))
+  best <- stat(if (falls) "max" else "min")
+  mean <- stat("mean")
+  n <- rank_values(run, "samples")
+  if (anyNA(mean) || anyNA(stat("std")) || anyNA(n)) {
     stop_input(run$path, paste("a rank's JSON entry has no stats {min, max, mean, std,",
       "kurtosis, skewness} or samples: written by a noisebench older than its analysis;",
       "run it again"))
   }
   # JSON has no NaN: a constant sample's kurtosis and skewness are null
-  num <- function(v) if (is.null(v)) NaN else as.numeric(v)
-  best <- num(if (falling(kernel_info(run$kernel))) s$max else s$min)
-  mean <- num(s$mean)
-  n <- as.numeric(entry$samples)
-  list(best = best, mean = mean, moments = list(samples = n,
+  nan <- function(v) ifelse(is.na(v), NaN, v)
+  data.table(best = best, mean = mean, samples = n,
     scaled_noise_mean = abs(mean - best) / best,
-    scaled_noise_sd = if (n > 1) num(s$std) / best else NA_real_,
-    kurtosis = num(s$kurtosis),
-    skewness = if (falling(kernel_info(run$kernel))) -num(s$skewness) else num(s$skewness)))
+    scaled_noise_sd = ifelse(n > 1, stat("std") / best, NA_real_),
+    kurtosis = nan(stat("kurtosis")),
+    skewness = nan(if (falls) -stat("skewness") else stat("skewness")))
 }
 
 is_diminutive <- function(mean, sd, kurtosis) {
@@ -220,26 +220,28 @@ lost_percent <- function(kernel, total, n, best) {
 noise_summary <- function(run, run_name) {
   meta <- run$meta
   info <- kernel_info(run$kernel)
-  # a list a rank, bound once: a data.table a rank would cost more than the
-  # rank's sums at thousands of ranks
-  rows <- rbindlist(lapply(seq_along(run$threads), function(i) {
-    t <- run$threads[[i]]
-    r <- meta$ranks[[i]]
-    place <- list(unit = t$unit, host = t$host, cpu = t$cpu)
-    if (records_detours(info)) {
-      return(c(place, list(samples = as.numeric(json_field(r, "detours", run$path)),
-        scaled_noise_mean = NA_real_, scaled_noise_sd = NA_real_, kurtosis = NA_real_,
-        skewness = NA_real_, noise_percent = 100 * selfish_lost_ns(run, i) / 1e9 / r$period_s)))
-    }
-    m <- rank_moments(run, i)
+  place <- list(unit = vapply(run$threads, function(t) t$unit, 0L),
+    host = vapply(run$threads, function(t) t$host, ""),
+    cpu = vapply(run$threads, function(t) t$cpu, 0L))
+  rows <- if (records_detours(info)) {
+    detours <- rank_values(run, "detours")
+    if (anyNA(detours)) stop_input(run$path, "no \"detours\" in the run description")
+    as.data.table(c(place, list(samples = detours, scaled_noise_mean = NA_real_,
+      scaled_noise_sd = NA_real_, kurtosis = NA_real_, skewness = NA_real_,
+      noise_percent = 100 * selfish_lost_ns(run) / 1e9 / rank_values(run, "period_s"))))
+  } else {
+    m <- run_moments(run)
     noise <- if (!is.null(info$ideal)) {
-      calib <- r[[info$ideal]] %||% r$calibrated_us %||% meta$granularity_us
+      calib <- rank_values(run, info$ideal)
+      calib <- ifelse(is.na(calib), rank_values(run, "calibrated_us",
+        as.numeric(meta$granularity_us %||% NA_real_)), calib)
       100 * (m$mean / 1e3 - calib) / calib
     } else {
-      lost_percent(run$kernel, m$mean * m$moments$samples, m$moments$samples, m$best)
+      lost_percent(run$kernel, m$mean * m$samples, m$samples, m$best)
     }
-    c(place, m$moments, list(noise_percent = noise))
-  }))
+    setDT(c(place, m[, c("samples", "scaled_noise_mean", "scaled_noise_sd", "kurtosis",
+      "skewness"), with = FALSE], list(noise_percent = noise)))
+  }
   speed <- speed_figures(run)
   rows[, names(speed) := speed]
   place <- cpu_places(run)
@@ -264,30 +266,32 @@ noise_summary <- function(run, run_name) {
 # Where each rank's CPU sits (its JSON entry's numa_node and smt_thread; NA
 # where sysfs did not say or the run predates them).
 cpu_places <- function(run) {
-  get <- function(key) {
-    vapply(run$meta$ranks, function(u) as.numeric(u[[key]] %||% NA_real_), numeric(1))
-  }
-  list(numa_node = get("numa_node"), smt_thread = get("smt_thread"))
+  list(numa_node = rank_values(run, "numa_node"), smt_thread = rank_values(run, "smt_thread"))
 }
 
 # Each rank's injection (format_inject's, or "none"): its own, as the
 # ranks of one MPMD job may differ; the run's in runs before ranks had one
 # (no "machines" in the JSON).
 unit_injects <- function(run) {
-  units <- run$meta$ranks
-  vapply(units, function(u) {
-    format_inject(if (is.null(run$meta$machines)) run$meta$inject else u$inject)
-  }, character(1))
+  if (is.null(run$meta$machines)) {
+    return(rep(format_inject(run$meta$inject), rank_count(run)))
+  }
+  i <- rank_injects(run)
+  ifelse(is.na(i$duration_us), "none", sprintf("%s:%s%s", i$period_us, i$duration_us,
+    ifelse(i$pattern %in% "poisson", ":poisson", "")))
+}
+
+# Each rank's own injection (its entry's inject), NA where it had none
+rank_injects <- function(run) {
+  data.table(period_us = rank_values(run, "inject.period_us", NA_integer_),
+    duration_us = rank_values(run, "inject.duration_us", NA_integer_),
+    pattern = rank_values(run, "inject.pattern", NA_character_))
 }
 
 # What the kernel split its noise into (src/lib/system/speed.h), per thread or
 # rank: detours, running slow (time lost, time spent, and how much slower),
 # and its CPU's steal time; NA where the kernel did not (FTQ, older runs).
 speed_figures <- function(run) {
-  entries <- run$meta$ranks
   keys <- c("detour_percent", "slow_percent", "slow_time_percent", "slow_factor", "steal_ms")
-  # as.numeric: a figure JSON gave as a whole number is an integer
-  stats::setNames(lapply(keys, function(key) {
-    vapply(entries, function(e) as.numeric(e[[key]] %||% NA_real_), numeric(1))
-  }), keys)
+  stats::setNames(lapply(keys, function(key) rank_values(run, key)), keys)
 }

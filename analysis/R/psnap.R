@@ -10,40 +10,28 @@ psnap_runs <- function(runs) {
   psnap <- Filter(function(r) r$kernel == "psnap", runs)
   rbindlist(lapply(names(psnap), function(name) {
     run <- psnap[[name]]
-    ranks <- run$meta$ranks
     # from the ranks' stats of their iteration times, as the kernel computes
     # its summary: each rank's run time, and the calibration time of its
     # ideal iteration
-    moments <- lapply(seq_along(ranks), function(i) rank_moments(run, i))
-    totals <- vapply(moments, function(m) m$mean * m$moments$samples / 1e9, numeric(1))
-    ideal_s <- vapply(seq_along(ranks), function(i) {
-      ranks[[i]]$ideal_us * moments[[i]]$moments$samples / 1e6
-    }, numeric(1))
-    calibration <- mean(ideal_s)
+    m <- run_moments(run)
+    totals <- m$mean * m$samples / 1e9
+    calibration <- mean(rank_values(run, "ideal_us") * m$samples / 1e6)
+    correlation <- rank_values(run, "correlation")
     data.table(
       run = name,
-      nodes = length(unique(vapply(ranks, function(r) r$host, character(1)))),
-      tasks = length(ranks),
+      nodes = uniqueN(rank_values(run, "host", NA_character_)),
+      tasks = rank_count(run),
       calibration_time_s = calibration,
       mean_run_time_s = mean(totals),
       sd_run_time_s = if (length(totals) > 1) stats::sd(totals) else 0,
       os_noise_percent = 100 * (mean(totals) - calibration) / calibration,
-      detour_percent = mean_of_ranks(ranks, "detour_percent"),
-      slow_percent = mean_of_ranks(ranks, "slow_percent"),
+      detour_percent = mean(rank_values(run, "detour_percent")),
+      slow_percent = mean(rank_values(run, "slow_percent")),
       # PRACE's "system correlation": how much the other ranks are hit when
       # rank 0 is; a single rank correlates with itself
-      system_correlation = if (length(ranks) > 1) {
-        mean(vapply(ranks[-1], function(r) r$correlation, numeric(1)))
-      } else {
-        1
-      }
+      system_correlation = if (length(correlation) > 1) mean(correlation[-1]) else 1
     )
   }))
-}
-
-# The mean of a figure the kernel reported per rank; NA where it did not.
-mean_of_ranks <- function(ranks, key) {
-  mean(vapply(ranks, function(r) as.numeric(r[[key]] %||% NA_real_), numeric(1)))
 }
 
 psnap_by_cores <- function(run_table) {
@@ -102,9 +90,8 @@ psnap_histogram_of_files <- function(run, h) {
 # their ranks' 99th percentiles of the time an iteration lost (the JSON's
 # tails), without reading a sample.
 psnap_host_tails <- function(run) {
-  rbindlist(lapply(seq_along(run$threads), function(i) {
-    list(host = run$threads[[i]]$host, p99_us = rank_tails(run, i)$p99_us)
-  }))[, .(p99_us = max(p99_us)), by = host]
+  data.table(host = vapply(run$threads, function(t) t$host, ""),
+    p99_us = run_tails(run)$p99_us)[, .(p99_us = max(p99_us)), by = host]
 }
 
 # The run with only the ranks on the given hosts.

@@ -96,17 +96,17 @@ read_ranks_table <- function(json_path, hosts = NULL, meta = read_json_file(json
 # The figures the kernels reduced over every rank of a run, of the kept
 # ranks only (a report of some hosts): the loss histogram summed again from
 # the ranks' own, P-SNAP's iteration histogram marked to be counted from the
-# kept ranks' files (psnap_histogram).
-kept_ranks_reductions <- function(meta, kept) {
+# kept ranks' files (psnap_histogram). Returns the run's description.
+kept_ranks_reductions <- function(run) {
+  meta <- run$meta
   if (!is.null(meta$loss_histogram)) {
-    tails <- Filter(Negate(is.null), lapply(kept, function(u) u$tails))
+    seconds <- rank_values(run, "tails.loss.seconds")
+    measured <- !is.na(seconds)
     sum_of <- function(field) {
-      each <- lapply(tails, function(t) as.numeric(unlist(t$histogram[[field]])))
-      n <- max(0, lengths(each))
-      Reduce(`+`, lapply(each, function(v) c(v, numeric(n - length(v)))), numeric(n))
+      m <- rank_matrix(run, paste0("tails.histogram.", field))[measured, , drop = FALSE]
+      colSums(m, na.rm = TRUE)
     }
-    meta$loss_histogram <- list(participants = length(tails),
-      seconds = sum(vapply(tails, function(t) t$loss$seconds, 0)),
+    meta$loss_histogram <- list(participants = sum(measured), seconds = sum(seconds[measured]),
       edges_ns = meta$loss_histogram$edges_ns, samples = sum_of("samples"),
       lost_ns = sum_of("lost_ns"))
   }
@@ -276,37 +276,49 @@ read_run <- function(json_path, samples = c("read", "when_used"),
   info <- kernel_info(kernel, json_path)
   dir <- dirname(json_path)
   host <- meta$machine$hostname %||% NA_character_
+  ranks <- NULL
   # [[ ]]: `$` would take "ranks_in_run" for a "ranks" not there
-  if (!is.null(meta[["node_files"]])) {
+  if (!is.null(meta[["ranks_files"]])) {
+    ranks <- read_ranks_table(json_path, hosts, meta)
+  } else if (!is.null(meta[["node_files"]])) {
     meta[["ranks"]] <- read_node_ranks(meta, json_path, hosts) %||% list()
   }
+  run <- list(path = json_path, name = sub("\\.json$", "", json_path), kernel = kernel,
+    meta = meta, ranks = ranks)
   if (!is.null(hosts)) {
-    kept <- Filter(function(u) on_hosts(u$host %||% host, hosts), meta[["ranks"]])
-    if (length(kept) == 0) return(NULL)
+    kept <- on_hosts(rank_values(run, "host", host), hosts)
+    if (!any(kept)) return(NULL)
     if (!is.null(meta$machines)) {
-      meta$machines <- meta$machines[on_hosts(machine_hosts(meta), hosts)]
+      run$meta$machines <- meta$machines[on_hosts(machine_hosts(meta), hosts)]
     }
-    if (length(kept) < (meta$ranks_in_run %||% length(meta[["ranks"]]))) {
-      meta <- kept_ranks_reductions(meta, kept)
+    run <- keep_ranks(run, which(kept))
+    if (!all(kept) || rank_count(run) < (meta$ranks_in_run %||% rank_count(run))) {
+      run$meta <- kept_ranks_reductions(run)
     }
-    meta[["ranks"]] <- kept
   }
-  meta[["ranks"]] <- lapply(meta[["ranks"]], compact_entry)
-  units <- meta[["ranks"]]
-  if (length(units) == 0) stop_input(json_path, "no ranks in the run description")
-  threads <- lapply(units, function(u) {
-    files <- file.path(dir, unlist(u$files))
-    if (length(files) == 0) {
-      stop_input(json_path, "samples went to stdout (-s): no data files to analyse")
-    }
-    t <- list2env(list(
-      unit = as.integer(u$rank), cpu = as.integer(u$cpu),
-      host = u$host %||% host,
-      # each host's own tick (MPI runs span nodes) and, for FTQ, its start
-      ticks_per_ns = u$ticks_per_ns %||% meta$ticks_per_ns,
-      start_tick = if (fixed_time(info)) u$start_tick %||% meta$start_tick
-    ))
-    delayedAssign("data", read_kernel_files(files, u, info, json_path), assign.env = t)
+  if (is.null(run$ranks)) run$meta[["ranks"]] <- lapply(run$meta[["ranks"]], compact_entry)
+  n <- rank_count(run)
+  if (n == 0) stop_input(json_path, "no ranks in the run description")
+  files <- rank_files(run)
+  if (any(lengths(files) == 0)) {
+    stop_input(json_path, "samples went to stdout (-s): no data files to analyse")
+  }
+  unit <- rank_values(run, "rank", NA_integer_)
+  cpu <- rank_values(run, "cpu", NA_integer_)
+  hosts_of <- rank_values(run, "host", host)
+  # each host's own tick (MPI runs span nodes) and, for FTQ, its start
+  tpn <- rank_values(run, "ticks_per_ns", as.numeric(meta$ticks_per_ns %||% NA_real_))
+  start <- if (fixed_time(info)) rank_values(run, "start_tick", as.numeric(meta$start_tick %||% NA))
+  rows <- as.numeric(rank_values(run, info$samples_per_rank))
+  if (anyNA(rows)) {
+    stop_input(json_path, sprintf("no \"%s\" in the run description", info$samples_per_rank))
+  }
+  ranges <- rank_file_ranges(run, json_path)
+  run$threads <- lapply(seq_len(n), function(i) {
+    t <- list2env(list(unit = unit[i], cpu = cpu[i], host = hosts_of[i],
+      ticks_per_ns = tpn[i], start_tick = if (!is.null(start)) start[i]))
+    delayedAssign("data", read_kernel_files(file.path(dir, files[[i]]), rows[i],
+      ranges[[i]], info, json_path), assign.env = t)
     # the distribution of the samples, read once for the statistics that
     # need only that (NULL for detours, or samples that do not tabulate)
     delayedAssign("table", if (!records_detours(info)) {
@@ -318,11 +330,65 @@ read_run <- function(json_path, samples = c("read", "when_used"),
     }
     t
   })
-  if (samples == "when_used") check_run_files(units, dir, info, json_path)
-  list(
-    path = json_path, name = sub("\\.json$", "", json_path), kernel = kernel, meta = meta,
-    threads = threads
-  )
+  if (samples == "when_used") check_run_files(files, rows, ranges, dir, json_path)
+  run
+}
+
+# The run with its ranks at positions `keep` only (their entries or rows)
+keep_ranks <- function(run, keep) {
+  if (!is.null(run$ranks)) {
+    run$ranks <- run$ranks[keep]
+  } else {
+    run$meta[["ranks"]] <- run$meta[["ranks"]][keep]
+  }
+  run
+}
+
+# Each rank's data files' names (a character vector a rank)
+rank_files <- function(run) {
+  if (is.null(run$ranks)) return(lapply(run$meta[["ranks"]], function(u) unlist(u$files)))
+  columns <- grep("^files\\.[0-9]+$", names(run$ranks), value = TRUE)
+  if (!length(columns)) return(rep(list(character()), nrow(run$ranks)))
+  m <- as.matrix(run$ranks[, columns, with = FALSE])
+  lapply(seq_len(nrow(m)), function(i) m[i, !is.na(m[i, ]) & nzchar(m[i, ])])
+}
+
+# Each rank's ranges of its node's data files (file_ranges: a matrix, a row
+# a file, offset and bytes), NULL where its files are its own
+rank_file_ranges <- function(run, json_path) {
+  n <- rank_count(run)
+  if (!is.null(run$ranks)) {
+    # a table's columns file_ranges.K.1 and file_ranges.K.2
+    k <- 1
+    cols <- list()
+    while (!is.null(run$ranks[[sprintf("file_ranges.%d.1", k)]])) {
+      cols[[k]] <- cbind(run$ranks[[sprintf("file_ranges.%d.1", k)]],
+        run$ranks[[sprintf("file_ranges.%d.2", k)]])
+      k <- k + 1
+    }
+    if (!length(cols)) return(vector("list", n))
+    return(lapply(seq_len(n), function(i) {
+      r <- do.call(rbind, lapply(cols, function(c) c[i, ]))
+      check_ranges(r, run$ranks$rank[i], json_path)
+    }))
+  }
+  lapply(run$meta[["ranks"]], function(u) {
+    if (is.null(u$file_ranges)) return(NULL)
+    r <- do.call(rbind, lapply(u$file_ranges, function(x) {
+      v <- as.numeric(unlist(x))
+      if (length(v) != 2) NA_real_ else v
+    }))
+    check_ranges(r, u$rank, json_path)
+  })
+}
+
+check_ranges <- function(r, rank, json_path) {
+  if (ncol(r) != 2 || anyNA(r) || any(r < 0)) {
+    bad <- which(apply(r, 1, function(x) length(x) != 2 || anyNA(x) || any(x < 0)))[1]
+    stop_input(json_path, sprintf("rank %s: file_ranges[%d] is not [offset, bytes]",
+      if (is.null(rank) || is.na(rank)) "?" else rank, bad))
+  }
+  r
 }
 
 # The samples of all threads of a run in one table, with unit, cpu and host
@@ -338,8 +404,8 @@ run_long <- function(run, f = function(d, t) d) {
 
 # A rank's data files, in one table of the columns kernels.json gives each
 # file; the rows each must hold are the rank's samples (or detours).
-read_kernel_files <- function(files, unit, info, json_path) {
-  n <- json_field(unit, info$samples_per_rank, json_path)
+# ranges: a row a file, c(offset, bytes) of its node's file (NULL: its own).
+read_kernel_files <- function(files, n, ranges, info, json_path) {
   columns <- lapply(info$files, function(spec) {
     k <- which(endsWith(files, paste0("_", spec$suffix)))
     if (length(k) != 1) {
@@ -348,7 +414,8 @@ read_kernel_files <- function(files, unit, info, json_path) {
     names <- unlist(spec$columns)
     # small whole numbers (FTQ counts) as integers: see read_numbers
     classes <- if (all(names %in% unlist(info$integer_columns))) "integer" else "double"
-    read_numbers(files[k], names, n, classes = classes, range = file_range(unit, k, json_path))
+    read_numbers(files[k], names, n, classes = classes,
+      range = if (!is.null(ranges)) ranges[k, ])
   })
   # the columns as they were read: := would copy them
   setDT(unlist(columns, recursive = FALSE))
@@ -359,16 +426,16 @@ read_kernel_files <- function(files, unit, info, json_path) {
 # opened once, as a node's data file holds all its ranks' ranges (65,536
 # ranks in 512 node files: 512 opens, not 65,536). The first rank in order
 # with a fault is the one named, as a rank-by-rank check would.
-check_run_files <- function(units, dir, info, json_path) {
-  files <- lapply(units, function(u) unlist(u$files))
-  ranges <- unlist(lapply(seq_along(units), function(i) {
-    vapply(seq_along(files[[i]]), function(k) {
-      file_range(units[[i]], k, json_path) %||% c(NA_real_, NA_real_)
-    }, numeric(2))
-  }))
-  rows <- vapply(units, function(u) as.numeric(json_field(u, info$samples_per_rank, json_path)), 0)
-  each <- data.table(path = file.path(dir, unlist(files)), offset = ranges[c(TRUE, FALSE)],
-    bytes = ranges[c(FALSE, TRUE)], rows = rep(rows, lengths(files)))
+# files, rows, ranges: each rank's (rank_files, its samples, rank_file_ranges).
+check_run_files <- function(files, rows, ranges, dir, json_path) {
+  each <- data.table(path = file.path(dir, unlist(files)),
+    offset = unlist(lapply(seq_along(files), function(i) {
+      if (is.null(ranges[[i]])) rep(NA_real_, length(files[[i]])) else ranges[[i]][, 1]
+    })),
+    bytes = unlist(lapply(seq_along(files), function(i) {
+      if (is.null(ranges[[i]])) rep(NA_real_, length(files[[i]])) else ranges[[i]][, 2]
+    })),
+    rows = rep(rows, lengths(files)))
   if (nrow(each) == 0) return(invisible())
   paths <- unique(each$path)
   size <- file.size(paths)[match(each$path, paths)]
@@ -403,18 +470,6 @@ check_run_files <- function(units, dir, info, json_path) {
       if (!whole) c(each$offset[first], each$bytes[first])), fault[first])
   }
   invisible()
-}
-
-# The rank's range of its k-th file, c(offset, bytes), when the file is its
-# node's (file_ranges); NULL when the file is its own.
-file_range <- function(unit, k, json_path) {
-  if (is.null(unit$file_ranges)) return(NULL)
-  range <- as.numeric(unlist(unit$file_ranges[k]))
-  if (length(range) != 2 || anyNA(range) || any(range < 0)) {
-    stop_input(json_path, sprintf("rank %s: file_ranges[%d] is not [offset, bytes]",
-      unit$rank %||% "?", k))
-  }
-  range
 }
 
 # Every run under results_dir (streamed runs apart: stream.R), and

@@ -46,7 +46,7 @@ scale_simulate_up_to <- 1e4
 #' @export
 noise_trace <- function(run, i) {
   t <- run$threads[[i]]
-  r <- (run$meta$ranks)[[i]]
+  r <- rank_entries(run, i)[[1]]
   x <- noise_values(run, t$data)
   # samples that follow each other, each losing what it took beyond `best`
   # (a sample that lost nothing is a detour of length 0, which adds nothing):
@@ -361,7 +361,7 @@ start_scale_table <- function(runs, simulate = names(runs), processes = NULL) {
     about <- data.table(run = name, kernel = run$kernel, hosts = hosts_text(hosts),
       ranks = length(run$threads), traces = length(traces),
       injected = !is.null(run$meta$inject) ||
-        any(vapply(run$meta$ranks %||% list(), function(r) !is.null(r$inject), TRUE)),
+        any(!is.na(rank_injects(run)$duration_us)),
       trace_s = min(vapply(traces, trace_seconds, 0)))
     saveRDS(list(about = about, traces = traces, simulate = name %in% simulate,
       processes = sort(unique(c(scale_processes, processes)))), job, compress = FALSE)

@@ -5,34 +5,32 @@ selfish_table <- function(runs) {
   selfish <- Filter(function(r) r$kernel == "selfish", runs)
   rbindlist(lapply(names(selfish), function(name) {
     run <- selfish[[name]]
-    rbindlist(lapply(seq_along(run$threads), function(i) {
-      r <- run$meta$ranks[[i]]
-      detours <- as.numeric(json_field(r, "detours", run$path))
-      period <- r$period_s
-      data.table(
-        run = name, rank = r$rank, host = r$host, cpu = r$cpu,
-        min_iteration_ns = r$min_iteration_ns,
-        detours = detours,
-        period_s = period,
-        detours_per_s = detours / period,
-        # Netgauge's CPU overhead: the time detours took beyond an ordinary
-        # iteration, over the time measured
-        cpu_overhead_percent = 100 * selfish_lost_ns(run, i) / 1e9 / period,
-        median_detour_us = if (detours) r$median_detour_ns / 1e3 else NA_real_,
-        # the longest detour's loss (tails) and the iteration it lost it against
-        max_detour_us = if (detours) {
-          rank_tails(run, i)$max_us + r$min_iteration_ns / 1e3
-        } else {
-          NA_real_
-        }
-      )
-    }))
+    detours <- rank_values(run, "detours")
+    if (anyNA(detours)) stop_input(run$path, "no \"detours\" in the run description")
+    period <- rank_values(run, "period_s")
+    min_iteration_ns <- rank_values(run, "min_iteration_ns")
+    data.table(
+      run = name, rank = rank_values(run, "rank", NA_integer_),
+      host = rank_values(run, "host", NA_character_), cpu = rank_values(run, "cpu", NA_integer_),
+      min_iteration_ns = min_iteration_ns,
+      detours = detours,
+      period_s = period,
+      detours_per_s = detours / period,
+      # Netgauge's CPU overhead: the time detours took beyond an ordinary
+      # iteration, over the time measured
+      cpu_overhead_percent = 100 * selfish_lost_ns(run) / 1e9 / period,
+      median_detour_us = ifelse(detours > 0, rank_values(run, "median_detour_ns") / 1e3,
+        NA_real_),
+      # the longest detour's loss (tails) and the iteration it lost it against
+      max_detour_us = ifelse(detours > 0, run_tails(run)$max_us + min_iteration_ns / 1e3,
+        NA_real_)
+    )
   }))
 }
 
-# The time (ns) rank i's detours took beyond an ordinary iteration: the sum
-# of its stretches (the kernel's, stretches.h).
-selfish_lost_ns <- function(run, i) sum(as.numeric(unlist(rank_stretches(run, i)$sum)))
+# The time (ns) each rank's detours took beyond an ordinary iteration: the
+# sum of its stretches (the kernel's, stretches.h).
+selfish_lost_ns <- function(run) rowSums(run_stretches(run)$sum, na.rm = TRUE)
 
 selfish_detours <- function(runs) {
   selfish <- Filter(function(r) r$kernel == "selfish", runs)

@@ -6,11 +6,13 @@
 
 stretches_per_run <- 100
 
-# A rank's stretches, checked: width_s, n and sum of its JSON entry.
-rank_stretches <- function(run, i) {
-  s <- run$meta$ranks[[i]]$stretches
-  if (is.null(s$width_s) || length(s$n) != length(s$sum) ||
-      length(s$n) > stretches_per_run) {
+# Every rank's stretches, checked: width_s (a value a rank), n and sum (a
+# matrix each, a row a rank, a column a stretch, NA past a rank's last).
+run_stretches <- function(run) {
+  s <- list(width_s = rank_values(run, "stretches.width_s"),
+    n = rank_matrix(run, "stretches.n"), sum = rank_matrix(run, "stretches.sum"))
+  if (anyNA(s$width_s) || !identical(dim(s$n), dim(s$sum)) ||
+      ncol(s$n) > stretches_per_run) {
     stop_input(run$path, paste("a rank's JSON entry has no stretches {width_s, n, sum}:",
       "written by a noisebench older than its analysis; run it again"))
   }
@@ -34,16 +36,18 @@ noise_over_time <- function(run, bins = stretches_per_run, best = c("own", "run"
     stop("bins must divide ", stretches_per_run, ", not ", bins, call. = FALSE)
   }
   per_bin <- stretches_per_run %/% bins
-  s <- lapply(seq_along(run$threads), function(i) rank_stretches(run, i))
-  width <- max(vapply(s, function(x) as.numeric(x$width_s), numeric(1))) * per_bin
+  s <- run_stretches(run)
+  width <- max(s$width_s) * per_bin
   # columns built whole, not a table a rank bound together: 6.5 M rows at
-  # 65,536 ranks
-  n <- lapply(s, function(x) as.numeric(unlist(x$n)))
-  count <- lengths(n)
+  # 65,536 ranks; a rank's stretches in order, its empty places (past its
+  # last sample) left out
+  n <- as.vector(t(s$n))
+  used <- !is.na(n)
+  count <- rowSums(!is.na(s$n))
   thread <- function(field, type) rep(vapply(run$threads, function(t) t[[field]], type), count)
   rows <- setDT(list(unit = thread("unit", integer(1)), cpu = thread("cpu", integer(1)),
     host = thread("host", character(1)), bin = (sequence(count) - 1) %/% per_bin,
-    n = unlist(n), total = unlist(lapply(s, function(x) as.numeric(unlist(x$sum))))))
+    n = n[used], total = as.vector(t(s$sum))[used]))
   if (per_bin > 1) {
     rows <- rows[, .(n = sum(n), total = sum(total)), by = .(unit, cpu, host, bin)]
   }
@@ -73,10 +77,10 @@ stretch_percent_against <- function(stretches, run, best = c("own", "run")) {
 
 # Each thread's best value in its own unit (noise_over_time).
 thread_bests <- function(run, best) {
-  own <- vapply(seq_along(run$threads), function(i) rank_moments(run, i)$best, numeric(1))
+  own <- run_moments(run)$best
   info <- kernel_info(run$kernel)
   if (!is.null(info$ideal)) {
-    ideal <- vapply(run$meta$ranks, function(r) (r[[info$ideal]] %||% NA_real_) * 1e3, numeric(1))
+    ideal <- rank_values(run, info$ideal) * 1e3
     return(ifelse(is.na(ideal), own, ideal))
   }
   if (best == "own") return(own)

@@ -44,12 +44,30 @@ loss_us <- function(x, base, us_per_unit, falling = FALSE) {
 # Rank i's JSON tails (tails.h), with the loss and histogram every kernel
 # writes.
 rank_tails <- function(run, i) {
-  tails <- run$meta$ranks[[i]]$tails
-  if (is.null(tails$loss) || is.null(tails$histogram)) {
-    stop_input(run$path, paste("a rank's JSON entry has no tails.loss or tails.histogram:",
-      "written by a noisebench older than its analysis; run it again"))
-  }
+  tails <- rank_entries(run, i)[[1]]$tails
+  if (is.null(tails$loss)) no_tails(run)
   tails
+}
+
+no_tails <- function(run) {
+  stop_input(run$path, paste("a rank's JSON entry has no tails.loss or tails.histogram:",
+    "written by a noisebench older than its analysis; run it again"))
+}
+
+# Every rank's tails (tails.h) as the kernel wrote them, a row a rank: the
+# figures of tail_table, its samples (its histogram's) and its measured
+# time (loss.seconds); null (no samples to take a percentile of) is NA.
+run_tails <- function(run) {
+  figures <- c(paste0(names(tail_probs), "_us"), "max_us",
+    paste0("above_", tail_thresholds_us, "us_per_hour"))
+  seconds <- rank_values(run, "tails.loss.seconds")
+  histogram <- rank_matrix(run, "tails.histogram.samples")
+  # a rank's histogram is empty only if it had no samples (selfish: detours)
+  taken <- rank_values(run, kernel_info(run$kernel)$samples_per_rank, 0)
+  if (anyNA(seconds) || (ncol(histogram) == 0 && any(taken > 0))) no_tails(run)
+  out <- data.table(samples = rowSums(histogram, na.rm = TRUE), seconds = seconds)
+  for (f in figures) set(out, j = f, value = rank_values(run, paste0("tails.", f)))
+  out[]
 }
 
 # The samples' loss in us, in sample order, and the rank's measured time in s.
@@ -66,21 +84,12 @@ sample_losses <- function(run, i, best = c("measured", "robust")) {
 #' @rdname noise_summary
 #' @export
 tail_table <- function(runs) {
-  figures <- c(paste0(names(tail_probs), "_us"), "max_us",
-    paste0("above_", tail_thresholds_us, "us_per_hour"))
   rbindlist(lapply(names(runs), function(name) {
     run <- runs[[name]]
-    rbindlist(lapply(seq_along(run$threads), function(i) {
-      t <- run$threads[[i]]
-      tails <- rank_tails(run, i)
-      # a list a rank, bound once: a data.table a rank costs more at
-      # thousands of ranks; null (no samples to take a percentile of) is NA
-      c(list(run = name, kernel = run$kernel, host = t$host, thread = t$unit, cpu = t$cpu,
-        samples = sum(as.numeric(unlist(tails$histogram$samples))),
-        seconds = tails$loss$seconds),
-        stats::setNames(lapply(figures, function(f) as.numeric(tails[[f]] %||% NA_real_)),
-          figures))
-    }))
+    cbind(data.table(run = name, kernel = run$kernel,
+      host = vapply(run$threads, function(t) t$host, ""),
+      thread = vapply(run$threads, function(t) t$unit, 0L),
+      cpu = vapply(run$threads, function(t) t$cpu, 0L)), run_tails(run))
   }))
 }
 

@@ -173,17 +173,14 @@ system_figure <- function(dir, run, name, label, summary, index, places = NULL) 
 # that length (each rank's histogram, src/lib/base/tails.h's buckets).
 cpu_loss_by_length <- function(run) {
   edges_us <- c(0, as.numeric(unlist(run$meta$loss_histogram$edges_ns)) / 1e3, Inf)
-  rbindlist(lapply(seq_along(run$meta$ranks), function(i) {
-    r <- run$meta$ranks[[i]]
-    t <- run$threads[[i]]
-    h <- r$tails$histogram
-    seconds <- r$tails$loss$seconds
-    if (is.null(h) || is.null(seconds)) return(NULL)
-    lost <- as.numeric(unlist(h$lost_ns))
-    k <- seq_along(lost)
-    data.table(cpu = sprintf("%s:%s", t$host, t$cpu), from_us = edges_us[k],
-      to_us = edges_us[k + 1], lost_percent = 100 * lost / (seconds * 1e9))
-  }))[from_us > 0]
+  lost <- rank_matrix(run, "tails.histogram.lost_ns")
+  seconds <- rank_values(run, "tails.loss.seconds")
+  k <- seq_len(ncol(lost))
+  cpu <- vapply(run$threads, function(t) sprintf("%s:%s", t$host, t$cpu), "")
+  # a row a rank and bucket, the rank's buckets up to its last
+  d <- data.table(cpu = rep(cpu, each = length(k)), from_us = edges_us[k],
+    to_us = edges_us[k + 1], lost_percent = as.vector(100 * t(lost / (seconds * 1e9))))
+  d[!is.na(lost_percent) & from_us > 0]
 }
 
 plot_cpu_loss_by_length <- function(d) {

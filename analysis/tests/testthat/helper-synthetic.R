@@ -168,3 +168,22 @@ fwq_ticks <- function(n, share, seed) {
   }
   x
 }
+
+# A results directory with every kernel, its noise known, through the whole
+# report.
+synthetic_results <- function(env = parent.frame()) {
+  dir <- withr_tempdir(env)
+  set.seed(5)
+  ticks <- rep(1000, 5000)
+  ticks[seq(1, 5000, by = 100)] <- 2000
+  write_fwq(dir, "fwq", list(ticks, rep(1000, 5000)))
+  inject <- list(period_us = 2000, duration_us = 100)
+  hits <- function(n, every) impulse_counts(n, every, sd = 0)
+  write_ftq(dir, "ftq_10khz", list(hits(20000, 20), hits(20000, 20)), 10000, inject = inject)
+  write_ftq(dir, "ftq_7khz", list(hits(14000, 14), hits(14000, 14)), 7000, inject = inject)
+  write_psnap(dir, "psnap", list(rep(1e6, 100) + stats::rexp(100, 1e-3),
+    rep(1e6, 100) + stats::rexp(100, 1e-3)), correlation = c(1, 0.1))
+  write_selfish(dir, "selfish", list(data.table(start_ns = 1e6 * 1:100, length_ns = 5000),
+    data.table(start_ns = 2e6 * 1:50, length_ns = 9000)), period_s = 0.2)
+  dir
+}

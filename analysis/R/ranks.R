@@ -1,0 +1,92 @@
+# A run's ranks' summaries, whatever holds them: the entries of its JSON
+# (ranks[], lists: a run of up to 4,096 ranks) or its nodes' ranks tables
+# (run$ranks, a data.table a row a rank, a column a member by its path:
+# read_ranks_table). Every part of the report asks for a member of every
+# rank at once by its path ("stats.min", "tails.p99_us") and gets a vector,
+# so that of a million ranks it holds their columns, never a million lists.
+
+# How many ranks the run describes
+rank_count <- function(run) {
+  if (!is.null(run$ranks)) nrow(run$ranks) else length(run$meta$ranks)
+}
+
+# Each rank's member at `path` (keys joined by "."), `default` where a rank
+# has none; a vector of default's type.
+rank_values <- function(run, path, default = NA_real_) {
+  if (!is.null(run$ranks)) {
+    v <- run$ranks[[path]]
+    if (is.null(v)) return(rep(default, nrow(run$ranks)))
+    v <- as.vector(v, typeof(default))
+    if (!is.na(default)) v[is.na(v)] <- default
+    return(v)
+  }
+  keys <- strsplit(path, ".", fixed = TRUE)[[1]]
+  vapply(run$meta$ranks, function(e) {
+    for (k in keys) {
+      e <- e[[k]]
+      if (is.null(e)) return(default)
+    }
+    as.vector(e, typeof(default))
+  }, default, USE.NAMES = FALSE)
+}
+
+# Each rank's array of numbers at `path` (stretches.n, tails.histogram.samples)
+# as a matrix, a row a rank, a column a place, NA past a rank's last.
+rank_matrix <- function(run, path) {
+  if (!is.null(run$ranks)) {
+    columns <- grep(paste0("^", gsub(".", "\\.", path, fixed = TRUE), "\\.[0-9]+$"),
+      names(run$ranks), value = TRUE)
+    columns <- columns[order(as.integer(sub(".*\\.", "", columns)))]
+    if (!length(columns)) return(matrix(NA_real_, nrow(run$ranks), 0))
+    m <- as.matrix(run$ranks[, columns, with = FALSE])
+    storage.mode(m) <- "double"
+    return(unname(m))
+  }
+  keys <- strsplit(path, ".", fixed = TRUE)[[1]]
+  each <- lapply(run$meta$ranks, function(e) {
+    for (k in keys) e <- e[[k]]
+    # a null in an array (JSON's NaN) keeps its place
+    if (is.list(e)) vapply(e, function(v) if (is.null(v)) NA_real_ else as.numeric(v), 0) else
+      as.numeric(e)
+  })
+  width <- max(0L, lengths(each))
+  m <- matrix(NA_real_, length(each), width)
+  for (i in seq_along(each)) m[i, seq_along(each[[i]])] <- each[[i]]
+  m
+}
+
+# The ranks' entries as lists (all, or those at positions `which`): a
+# table's rows made entries again, for what reads a rank's nested members
+# (its causes, its spectrum's lines) and costs a list a rank.
+rank_entries <- function(run, which = NULL) {
+  if (is.null(run$ranks)) {
+    return(if (is.null(which)) run$meta$ranks else run$meta$ranks[which])
+  }
+  rows <- if (is.null(which)) run$ranks else run$ranks[which]
+  table_entries(rows)
+}
+
+# A ranks table's rows as nested lists: each column's path made keys again,
+# an array's places (keys that are numbers) a list, an empty field left out.
+table_entries <- function(rows) {
+  paths <- strsplit(names(rows), ".", fixed = TRUE)
+  build <- function(values, at, depth) {
+    keys <- vapply(paths[at], `[`, "", depth)
+    out <- list()
+    for (key in unique(keys)) {
+      mine <- at[keys == key]
+      v <- if (length(mine) == 1 && length(paths[[mine]]) == depth) {
+        values[[mine]]
+      } else {
+        build(values, mine, depth + 1)
+      }
+      if (length(v) == 0 || (length(v) == 1 && !is.list(v) && is.na(v))) next
+      out[[key]] <- v
+    }
+    if (length(out) && all(grepl("^[0-9]+$", names(out)))) out <- unname(out)
+    out
+  }
+  lapply(seq_len(nrow(rows)), function(i) {
+    build(lapply(rows, `[[`, i), seq_along(paths), 1)
+  })
+}

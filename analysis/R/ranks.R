@@ -34,13 +34,9 @@ rank_values <- function(run, path, default = NA_real_) {
 # as a matrix, a row a rank, a column a place, NA past a rank's last.
 rank_matrix <- function(run, path) {
   if (!is.null(run$ranks)) {
-    columns <- grep(paste0("^", gsub(".", "\\.", path, fixed = TRUE), "\\.[0-9]+$"),
-      names(run$ranks), value = TRUE)
-    columns <- columns[order(as.integer(sub(".*\\.", "", columns)))]
+    columns <- rank_columns(run, path)
     if (!length(columns)) return(matrix(NA_real_, nrow(run$ranks), 0))
-    m <- as.matrix(run$ranks[, columns, with = FALSE])
-    storage.mode(m) <- "double"
-    return(unname(m))
+    return(matrix(as.numeric(unlist(columns, use.names = FALSE)), nrow(run$ranks)))
   }
   keys <- strsplit(path, ".", fixed = TRUE)[[1]]
   each <- lapply(run$meta$ranks, function(e) {
@@ -53,6 +49,20 @@ rank_matrix <- function(run, path) {
   m <- matrix(NA_real_, length(each), width)
   for (i in seq_along(each)) m[i, seq_along(each[[i]])] <- each[[i]]
   m
+}
+
+# Each rank's array of numbers at `path` as a list of vectors, one a place
+# (a vector of a value a rank, NA past a rank's last): a table's own
+# columns, no copy, which unlist() makes one long vector place by place.
+rank_columns <- function(run, path) {
+  if (is.null(run$ranks)) {
+    m <- rank_matrix(run, path)
+    return(lapply(seq_len(ncol(m)), function(k) m[, k]))
+  }
+  columns <- grep(paste0("^", gsub(".", "\\.", path, fixed = TRUE), "\\.[0-9]+$"),
+    names(run$ranks), value = TRUE)
+  columns <- columns[order(as.integer(sub(".*\\.", "", columns)))]
+  lapply(columns, function(k) run$ranks[[k]])
 }
 
 # The ranks' entries as lists (all, or those at positions `which`): a

@@ -30,7 +30,7 @@ selfish_table <- function(runs) {
 
 # The time (ns) each rank's detours took beyond an ordinary iteration: the
 # sum of its stretches (the kernel's, stretches.h).
-selfish_lost_ns <- function(run) rowSums(run_stretches(run)$sum, na.rm = TRUE)
+selfish_lost_ns <- function(run) rowSums(rank_matrix(run, "stretches.sum"), na.rm = TRUE)
 
 selfish_detours <- function(runs) {
   selfish <- Filter(function(r) r$kernel == "selfish", runs)

@@ -7,12 +7,13 @@
 stretches_per_run <- 100
 
 # Every rank's stretches, checked: width_s (a value a rank), n and sum (a
-# matrix each, a row a rank, a column a stretch, NA past a rank's last).
+# list each of a vector a stretch, a value a rank in it, NA past a rank's
+# last: rank_columns).
 run_stretches <- function(run) {
   s <- list(width_s = rank_values(run, "stretches.width_s"),
-    n = rank_matrix(run, "stretches.n"), sum = rank_matrix(run, "stretches.sum"))
-  if (anyNA(s$width_s) || !identical(dim(s$n), dim(s$sum)) ||
-      ncol(s$n) > stretches_per_run) {
+    n = rank_columns(run, "stretches.n"), sum = rank_columns(run, "stretches.sum"))
+  if (anyNA(s$width_s) || length(s$n) != length(s$sum) ||
+      length(s$n) > stretches_per_run) {
     stop_input(run$path, paste("a rank's JSON entry has no stretches {width_s, n, sum}:",
       "written by a noisebench older than its analysis; run it again"))
   }
@@ -38,21 +39,22 @@ noise_over_time <- function(run, bins = stretches_per_run, best = c("own", "run"
   per_bin <- stretches_per_run %/% bins
   s <- run_stretches(run)
   width <- max(s$width_s) * per_bin
-  # columns built whole, not a table a rank bound together: 6.5 M rows at
-  # 65,536 ranks; a rank's stretches in order, its empty places (past its
-  # last sample) left out
-  n <- as.vector(t(s$n))
-  used <- !is.na(n)
-  count <- rowSums(!is.na(s$n))
-  thread <- function(field, type) rep(vapply(run$threads, function(t) t[[field]], type), count)
+  # columns built whole, stretch by stretch (each a vector of the ranks'),
+  # not a table a rank bound together: 6.5 M rows at 65,536 ranks; the
+  # stretches no sample ended in (past a rank's last, or inside a stall)
+  # left out
+  n <- as.numeric(unlist(s$n, use.names = FALSE))
+  used <- which(!is.na(n) & n > 0)
+  ranks <- rank_count(run)
+  at <- (used - 1L) %% ranks + 1L
+  thread <- function(field, type) vapply(run$threads, function(t) t[[field]], type)[at]
   rows <- setDT(list(unit = thread("unit", integer(1)), cpu = thread("cpu", integer(1)),
-    host = thread("host", character(1)), bin = (sequence(count) - 1) %/% per_bin,
-    n = n[used], total = as.vector(t(s$sum))[used]))
+    host = thread("host", character(1)), bin = ((used - 1L) %/% ranks) %/% per_bin,
+    n = n[used], total = as.numeric(unlist(s$sum, use.names = FALSE))[used]))
+  rm(n, used, at)
   if (per_bin > 1) {
     rows <- rows[, .(n = sum(n), total = sum(total)), by = .(unit, cpu, host, bin)]
   }
-  # a copy of every column, where a stretch is empty only
-  if (!all(rows$n > 0)) rows <- rows[n > 0]
   rows[, time_s := (bin + 0.5) * width]
   if (records_detours(kernel_info(run$kernel))) {
     rows[, noise_percent := 100 * total / 1e9 / width]

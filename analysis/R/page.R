@@ -121,11 +121,8 @@ report_html <- function(data, tables, verdict, first_screen, figures, untraced =
   html_page(paste("noisebench report:", hosts_text(hosts$host)), body, subtitle)
 }
 
-# Tables of more rows than this show the rows of the CPUs in detail only:
-# a few nodes' CPUs, searchable, stay on the page, while a whole machine's
-# are its CSV's (a browser holding 8,192 rows of two tables to print took
-# 18 s and most of the report's memory, to print 40 of them).
-page_rows_max <- 1024
+# Tables of more rows than this show the rows of the CPUs in detail only.
+page_rows_max <- 10000
 
 # The columns of a table the page shows, those it has, in this order.
 pick <- function(dt, columns) {

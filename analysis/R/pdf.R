@@ -17,6 +17,24 @@ pdf_note <- function(pdf) {
     "makes it where one is installed")
 }
 
+# The page as it prints: a long table's rows past those printed left out,
+# which print hides anyway (html.R's print style), so that the browser
+# does not lay out a whole machine's rows to print 30 (8,192 rows of two
+# tables took it 18 s, and most of the report's memory). html_table starts
+# each row but the first on a line of its own.
+print_page <- function(html) {
+  html <- paste(html, collapse = "\n")
+  tables <- gregexpr('(?s)<table class="long".*?</table>', html, perl = TRUE)
+  regmatches(html, tables) <- list(vapply(regmatches(html, tables)[[1]], function(table) {
+    rows <- strsplit(table, "\n<tr>", fixed = TRUE)[[1]]
+    if (length(rows) <= print_rows_max) return(table)
+    # what follows the last row: the table's closing tags
+    end <- sub("(?s)^.*</tr>", "", rows[length(rows)], perl = TRUE)
+    paste0(paste(rows[seq_len(print_rows_max)], collapse = "\n<tr>"), end)
+  }, "", USE.NAMES = FALSE))
+  html
+}
+
 # dir: a report directory (index.html); writes dir/report.pdf, whole or not
 # at all. Without a renderer, says so in one line and returns NULL.
 write_pdf <- function(dir) {
@@ -26,10 +44,13 @@ write_pdf <- function(dir) {
       " makes it where one is")
     return(invisible(NULL))
   }
-  page <- normalizePath(file.path(dir, "index.html"), mustWork = TRUE)
+  page <- file.path(dir, ".print.html")
+  writeLines(print_page(readLines(file.path(dir, "index.html"), warn = FALSE)), page,
+    useBytes = TRUE)
+  page <- normalizePath(page)
   tmp <- file.path(dir, ".report.pdf.tmp")
   profile <- tempfile("noisebench-chromium")
-  on.exit(unlink(profile, recursive = TRUE), add = TRUE)
+  on.exit(unlink(c(profile, page), recursive = TRUE), add = TRUE)
   # --no-sandbox: Chromium's sandbox refuses root, as a report job often runs
   args <- c("--headless", "--no-sandbox", "--disable-gpu", "--no-pdf-header-footer",
     paste0("--user-data-dir=", profile), paste0("--print-to-pdf=", tmp),

@@ -48,12 +48,14 @@ def test_the_reports_advice_moves_a_rival_thread_off_the_cpu(bin_dir, tmp_path):
     try:
         before = traced_fwq(bin_dir, tmp_path / "before")
         assert rival_detours(before, name) >= 100, read_csv(before / "top_causes.csv")
-        advice = [r for r in read_csv(before / "advice.csv")
-                  if r["class"] == "thread" and name in r["name"]]
-        assert advice, f"the report gives no advice for {name}"
-        command = next((c.strip() for c in advice[0]["action"].split(";")
-                        if c.strip().endswith(f" {rival.pid}")), None)
-        assert command, f"no command for {name} in {advice[0]}"
+        # the row of the rule the rival falls under: its name column shows
+        # the three names that took most, which on a busy day may be other
+        # threads that ran on the CPU; its commands are every thread's
+        rows = [r for r in read_csv(before / "advice.csv") if r["class"] == "thread"]
+        assert rows, f"the report gives no advice for {name}"
+        commands = [c.strip() for r in rows for c in r["action"].split(";")]
+        command = next((c for c in commands if c.endswith(f" {rival.pid}")), None)
+        assert command, f"no command for {name} in {rows}"
         assert command == f"taskset -a -c -p {HOUSEKEEPING} {rival.pid}", command
         subprocess.run(shlex.split(command), check=True, capture_output=True, timeout=30)
         assert os.sched_getaffinity(rival.pid) == {HOUSEKEEPING}

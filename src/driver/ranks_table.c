@@ -11,8 +11,9 @@
 
 #include "errors.h"
 
-/* The column of `name`: where it was for the rank before (ranks of a run
- * have the same members, in the same order) or searched for; -1 if none */
+/* The column of `name`: the one after the column of the member before it
+ * (ranks of a run have the same members, in the same order, but for
+ * kernel_counts.top's few names), or searched for; -1 if none */
 static long column_of(char *const *columns, size_t ncolumns, const char *name, size_t guess)
 {
 	if (guess < ncolumns && strcmp(columns[guess], name) == 0)
@@ -54,9 +55,15 @@ void nb_ranks_table_write(FILE *f, int n, nb_ranks_table_entry entry, void *arg)
 	for (int i = 0; i < n; i++) {
 		nb_json_open_row(&j, &rows[i]);
 		entry(arg, i, &j);
+		size_t next = 0;
+
 		for (size_t c = 0; c < rows[i].n; c++) {
-			if (column_of(columns, ncolumns, rows[i].names[c], c) >= 0)
+			long k = column_of(columns, ncolumns, rows[i].names[c], next);
+
+			if (k >= 0) {
+				next = (size_t)k + 1;
 				continue;
+			}
 			if (ncolumns == cap) {
 				cap = cap ? 2 * cap : 256;
 				columns = realloc(columns, cap * sizeof(*columns));
@@ -64,6 +71,7 @@ void nb_ranks_table_write(FILE *f, int n, nb_ranks_table_entry entry, void *arg)
 					nb_fail(NB_EXIT_FAILURE, "out of memory for the ranks' table");
 			}
 			columns[ncolumns++] = rows[i].names[c];
+			next = ncolumns;
 		}
 	}
 	at = malloc((ncolumns ? ncolumns : 1) * sizeof(*at));
@@ -78,13 +86,17 @@ void nb_ranks_table_write(FILE *f, int n, nb_ranks_table_entry entry, void *arg)
 	/* a rank without a member (an MPMD rank given other options) has the
 	 * column's field empty */
 	for (int i = 0; i < n; i++) {
+		size_t next = 0;
+
 		for (size_t c = 0; c < ncolumns; c++)
 			at[c] = -1;
 		for (size_t c = 0; c < rows[i].n; c++) {
-			long k = column_of(columns, ncolumns, rows[i].names[c], c);
+			long k = column_of(columns, ncolumns, rows[i].names[c], next);
 
-			if (k >= 0)
+			if (k >= 0) {
 				at[k] = (long)c;
+				next = (size_t)k + 1;
+			}
 		}
 		for (size_t c = 0; c < ncolumns; c++) {
 			if (c)

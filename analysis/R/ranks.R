@@ -59,10 +59,14 @@ rank_columns <- function(run, path) {
     m <- rank_matrix(run, path)
     return(lapply(seq_len(ncol(m)), function(k) m[, k]))
   }
+  lapply(rank_column_names(run, path), function(k) run$ranks[[k]])
+}
+
+# The ranks table's columns of the array at `path`, by place: path.1, path.2, ...
+rank_column_names <- function(run, path) {
   columns <- grep(paste0("^", gsub(".", "\\.", path, fixed = TRUE), "\\.[0-9]+$"),
     names(run$ranks), value = TRUE)
-  columns <- columns[order(as.integer(sub(".*\\.", "", columns)))]
-  lapply(columns, function(k) run$ranks[[k]])
+  columns[order(as.integer(sub(".*\\.", "", columns)))]
 }
 
 # The ranks' entries as lists (all, or those at positions `which`): a

@@ -299,8 +299,8 @@ read_run <- function(json_path, samples = c("read", "when_used"),
   if (is.null(run$ranks)) run$meta[["ranks"]] <- lapply(run$meta[["ranks"]], compact_entry)
   n <- rank_count(run)
   if (n == 0) stop_input(json_path, "no ranks in the run description")
-  files <- rank_files(run)
-  if (any(lengths(files) == 0)) {
+  files <- rank_files(run, json_path)
+  if (ncol(files) == 0) {
     stop_input(json_path, "samples went to stdout (-s): no data files to analyse")
   }
   unit <- rank_values(run, "rank", NA_integer_)
@@ -317,8 +317,9 @@ read_run <- function(json_path, samples = c("read", "when_used"),
   run$threads <- lapply(seq_len(n), function(i) {
     t <- list2env(list(unit = unit[i], cpu = cpu[i], host = hosts_of[i],
       ticks_per_ns = tpn[i], start_tick = if (!is.null(start)) start[i]))
-    delayedAssign("data", read_kernel_files(file.path(dir, files[[i]]), rows[i],
-      ranges[[i]], info, json_path), assign.env = t)
+    delayedAssign("data", read_kernel_files(file.path(dir, files[i, ]), rows[i],
+      if (!is.null(ranges)) cbind(ranges$offset[i, ], ranges$bytes[i, ]), info, json_path),
+      assign.env = t)
     # the distribution of the samples, read once for the statistics that
     # need only that (NULL for detours, or samples that do not tabulate)
     delayedAssign("table", if (!records_detours(info)) {
@@ -344,51 +345,56 @@ keep_ranks <- function(run, keep) {
   run
 }
 
-# Each rank's data files' names (a character vector a rank)
-rank_files <- function(run) {
-  if (is.null(run$ranks)) return(lapply(run$meta[["ranks"]], function(u) unlist(u$files)))
-  columns <- grep("^files\\.[0-9]+$", names(run$ranks), value = TRUE)
-  if (!length(columns)) return(rep(list(character()), nrow(run$ranks)))
-  m <- as.matrix(run$ranks[, columns, with = FALSE])
-  lapply(seq_len(nrow(m)), function(i) m[i, !is.na(m[i, ]) & nzchar(m[i, ])])
-}
-
-# Each rank's ranges of its node's data files (file_ranges: a matrix, a row
-# a file, offset and bytes), NULL where its files are its own
-rank_file_ranges <- function(run, json_path) {
-  n <- rank_count(run)
-  if (!is.null(run$ranks)) {
-    # a table's columns file_ranges.K.1 and file_ranges.K.2
-    k <- 1
-    cols <- list()
-    while (!is.null(run$ranks[[sprintf("file_ranges.%d.1", k)]])) {
-      cols[[k]] <- cbind(run$ranks[[sprintf("file_ranges.%d.1", k)]],
-        run$ranks[[sprintf("file_ranges.%d.2", k)]])
-      k <- k + 1
+# Each rank's data files' names: a matrix, a row a rank, a column a file
+# kind (the ranks of a run write the same kinds), no column without files
+rank_files <- function(run, json_path) {
+  if (is.null(run$ranks)) {
+    each <- lapply(run$meta[["ranks"]], function(u) as.character(unlist(u$files)))
+    if (any(lengths(each) != lengths(each)[1])) {
+      stop_input(json_path, "samples went to stdout (-s): no data files to analyse")
     }
-    if (!length(cols)) return(vector("list", n))
-    return(lapply(seq_len(n), function(i) {
-      r <- do.call(rbind, lapply(cols, function(c) c[i, ]))
-      check_ranges(r, run$ranks$rank[i], json_path)
-    }))
+    return(matrix(unlist(each), nrow = length(each), byrow = TRUE))
   }
-  lapply(run$meta[["ranks"]], function(u) {
-    if (is.null(u$file_ranges)) return(NULL)
-    r <- do.call(rbind, lapply(u$file_ranges, function(x) {
-      v <- as.numeric(unlist(x))
-      if (length(v) != 2) NA_real_ else v
-    }))
-    check_ranges(r, u$rank, json_path)
-  })
+  as.matrix(run$ranks[, rank_column_names(run, "files"), with = FALSE])
 }
 
-check_ranges <- function(r, rank, json_path) {
-  if (ncol(r) != 2 || anyNA(r) || any(r < 0)) {
-    bad <- which(apply(r, 1, function(x) length(x) != 2 || anyNA(x) || any(x < 0)))[1]
-    stop_input(json_path, sprintf("rank %s: file_ranges[%d] is not [offset, bytes]",
-      if (is.null(rank) || is.na(rank)) "?" else rank, bad))
+# Each rank's ranges of its node's data files (file_ranges: [offset, bytes]
+# a file), as two matrices of rank_files' shape; NULL where each rank's
+# files are its own. A range that is not two numbers of at least 0 is
+# named by its rank.
+rank_file_ranges <- function(run, json_path) {
+  if (is.null(run$ranks)) {
+    entries <- run$meta[["ranks"]]
+    if (all(vapply(entries, function(u) is.null(u$file_ranges), TRUE))) return(NULL)
+    pairs <- lapply(entries, function(u) {
+      lapply(u$file_ranges %||% list(NULL), function(x) {
+        v <- as.numeric(unlist(x))
+        if (length(v) == 2) v else c(NA_real_, NA_real_)
+      })
+    })
+    at <- function(k) do.call(rbind, lapply(pairs, function(p) vapply(p, `[`, 0, k)))
+    out <- list(offset = at(1), bytes = at(2))
+  } else {
+    offsets <- grep("^file_ranges\\.[0-9]+\\.1$", names(run$ranks), value = TRUE)
+    if (!length(offsets)) return(NULL)
+    # a table's columns file_ranges.K.1 and file_ranges.K.2
+    column <- function(names) as.matrix(run$ranks[, names, with = FALSE])
+    out <- list(offset = column(offsets), bytes = column(sub("1$", "2", offsets)))
   }
-  r
+  bad <- is.na(out$offset) | is.na(out$bytes) | out$offset < 0 | out$bytes < 0
+  if (any(bad)) {
+    i <- which(rowSums(bad) > 0)[1]
+    rank <- rank_values(run, "rank", NA_integer_)[i]
+    stop_input(json_path, sprintf("rank %s: file_ranges[%d] is not [offset, bytes]",
+      if (is.na(rank)) "?" else rank, which(bad[i, ])[1]))
+  }
+  out
+}
+
+# Each thread's (rank's) field of a run (unit, host, cpu, ticks_per_ns), as
+# a vector of type's
+thread_values <- function(run, field, type) {
+  vapply(run$threads, function(t) t[[field]], type, USE.NAMES = FALSE)
 }
 
 # The samples of all threads of a run in one table, with unit, cpu and host
@@ -426,16 +432,14 @@ read_kernel_files <- function(files, n, ranges, info, json_path) {
 # opened once, as a node's data file holds all its ranks' ranges (65,536
 # ranks in 512 node files: 512 opens, not 65,536). The first rank in order
 # with a fault is the one named, as a rank-by-rank check would.
-# files, rows, ranges: each rank's (rank_files, its samples, rank_file_ranges).
+# files, rows, ranges: the run's (rank_files, each rank's samples,
+# rank_file_ranges), taken rank by rank.
 check_run_files <- function(files, rows, ranges, dir, json_path) {
-  each <- data.table(path = file.path(dir, unlist(files)),
-    offset = unlist(lapply(seq_along(files), function(i) {
-      if (is.null(ranges[[i]])) rep(NA_real_, length(files[[i]])) else ranges[[i]][, 1]
-    })),
-    bytes = unlist(lapply(seq_along(files), function(i) {
-      if (is.null(ranges[[i]])) rep(NA_real_, length(files[[i]])) else ranges[[i]][, 2]
-    })),
-    rows = rep(rows, lengths(files)))
+  by_rank <- function(m) as.vector(t(m))
+  each <- data.table(path = file.path(dir, by_rank(files)),
+    offset = if (is.null(ranges)) NA_real_ else by_rank(ranges$offset),
+    bytes = if (is.null(ranges)) NA_real_ else by_rank(ranges$bytes),
+    rows = rep(rows, each = ncol(files)))
   if (nrow(each) == 0) return(invisible())
   paths <- unique(each$path)
   size <- file.size(paths)[match(each$path, paths)]

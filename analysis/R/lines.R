@@ -29,8 +29,8 @@ machine_lines <- function(runs, cell_bins = 3) {
     counts <- rowSums(!is.na(frequency))
     line <- !is.na(as.vector(t(frequency)))
     found <- data.table(
-      host = rep(vapply(run$threads, function(t) t$host, ""), counts),
-      cpu = rep(vapply(run$threads, function(t) t$cpu, 0L), counts),
+      host = rep(thread_values(run, "host", ""), counts),
+      cpu = rep(thread_values(run, "cpu", 0L), counts),
       unit = rep(seq_len(rank_count(run)), counts),
       frequency_hz = as.vector(t(frequency))[line],
       share_percent = as.vector(t(share[, seq_len(ncol(frequency)), drop = FALSE]))[line]

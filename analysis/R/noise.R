@@ -220,9 +220,8 @@ lost_percent <- function(kernel, total, n, best) {
 noise_summary <- function(run, run_name) {
   meta <- run$meta
   info <- kernel_info(run$kernel)
-  place <- list(unit = vapply(run$threads, function(t) t$unit, 0L),
-    host = vapply(run$threads, function(t) t$host, ""),
-    cpu = vapply(run$threads, function(t) t$cpu, 0L))
+  place <- list(unit = thread_values(run, "unit", 0L), host = thread_values(run, "host", ""),
+    cpu = thread_values(run, "cpu", 0L))
   rows <- if (records_detours(info)) {
     detours <- rank_values(run, "detours")
     if (anyNA(detours)) stop_input(run$path, "no \"detours\" in the run description")

@@ -90,7 +90,7 @@ psnap_histogram_of_files <- function(run, h) {
 # their ranks' 99th percentiles of the time an iteration lost (the JSON's
 # tails), without reading a sample.
 psnap_host_tails <- function(run) {
-  data.table(host = vapply(run$threads, function(t) t$host, ""),
+  data.table(host = thread_values(run, "host", ""),
     p99_us = run_tails(run)$p99_us)[, .(p99_us = max(p99_us)), by = host]
 }
 

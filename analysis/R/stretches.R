@@ -47,9 +47,9 @@ noise_over_time <- function(run, bins = stretches_per_run, best = c("own", "run"
   used <- which(!is.na(n) & n > 0)
   ranks <- rank_count(run)
   at <- (used - 1L) %% ranks + 1L
-  thread <- function(field, type) vapply(run$threads, function(t) t[[field]], type)[at]
-  rows <- setDT(list(unit = thread("unit", integer(1)), cpu = thread("cpu", integer(1)),
-    host = thread("host", character(1)), bin = ((used - 1L) %/% ranks) %/% per_bin,
+  rows <- setDT(list(unit = thread_values(run, "unit", 0L)[at],
+    cpu = thread_values(run, "cpu", 0L)[at], host = thread_values(run, "host", "")[at],
+    bin = ((used - 1L) %/% ranks) %/% per_bin,
     n = n[used], total = as.numeric(unlist(s$sum, use.names = FALSE))[used]))
   rm(n, used, at)
   if (per_bin > 1) {

@@ -87,9 +87,8 @@ tail_table <- function(runs) {
   rbindlist(lapply(names(runs), function(name) {
     run <- runs[[name]]
     cbind(data.table(run = name, kernel = run$kernel,
-      host = vapply(run$threads, function(t) t$host, ""),
-      thread = vapply(run$threads, function(t) t$unit, 0L),
-      cpu = vapply(run$threads, function(t) t$cpu, 0L)), run_tails(run))
+      host = thread_values(run, "host", ""), thread = thread_values(run, "unit", 0L),
+      cpu = thread_values(run, "cpu", 0L)), run_tails(run))
   }))
 }
 

@@ -176,7 +176,7 @@ cpu_loss_by_length <- function(run) {
   lost <- rank_matrix(run, "tails.histogram.lost_ns")
   seconds <- rank_values(run, "tails.loss.seconds")
   k <- seq_len(ncol(lost))
-  cpu <- vapply(run$threads, function(t) sprintf("%s:%s", t$host, t$cpu), "")
+  cpu <- paste0(thread_values(run, "host", ""), ":", thread_values(run, "cpu", 0L))
   # a row a rank and bucket, the rank's buckets up to its last
   d <- data.table(cpu = rep(cpu, each = length(k)), from_us = edges_us[k],
     to_us = edges_us[k + 1], lost_percent = as.vector(100 * t(lost / (seconds * 1e9))))

@@ -9,10 +9,12 @@
 #     [BAD_NODES [BAD_CORES [SEED]]] [--xnames [--bad-cabinets N] [--bad-chassis N]]
 #
 # Each rank's samples are a real run's (SOURCE.json, rank 0: an FWQ run of
-# this machine), in their order, from a random offset, wrapped around: every
-# rank has the machine's real noise, its bursts and its stalls. Planted on
+# this machine), in their order, from a random offset among those whose
+# windows are alike (alike_windows), wrapped around: every rank has the
+# machine's real noise, its bursts and its stalls. Planted on
 # top: BAD_NODES whole nodes (default 2) and BAD_CORES single cores of other
-# nodes (default 3) lose a detour every 1 ms, the way a node with a runaway
+# nodes (default 3) lose a detour every 1 ms (or twice a stretch, where a
+# rank's 100 stretches are shorter), the way a node with a runaway
 # daemon or a core taking a device's interrupts does (planted_share says
 # how long). OUT/planted.csv says which (scope node or core, host, cpu; cpu
 # empty for a node), as the report's outliers.csv names them, the share
@@ -70,21 +72,11 @@ add_periodic <- function(x, period, loss, phase) {
 # which the finder rightly calls noisier). Then the survey is still
 # written, for what does not ask the finder (the page at scale):
 # planted_most_share, marked as not standing out, a message saying why.
-planted_share <- function(clean, tpn, best) {
-  run_s <- max(vapply(clean, sum, numeric(1))) / tpn / 1e9
-  percent <- lapply(clean, function(x) {
-    s <- kernel_figures$sample_stretches(cumsum(x) / tpn / 1e9, x, run_s)
-    # a stretch no sample ended in (a stall longer than it) has no loss of
-    # its own: the sample that ended after it holds it
-    keep <- s$n > 0
-    noisebench:::lost_percent("fwq", s$sum[keep], s$n[keep], best)
-  })
-  # as the finder holds a unit against the others (outliers.R's
-  # against_others): the median of their typical stretches, the median
-  # distance of their stretches from their own typical one
-  typical <- vapply(percent, stats::median, numeric(1))
-  p <- stats::median(typical) / 100
-  spread <- stats::mad(unlist(Map(`-`, percent, typical)), center = 0) / 100
+planted_share <- function(clean, tpn, best, run_s) {
+  y <- windows_yardstick(clean, tpn, best, run_s)
+  typical <- y$typical
+  p <- y$centre / 100
+  spread <- y$spread / 100
   gap <- 2 * noisebench:::outlier_z * spread
   share <- if (p + gap < 1) max(planted_least_share, gap / (1 - p - gap)) else Inf
   alone <- sum((typical / 100 - p) / spread > noisebench:::outlier_z)
@@ -102,6 +94,51 @@ planted_share <- function(clean, tpn, best) {
     return(structure(planted_most_share, stands_out = FALSE))
   }
   structure(share, stands_out = TRUE)
+}
+
+# Each window's (a vector of samples, ticks) typical stretch and the
+# yardstick the finder would hold it against, as outliers.R's
+# against_others does: the median of the windows' typical stretches
+# (centre) and the median distance of their stretches from their own
+# typical one (spread, scaled as stats::mad), all in % of time lost.
+# run_s: the run's length, which sets the stretches' width (the longest
+# rank's, stretches.h).
+windows_yardstick <- function(clean, tpn, best, run_s) {
+  percent <- lapply(clean, function(x) {
+    s <- kernel_figures$sample_stretches(cumsum(x) / tpn / 1e9, x, run_s)
+    # a stretch no sample ended in (a stall longer than it) has no loss of
+    # its own: the sample that ended after it holds it
+    keep <- s$n > 0
+    noisebench:::lost_percent("fwq", s$sum[keep], s$n[keep], best)
+  })
+  typical <- vapply(percent, stats::median, numeric(1))
+  list(typical = typical, centre = stats::median(typical),
+    spread = stats::mad(unlist(Map(`-`, percent, typical)), center = 0))
+}
+
+longest_s <- function(windows, tpn) max(vapply(windows, sum, numeric(1))) / tpn / 1e9
+
+# Which of the source's windows (a list of vectors of samples) are alike:
+# those whose typical stretch lies within half the finder's cut of the
+# others', their stretches as wide as a run `widen` times the longest
+# window's cuts them (a survey's planted ranks run longer). A window of a
+# few thousand samples can sit inside one of this machine's slow stretches
+# (a vCPU at 60% for a second), and such a rank the finder rightly calls
+# noisier: of 10^6 ranks, thousands would stand out unplanted, and the
+# benchmark could not tell finding what was planted from finding the
+# source's own slow seconds. Each rank keeps its window's bursts and stalls.
+alike_windows <- function(windows, tpn, best, widen = 1) {
+  run_s <- widen * longest_s(windows, tpn)
+  keep <- seq_along(windows)
+  # the windows kept are held against each other again until none is left
+  # out: those left out widened the yardstick the others were kept by
+  repeat {
+    y <- windows_yardstick(windows[keep], tpn, best, run_s)
+    cut <- noisebench:::outlier_z / 2 * y$spread
+    alike <- keep[abs(y$typical - y$centre) <= cut]
+    if (length(alike) == length(keep) || !length(alike)) return(alike)
+    keep <- alike
+  }
 }
 
 # Which units are planted: `planted` is the scope ("cabinet", "chassis",
@@ -186,21 +223,46 @@ write_survey <- function(source, out, hosts, per_host, samples, bad_nodes = 2, b
   keep <- setdiff(names(entry), c("stats", "tails", "stretches", "detour_percent",
     "slow_percent", "slow_time_percent", "slow_factor", "kernel_counts", "steal_ms", "files",
     "samples", "rank", "host", "cpu", "numa_node", "package", "core", "smt_thread"))
-  offsets <- sample.int(length(real), nrow(units), replace = TRUE)
-  phases <- stats::runif(nrow(units), 0, planted_period_ns * tpn)
-  clean_of <- function(i) real[(offsets[i] + seq_len(samples) - 1) %% length(real) + 1]
-  share <- planted_share(lapply(utils::head(which(is.na(units$planted)), 256), clean_of), tpn,
-    min(real))
+  starts <- sample.int(length(real), 1024, replace = TRUE)
+  windows <- lapply(starts, function(o) real[(o + seq_len(samples) - 1) %% length(real) + 1])
+  # the finder's typical stretch is a median: a detour in fewer than half a
+  # rank's stretches (a run of a few thousand samples, stretches shorter
+  # than 1 ms) would leave it where it was
+  period <- min(planted_period_ns, samples * stats::median(real) / tpn /
+    noisebench:::stretches_per_run / 2) * tpn
+  phases <- stats::runif(nrow(units), 0, period)
+  alike <- alike_windows(windows, tpn, min(real))
+  share <- planted_share(windows[utils::head(if (length(alike)) alike else seq_along(windows),
+    256)], tpn, min(real), longest_s(windows, tpn))
   stands_out <- attr(share, "stands_out")
   share <- as.numeric(share)
+  alike <- alike_windows(windows, tpn, min(real), widen = 1 + share)
+  message(sprintf("survey.R: %d of %d windows of %d samples alike (within half the cut)",
+    length(alike), length(windows), samples))
+  if (!length(alike)) alike <- seq_along(windows)
+  pick <- alike[sample.int(length(alike), nrow(units), replace = TRUE)]
+  clean_of <- function(i) windows[[pick[i]]]
   samples_of <- function(i) {
     x <- clean_of(i)
     if (is.na(units$planted[i])) return(x)
-    add_periodic(x, planted_period_ns * tpn, share * planted_period_ns * tpn, phases[i])
+    add_periodic(x, period, share * period, phases[i])
   }
   # the stretches' width is the whole run's (stretches.h): the longest rank's
-  run_s <- max(vapply(seq_len(nrow(units)), function(i) sum(samples_of(i)), numeric(1))) /
-    tpn / 1e9
+  longest <- function() {
+    max(vapply(seq_len(nrow(units)), function(i) sum(samples_of(i)), numeric(1))) / tpn / 1e9
+  }
+  run_s <- longest()
+  # an alike window whose typical stretch, cut as this run cuts it, lies
+  # beyond half the cut after all (half slow, half not: it moves with where
+  # the stretches fall) is replaced on the unplanted ranks that drew it
+  y <- windows_yardstick(windows[alike], tpn, min(real), run_s)
+  moved <- alike[abs(y$typical - y$centre) > noisebench:::outlier_z / 2 * y$spread]
+  if (length(moved) && length(moved) < length(alike)) {
+    redraw <- which(pick %in% moved & is.na(units$planted))
+    stay <- setdiff(alike, moved)
+    pick[redraw] <- stay[sample.int(length(stay), length(redraw), replace = TRUE)]
+    run_s <- longest()
+  }
   # as the kernels lay out as many ranks (kernels.json's node_files): their
   # entries in PREFIX.json and a data file each, or beyond inline_ranks a
   # file of entries a node and a data file a node, each rank's data in its

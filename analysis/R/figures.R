@@ -77,36 +77,11 @@ plot_spectrum <- function(spectra, peaks, title) {
 # unnamed: a picture of the whole run whose bad rows stand out.
 heatmap_rows_named <- 30
 
-# over_time: noise_over_time's rows; noise_percent: theirs, or the same
-# stretches' against another best (stretch_percent_against).
-plot_heatmap <- function(over_time, title, noise_percent = over_time$noise_percent) {
-  # a label and a total a unit, not a stretch: a whole machine's stretches
-  # are 100 a CPU
-  rows <- over_time[which(!duplicated(unit)), .(unit, cpu, host)]
-  # both in the order the units first come (a column named noise_percent
-  # would hide the argument inside over_time[])
-  rows[, lost := data.table(unit = over_time$unit, lost = noise_percent)[,
-    .(lost = sum(lost)), by = unit]$lost]
-  rows[, label := unit_label(unit, cpu, host)]
-  at <- match(over_time$unit, rows$unit)
-  row <- if (nrow(rows) > detail_units_max) {
-    # the levels in the order of the noise, and each unit's place in it
-    # (a permutation's inverse is its order)
-    o <- order(rows$lost)
-    structure(order(o)[at], levels = rows$label[o], class = "factor")
-  } else {
-    rows$label[at]
-  }
-  plot_loss_tiles(data.table(x = over_time$time_s, row = row, noise_percent = noise_percent),
-    "time from the start (s)", "CPUs", title)
-}
-
 # Tiles coloured by the share of time lost (noise_percent), at x in a row
 # each (in the order the caller sorted them, a factor whose last level is
 # drawn on top); beyond heatmap_rows_named rows unnamed, the axis saying how
 # many `rows_are`, and beyond tile_rows_max in bands (tile_bands).
-plot_loss_tiles <- function(d, x_label, rows_are, title) {
-  rows <- uniqueN(d$row)
+plot_loss_tiles <- function(d, x_label, rows_are, title, rows = uniqueN(d$row)) {
   banded <- tile_bands(d)
   p <- ggplot2::ggplot(banded, ggplot2::aes(x, row, fill = noise_percent)) +
     ggplot2::geom_tile() +
@@ -139,10 +114,8 @@ tile_rows_single <- 64
 
 tile_bands <- function(d) {
   if (!is.factor(d$row) || nlevels(d$row) <= tile_rows_max) return(d)
-  rest <- nlevels(d$row) - tile_rows_single
-  bands <- tile_rows_max - tile_rows_single
-  band_of <- c(ceiling(seq_len(rest) * bands / rest), bands + seq_len(tile_rows_single))
-  names <- c(sprintf("band %d", seq_len(bands)), tail(levels(d$row), tile_rows_single))
+  band_of <- tile_band_of(nlevels(d$row))
+  names <- tile_band_names(tail(levels(d$row), tile_rows_single))
   # one integer a (band, x) cell: a whole machine's tiles are millions, and
   # data.table groups one integer column several times faster than two
   xs <- sort(unique(d$x))
@@ -152,6 +125,19 @@ tile_bands <- function(d) {
   out[, `:=`(x = xs[(cell - 1L) %% length(xs) + 1L],
     row = structure((cell - 1L) %/% length(xs) + 1L, levels = names, class = "factor"))]
   out[, .(x, noise_percent, row)]
+}
+
+# The band of each of `rows` rows in their order, the noisiest last, which
+# keep a row each (tile_bands), and the bands' names, the single rows' labels
+# (`single`) last.
+tile_band_of <- function(rows) {
+  rest <- rows - tile_rows_single
+  bands <- tile_rows_max - tile_rows_single
+  c(ceiling(seq_len(rest) * bands / rest), bands + seq_len(tile_rows_single))
+}
+
+tile_band_names <- function(single) {
+  c(sprintf("band %d", seq_len(tile_rows_max - tile_rows_single)), single)
 }
 
 heatmap_height <- function(rows) 1.5 + 0.4 * min(rows, heatmap_rows_named)

@@ -18,8 +18,8 @@ utils::globalVariables(c(
   "run_a", "run_b", "run_label", "sampling_hz", "scaled_noise_mean", "scaled_noise_sd", "scope",
   "sd_run_time_s", "setNames", "setting", "share", "share_of_detours_percent", "share_percent",
   "share_percent_max", "side", "slice", "slow_percent", "slowdown", "smt_thread", "spread",
-  "start_ns", "system_correlation", "system_name", "tail", "tasks", "thread", "threads",
+  "start_ns", "summed", "system_correlation", "system_name", "tail", "tasks", "thread", "threads",
   "time_ns", "time_s", "to_us", "total", "total_us", "typical_percent", "unit", "us", "v",
-  "value", "verdict", "virtual_machine", "w", "what", "why", "work", "x", "x.p99_9_us", "ymax",
+  "value", "verdict", "virtual_machine", "w", "weight", "what", "why", "work", "x", "x.p99_9_us", "ymax",
   "ymin"
 ))

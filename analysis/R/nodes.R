@@ -39,13 +39,13 @@ verdict_text <- function(verdicts) {
 # nodes suffice. A host is an outlier when it is noisier by more than
 # outlier_z; quieter hosts are not flagged. Where node_locations places
 # the hosts (`places`), a column a level says where each sits.
-node_table <- function(runs, summary, bins = lapply(runs, noise_over_time, best = "run"),
+node_table <- function(runs, summary, yardsticks = lapply(runs, stretch_yardsticks),
                        places = NULL) {
   rbindlist(lapply(names(runs), function(name) {
     s <- summary[run == name]
     hosts <- s[, .(ranks = .N, inject = paste(unique(inject), collapse = " "),
       noise_percent = mean(noise_percent)), by = host]
-    standing <- node_standing(bins[[name]])[hosts, on = "host"]
+    standing <- node_standing(yardsticks[[name]])[hosts, on = "host"]
     out <- standing[, .(run = name, kernel = runs[[name]]$kernel, host, ranks, inject,
       noise_percent, typical_percent, others_median_percent = centre,
       others_mad_percent = spread, robust_z, outlier)]

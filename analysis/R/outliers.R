@@ -56,18 +56,21 @@ yardstick_leave_in <- 32
 # every member at once: copying the others once per member would cost each
 # group its size squared and an R call a member (10^4 nodes of 16 cores:
 # 1.6 * 10^5 calls copying 2.4 * 10^8 stretches). Each order statistic of
-# "the others" is found by bisection instead, counting the group's values
-# at or below a value less the member's own. value, group, member: one
-# element a value; member names unique across groups. One row per member,
+# "the others" is found by bisection instead, weighing the group's values
+# at or below a value less the member's own. value, group, member, weight:
+# one element a value (a value of weight w stands for w values: a sketch's,
+# stretch_sketch); member names unique across groups. One row per member,
 # in order of first appearance: member, group, centre (NA where the group
 # has no other member).
-others_median <- function(value, group, member) {
+others_median <- function(value, group, member, weight = rep(1, length(value))) {
   first <- !duplicated(member)
   members <- data.table(member = member[first], group = group[first])
-  # the values sorted by group, and by member: each one's slice
+  # the values sorted by group, and by member: each one's slice, and the
+  # weights summed along them
   slices <- function(of, names) {
     at <- match(of, names)
-    list(sorted = value[order(at, value)], len = tabulate(at, length(names)))
+    o <- order(at, value)
+    list(sorted = value[o], summed = c(0, cumsum(weight[o])), len = tabulate(at, length(names)))
   }
   groups <- slices(group, unique(members$group))
   own <- slices(member, members$member)
@@ -75,22 +78,38 @@ others_median <- function(value, group, member) {
   g_from <- (cumsum(groups$len) - groups$len)[g]
   g_len <- groups$len[g]
   own_from <- cumsum(own$len) - own$len
-  # how many of the others of members `at` lie at or below v
-  others_upto <- function(v, at = seq_along(g), strict = FALSE) {
-    count_upto(groups$sorted, g_from[at], g_len[at], v, strict) -
-      count_upto(own$sorted, own_from[at], own$len[at], v, strict)
+  weight_upto <- function(s, from, len, v, strict) {
+    s$summed[from + count_upto(s$sorted, from, len, v, strict) + 1] - s$summed[from + 1]
   }
-  others <- g_len - own$len
+  # the weight of the others of members `at` at or below v
+  others_upto <- function(v, at) {
+    weight_upto(groups, g_from[at], g_len[at], v, FALSE) -
+      weight_upto(own, own_from[at], own$len[at], v, FALSE)
+  }
+  others <- groups$summed[g_from + g_len + 1] - groups$summed[g_from + 1] -
+    (own$summed[own_from + own$len + 1] - own$summed[own_from + 1])
   value_at <- function(i, at = seq_along(g)) groups$sorted[g_from[at] + i]
-  # the k-th smallest of each member's others: the group's lowest value
-  # with k of the others at or below it
-  kth <- function(k) {
-    value_at(first_reaching(rep(1, length(g)), g_len,
-      function(i, at) others_upto(value_at(i, at), at) >= k[at]))
+  # the group's lowest value with more than (or, not beyond, at least) half
+  # the others' weight at or below it: of n values of weight 1, the
+  # (n + 1) %/% 2-th and the n %/% 2 + 1-th smallest, whose mean is the median
+  half <- function(beyond) {
+    value_at(first_reaching(rep(1, length(g)), g_len, function(i, at) {
+      w <- others_upto(value_at(i, at), at)
+      if (beyond) w > others[at] / 2 else w >= others[at] / 2
+    }))
   }
-  middle <- function(of) (of(pmax(1, (others + 1) %/% 2)) + of(others %/% 2 + 1)) / 2
-  centre <- middle(kth)
+  centre <- (half(FALSE) + half(TRUE)) / 2
   members[, centre := ifelse(others > 0, centre, NA_real_)][]
+}
+
+# The weighted median of value in each group (a value of weight w standing
+# for w values): of weights 1, stats::median's.
+weighted_median <- function(value, weight, group) {
+  d <- data.table(group, value, weight)
+  setorder(d, group, value)
+  d[, summed := cumsum(weight), by = group]
+  d[, .(centre = (value[which.max(summed >= summed[.N] / 2)] +
+    value[which.max(summed > summed[.N] / 2)]) / 2), by = group]
 }
 
 # Per member of each group: its typical stretch (the median of its 100
@@ -109,13 +128,23 @@ against_others <- function(bins) {
   # median, not stats::median: data.table's own per group (GForce), which
   # 65,536 ranks' 100 stretches each need
   typical <- bins[, .(typical_percent = median(noise_percent)), by = .(group, member)]
-  typical[, members := .N, by = group]
   bins[, off := abs(noise_percent - typical$typical_percent[match(member, typical$member)])]
   on.exit(bins[, off := NULL])
+  hold_against(typical, bins[, .(group, member, off, weight = 1)])
+}
+
+# against_others' yardsticks of members whose typical stretches are known
+# (typical: group, member, typical_percent) and whose stretches' distances
+# from them are given as values of a weight (offs: group, member, off,
+# weight; a sketch's, or each stretch's of weight 1).
+hold_against <- function(typical, offs) {
+  typical <- copy(typical)[, members := .N, by = group]
   big <- typical[members >= yardstick_leave_in]
   if (nrow(big)) {
+    mine <- offs[group %in% big$group]
     yardstick <- big[, .(centre = median(typical_percent)), by = group][
-      bins[group %in% big$group, .(spread = median(off)), by = group], on = "group"]
+      weighted_median(mine$off, mine$weight, mine$group)[, .(group, spread = centre)],
+      on = "group"]
     typical[yardstick, on = "group", `:=`(centre = i.centre, spread = i.spread)]
   }
   # fewer: the others' typical stretches by pairs (at most 31 x 30 a
@@ -124,7 +153,7 @@ against_others <- function(bins) {
   if (nrow(small)) {
     centres <- small[small, on = "group", allow.cartesian = TRUE, nomatch = NULL][
       member != i.member, .(centre = median(i.typical_percent)), by = member]
-    spreads <- bins[group %in% small$group, others_median(off, group, member)]
+    spreads <- offs[group %in% small$group, others_median(off, group, member, weight)]
     typical[centres, on = "member", centre := i.centre]
     typical[spreads, on = "member", spread := i.centre]
   }
@@ -135,14 +164,18 @@ against_others <- function(bins) {
   typical[, members := NULL][]
 }
 
-# Each host of a run against the run's other hosts, and each core against
-# the other cores of its node. b: noise_over_time(run, best = "run").
-node_standing <- function(b) {
-  against_others(b[, .(group = 1L, member = host, noise_percent)])[,
+# Each host of a run against the run's other hosts: each host's typical
+# stretch exact, the distances of its stretches from it as its sketch
+# (y: stretch_yardsticks(run)).
+node_standing <- function(y) {
+  hold_against(y$hosts[, .(group = 1L, member = host, typical_percent)],
+    y$node_offs[, .(group = 1L, member = host, off = value, weight)])[,
     .(host = member, typical_percent, centre, spread, robust_z, outlier)]
 }
 
-# a run's units are its ranks, each on one host: a unit names a member
+# Each core against the other cores of its node, of the ranks of one or
+# more whole hosts: b, noise_over_time's rows (best = "run") of those ranks.
+# A run's units are its ranks, each on one host: a unit names a member.
 core_standing <- function(b) {
   units <- unique(b[, .(member = unit, host, unit, cpu)])
   against_others(b[, .(group = host, member = unit, noise_percent)])[
@@ -174,19 +207,25 @@ outlier_why <- function(detour, slow, cause, cause_share) {
 # The units of each level above the node (node_locations: cabinets, their
 # chassis) noisier than the other units of their level, the largest level
 # first, each unit held against the others as a node is (its typical
-# stretch, the median of all its ranks' stretches); a unit inside one
+# stretch, the median of all its ranks' stretches, and their distances from
+# it, taken from its hosts' sketches of their stretches); a unit inside one
 # already named is that unit's story. One row per outlier: scope (the
 # level), location (the unit), the hosts it holds, ranks and its standing.
-# b: noise_over_time(run, best = "run").
-level_standing <- function(b, locations) {
+# y: stretch_yardsticks(run).
+level_standing <- function(y, locations) {
   covered <- character()
   rows <- list()
+  values <- y$values
   for (level in location_levels(locations)) {
-    unit <- locations[[level]][match(b$host, locations$host)]
+    unit <- locations[[level]][match(values$host, locations$host)]
     keep <- !is.na(unit)
     if (uniqueN(unit[keep]) < 2) next
-    flagged <- against_others(data.table(group = 1L, member = unit[keep],
-      noise_percent = b$noise_percent[keep]))[outlier == TRUE]
+    mine <- data.table(group = 1L, member = unit[keep], value = values$value[keep],
+      weight = values$weight[keep])
+    typical <- weighted_median(mine$value, mine$weight, mine$member)[,
+      .(group = 1L, member = group, typical_percent = centre)]
+    mine[, off := abs(value - typical$typical_percent[match(member, typical$member)])]
+    flagged <- hold_against(typical, mine[, .(group, member, off, weight)])[outlier == TRUE]
     hosts <- lapply(flagged$member, function(u) locations$host[which(locations[[level]] == u)])
     inside <- vapply(hosts, function(h) any(h %in% covered), logical(1))
     covered <- c(covered, unlist(hosts))
@@ -208,17 +247,18 @@ finest_location <- function(hosts, locations) {
 # core sits in), host, cpu (NA for a node), ranks, noise_percent (mean over
 # its ranks), typical_percent, others_median_percent, others_mad_percent,
 # robust_z, detour_percent, slow_percent, cause (the class that took most,
-# where traced) and why. bins: noise_over_time(run, best = "run") per run,
-# by name; causes: cause_shares(runs); locations: node_locations' table.
-outlier_table <- function(runs, summary, bins, causes, locations = NULL) {
+# where traced) and why. yardsticks: stretch_yardsticks(run) per run, by
+# name; causes: cause_shares(runs); locations: node_locations' table.
+outlier_table <- function(runs, summary, yardsticks, causes, locations = NULL) {
   locations <- locations %||% data.table(host = character())
   rows <- rbindlist(lapply(names(runs), function(name) {
     s <- summary[run == name]
-    units <- level_standing(bins[[name]], locations)
+    y <- yardsticks[[name]]
+    units <- level_standing(y, locations)
     covered <- unlist(units$hosts)
-    nodes <- node_standing(bins[[name]])[outlier == TRUE & !host %in% covered]
+    nodes <- node_standing(y)[outlier == TRUE & !host %in% covered]
     # a core of a bad node, chassis or cabinet is that unit's story
-    cores <- core_standing(bins[[name]])[outlier == TRUE & !host %in% c(nodes$host, covered)]
+    cores <- y$cores[!host %in% c(nodes$host, covered)]
     unit_rows <- rbindlist(lapply(seq_len(nrow(units)), function(i) {
       u <- units[i]
       s[host %in% u$hosts[[1]], .(scope = u$scope, location = u$member, ranks = .N,

@@ -5,7 +5,7 @@
 # caption = file. The slowdown's (scale_figure) is drawn once the model is
 # done.
 
-report_figures <- function(dir, runs, tables, labels, peaks, stretches, places = NULL) {
+report_figures <- function(dir, runs, tables, labels, peaks, yardsticks, places = NULL) {
   label <- function(n) labels$label[match(n, labels$run)]
   small <- panel_runs(Filter(function(n) length(runs[[n]]$threads) <= detail_units_max,
     names(runs)), tables$summary)
@@ -13,9 +13,9 @@ report_figures <- function(dir, runs, tables, labels, peaks, stretches, places =
     whole_system_figures(dir, runs, tables$summary, label, places),
     loss_by_length_figure(dir, tables$loss_by_length, labels),
     causes_figure(dir, tables$causes, tables$summary, labels),
-    noise_over_time_figure(dir, runs[small], stretches[small], label, small),
+    noise_over_time_figure(dir, runs[small], label, small),
     unlist(lapply(setdiff(names(runs), small), function(n) {
-      big_heatmap_figure(dir, n, runs[[n]], stretches[[n]], label(n))
+      big_heatmap_figure(dir, n, runs[[n]], yardsticks[[n]]$lost, label(n))
     })),
     scaled_noise_figure(dir, runs, tables$summary, label),
     spectra_figure(dir, runs, peaks, tables$summary, label),
@@ -108,12 +108,12 @@ causes_figure <- function(dir, causes, summary, labels) {
 }
 
 # The runs of a few CPUs in one heat map, a panel a run, a row a CPU.
-noise_over_time_figure <- function(dir, runs, stretches, label, shown = names(runs)) {
+noise_over_time_figure <- function(dir, runs, label, shown = names(runs)) {
   if (length(runs) == 0) return(NULL)
   d <- rbindlist(lapply(names(runs), function(n) {
-    s <- stretches[[n]]
+    s <- noise_over_time(runs[[n]])
     data.table(run = label(n), x = s$time_s, row = unit_label(s$unit, s$cpu, s$host),
-      noise_percent = stretch_percent_against(s, runs[[n]]))
+      noise_percent = s$noise_percent)
   }))
   d[, run := factor(run, levels = unique(run))]
   # each run's stretches their own width: ggplot would take the narrowest
@@ -134,10 +134,10 @@ noise_over_time_figure <- function(dir, runs, stretches, label, shown = names(ru
       panels_note(shown)))
 }
 
-big_heatmap_figure <- function(dir, name, run, stretches, label) {
-  n <- length(run$threads)
-  fig(save_figure(plot_heatmap(stretches, paste(label, ": noise per CPU over time"),
-    stretch_percent_against(stretches, run)), dir, paste0(name, "-heatmap"),
+big_heatmap_figure <- function(dir, name, run, lost, label) {
+  n <- length(lost)
+  fig(save_figure(plot_loss_tiles(heatmap_tiles(run, lost), "time from the start (s)", "CPUs",
+    paste(label, ": noise per CPU over time"), rows = n), dir, paste0(name, "-heatmap"),
     height = heatmap_height(n)),
     paste0(label, ": the share of time lost to noise (%, colour) in 100 equal stretches of ",
       "the run (s), one row per CPU, the noisiest on top", banded(n, "CPUs"), ". Dark cells ",

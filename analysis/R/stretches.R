@@ -6,12 +6,16 @@
 
 stretches_per_run <- 100
 
-# Every rank's stretches, checked: width_s (a value a rank), n and sum (a
-# list each of a vector a stretch, a value a rank in it, NA past a rank's
-# last: rank_columns).
-run_stretches <- function(run) {
+# Every rank's stretches, checked (of the ranks at positions `rows`, or
+# all): width_s (a value a rank), n and sum (a list each of a vector a
+# stretch, a value a rank in it, NA past a rank's last: rank_columns).
+run_stretches <- function(run, rows = NULL) {
+  columns <- function(path) {
+    all <- rank_columns(run, path)
+    if (is.null(rows)) all else lapply(all, `[`, rows)
+  }
   s <- list(width_s = rank_values(run, "stretches.width_s"),
-    n = rank_columns(run, "stretches.n"), sum = rank_columns(run, "stretches.sum"))
+    n = columns("stretches.n"), sum = columns("stretches.sum"))
   if (anyNA(s$width_s) || length(s$n) != length(s$sum) ||
       length(s$n) > stretches_per_run) {
     stop_input(run$path, paste("a rank's JSON entry has no stretches {width_s, n, sum}:",
@@ -27,8 +31,7 @@ run_stretches <- function(run) {
 # best: each thread's own best sample ("own", Sequoia's), or the run's best
 # over every thread and host ("run": a node slow in every sample is then
 # seen as slow). P-SNAP's best is always its calibrated ideal iteration.
-# Each row keeps its stretch's samples (n) and their sum (total), from which
-# stretch_percent_against gives their noise against another best.
+# Each row keeps its stretch's samples (n) and their sum (total).
 #' @rdname noise_summary
 #' @export
 noise_over_time <- function(run, bins = stretches_per_run, best = c("own", "run")) {
@@ -36,45 +39,101 @@ noise_over_time <- function(run, bins = stretches_per_run, best = c("own", "run"
   if (stretches_per_run %% bins != 0) {
     stop("bins must divide ", stretches_per_run, ", not ", bins, call. = FALSE)
   }
-  per_bin <- stretches_per_run %/% bins
-  s <- run_stretches(run)
-  width <- max(s$width_s) * per_bin
-  # columns built whole, stretch by stretch (each a vector of the ranks'),
-  # not a table a rank bound together: 6.5 M rows at 65,536 ranks; the
-  # stretches no sample ended in (past a rank's last, or inside a stall)
-  # left out
-  n <- as.numeric(unlist(s$n, use.names = FALSE))
-  used <- which(!is.na(n) & n > 0)
-  ranks <- rank_count(run)
-  at <- (used - 1L) %% ranks + 1L
-  rows <- setDT(list(unit = thread_values(run, "unit", 0L)[at],
-    cpu = thread_values(run, "cpu", 0L)[at], host = thread_values(run, "host", "")[at],
-    bin = ((used - 1L) %/% ranks) %/% per_bin,
-    n = n[used], total = as.numeric(unlist(s$sum, use.names = FALSE))[used]))
-  rm(n, used, at)
-  if (per_bin > 1) {
-    rows <- rows[, .(n = sum(n), total = sum(total)), by = .(unit, cpu, host, bin)]
-  }
-  rows[, time_s := (bin + 0.5) * width]
-  if (records_detours(kernel_info(run$kernel))) {
-    rows[, noise_percent := 100 * total / 1e9 / width]
-  } else {
-    bests <- thread_bests(run, best)
-    units <- vapply(run$threads, function(t) as.numeric(t$unit), numeric(1))
-    rows[, noise_percent := lost_percent(run$kernel, total, n, bests[match(unit, units)])]
-  }
-  setcolorder(rows, c("bin", "noise_percent", "unit", "cpu", "host", "n", "total"))[]
+  rows <- stretch_rows(run, seq_len(rank_count(run)), stretch_context(run, best),
+    stretches_per_run %/% bins)
+  rows[, at := NULL][]
 }
 
-# The noise_percent of noise_over_time's stretches against another best:
-# the heat map's (each thread's own best) from the nodes' and cores'
-# yardstick (the run's), a vector beside the table rather than a copy of
-# it (6.5 M rows at 65,536 ranks). Selfish's do not depend on a best.
-stretch_percent_against <- function(stretches, run, best = c("own", "run")) {
-  if (records_detours(kernel_info(run$kernel))) return(stretches$noise_percent)
-  bests <- thread_bests(run, match.arg(best))
-  units <- vapply(run$threads, function(t) as.numeric(t$unit), numeric(1))
-  lost_percent(run$kernel, stretches$total, stretches$n, bests[match(stretches$unit, units)])
+# What stretch_rows needs of the whole run, found once: each rank's best,
+# unit, CPU and host, and the stretches' width.
+stretch_context <- function(run, best) {
+  # selfish's noise is its detours' time, against no best
+  list(best = if (!records_detours(kernel_info(run$kernel))) thread_bests(run, best),
+    unit = thread_values(run, "unit", 0L), cpu = thread_values(run, "cpu", 0L), host = thread_values(run, "host", ""),
+    width_s = max(run_stretches(run, integer())$width_s))
+}
+
+# noise_over_time's rows of the ranks at positions `rows`, with at (a row's
+# rank's position). The columns built whole, stretch by stretch (each a
+# vector of the ranks'), not a table a rank bound together; the stretches
+# no sample ended in (past a rank's last, or inside a stall) left out.
+stretch_rows <- function(run, rows, context, per_bin = 1L) {
+  s <- run_stretches(run, rows)
+  width <- context$width_s * per_bin
+  n <- as.numeric(unlist(s$n, use.names = FALSE))
+  used <- which(!is.na(n) & n > 0)
+  ranks <- length(rows)
+  at <- rows[(used - 1L) %% ranks + 1L]
+  out <- setDT(list(unit = context$unit[at], cpu = context$cpu[at], host = context$host[at],
+    bin = ((used - 1L) %/% ranks) %/% per_bin,
+    n = n[used], total = as.numeric(unlist(s$sum, use.names = FALSE))[used], at = at))
+  rm(n, used)
+  if (per_bin > 1) {
+    out <- out[, .(n = sum(n), total = sum(total)), by = .(unit, cpu, host, bin, at)]
+  }
+  out[, time_s := (bin + 0.5) * width]
+  if (records_detours(kernel_info(run$kernel))) {
+    out[, noise_percent := 100 * total / 1e9 / width]
+  } else {
+    out[, noise_percent := lost_percent(run$kernel, total, n, context$best[at])]
+  }
+  setcolorder(out, c("bin", "noise_percent", "unit", "cpu", "host", "n", "total"))[]
+}
+
+# A host's stretches are kept, for the yardsticks of the levels above it,
+# as at most this many values: the whole of a node of up to 5 CPUs, and of
+# a node of 288 CPUs' 28,800 one of each 56 in their order (each standing
+# for them: a median of 10^6 CPUs' stretches found to within about 1/500
+# of their ranks, far inside the spread of any node's).
+stretch_sketch_max <- 512
+
+# Each host's values (of its stretches), sorted, as at most
+# stretch_sketch_max: all of them of weight 1, or the middle one of each of
+# stretch_sketch_max runs of equal length, each of the run's weight.
+stretch_sketch <- function(value, host) {
+  d <- data.table(host, value)
+  setorder(d, host, value)
+  k <- stretch_sketch_max
+  d[, if (.N <= k) list(value = value, weight = 1) else
+    list(value = value[ceiling((seq_len(k) - 0.5) * .N / k)], weight = .N / k), by = host]
+}
+
+# The ranks' positions in batches of whole hosts, each of about ranks_max:
+# a run's stretches are reduced a batch at a time (a million CPUs' are 10^8).
+host_batches <- function(host, ranks_max) {
+  h <- match(host, unique(host))
+  size <- tabulate(h)
+  batch <- (cumsum(size) - size) %/% ranks_max
+  unname(split(seq_along(host), batch[h]))
+}
+
+# What the report needs of a run's stretches (noise_over_time, best =
+# "run": the yardstick of nodes and cores alike), reduced a batch of hosts
+# at a time so that a million CPUs' 10^8 stretches are never held at once:
+# hosts (host, typical_percent: the median of its stretches), node_offs
+# (each host's stretches' distances from its typical one) and values (its
+# stretches) as sketches (stretch_sketch: host, value, weight), cores (the
+# cores noisier than the other cores of their node: core_standing's
+# outliers), and lost (each rank's stretches' noise against its own best,
+# summed: the heat map's order). batch_ranks: about how many ranks a batch.
+stretch_yardsticks <- function(run, batch_ranks = 8192) {
+  context <- stretch_context(run, "run")
+  detours <- records_detours(kernel_info(run$kernel))
+  own <- if (!detours) thread_bests(run, "own")
+  lost <- numeric(rank_count(run))
+  parts <- lapply(host_batches(context$host, batch_ranks), function(rows) {
+    b <- stretch_rows(run, rows, context)
+    hosts <- b[, .(typical_percent = median(noise_percent)), by = host]
+    off <- abs(b$noise_percent - hosts$typical_percent[match(b$host, hosts$host)])
+    mine <- if (detours) b$noise_percent else lost_percent(run$kernel, b$total, b$n, own[b$at])
+    summed <- rowsum(mine, b$at)
+    lost[as.integer(rownames(summed))] <<- summed[, 1]
+    list(hosts = hosts, node_offs = stretch_sketch(off, b$host),
+      values = stretch_sketch(b$noise_percent, b$host), cores = core_standing(b)[outlier == TRUE])
+  })
+  part <- function(name) rbindlist(lapply(parts, `[[`, name))
+  list(hosts = part("hosts"), node_offs = part("node_offs"), values = part("values"),
+    cores = part("cores"), lost = lost)
 }
 
 # Each thread's best value in its own unit (noise_over_time).
@@ -92,3 +151,31 @@ thread_bests <- function(run, best) {
   min(own / tpn) * tpn
 }
 
+
+# The heat map's tiles of a run of many CPUs (x: time_s, row, noise_percent),
+# its stretches read a batch of hosts at a time as stretch_yardsticks reads
+# them: a row a CPU, each stretch against its own best, in the order of
+# `lost` (stretch_yardsticks'), the noisiest last, its levels its labels;
+# beyond tile_rows_max the rows banded as tile_bands bands them, a band's
+# tile the mean of its rows'.
+heatmap_tiles <- function(run, lost, batch_ranks = 8192) {
+  context <- stretch_context(run, "own")
+  label <- function(at) unit_label(context$unit[at], context$cpu[at], context$host[at])
+  o <- order(lost)
+  place <- integer(length(lost))
+  place[o] <- seq_along(o)
+  if (length(lost) > tile_rows_max) {
+    row_of <- tile_band_of(length(lost))[place]
+    names <- tile_band_names(label(utils::tail(o, tile_rows_single)))
+  } else {
+    row_of <- place
+    names <- label(o)
+  }
+  cells <- rbindlist(lapply(host_batches(context$host, batch_ranks), function(rows) {
+    stretch_rows(run, rows, context)[!is.na(noise_percent),
+      .(sum = sum(noise_percent), n = .N), by = .(row = row_of[at], bin)]
+  }))[, .(noise_percent = sum(sum) / sum(n)), keyby = .(row, bin)]
+  data.table(x = (cells$bin + 0.5) * context$width_s,
+    row = structure(cells$row, levels = names, class = "factor"),
+    noise_percent = cells$noise_percent)
+}

@@ -70,7 +70,7 @@ write_report <- function(results_dir, hosts = NULL, out = NULL, machine_cpus = N
     rbindlist(lapply(names(streams), function(n) stream_label(n, streams[[n]]))), fill = TRUE)
   # each run's 100 stretches per CPU against the best sample on any host:
   # the yardstick of nodes and cores alike
-  stretches <- lapply(runs, noise_over_time, best = "run")
+  yardsticks <- lapply(runs, stretch_yardsticks)
   causes <- cause_shares(runs)
   top <- top_causes(runs)
   tables <- list(
@@ -86,8 +86,8 @@ write_report <- function(results_dir, hosts = NULL, out = NULL, machine_cpus = N
     },
     lines = machine_lines(runs),
     verdicts = verdicts,
-    nodes = node_table(runs, summary, stretches, places),
-    outliers = outlier_table(runs, summary, stretches, causes, places),
+    nodes = node_table(runs, summary, yardsticks, places),
+    outliers = outlier_table(runs, summary, yardsticks, causes, places),
     tails = rbind(tail_table(runs), stream_tail_table(streams), fill = TRUE),
     streams = stream_table(streams),
     machines = machines,
@@ -114,7 +114,7 @@ write_report <- function(results_dir, hosts = NULL, out = NULL, machine_cpus = N
       system_figure(tmp, runs[[ref]], ref, labels$label[match(ref, labels$run)], summary, i,
         places)
     })
-    figures <- report_figures(tmp, runs, tables, labels, peaks, stretches, places)
+    figures <- report_figures(tmp, runs, tables, labels, peaks, yardsticks, places)
     tables$scale <- scale_rows()
     figures <- c(figures, scale_figure(tmp, tables$scale,
       function(n) labels$label[match(n, labels$run)]),

@@ -73,7 +73,7 @@ test_that("a bad cabinet, chassis, node and core are a line each, and nothing el
   runs <- read_results(level_survey())$runs
   summary <- noise_summary(runs$fwq, "fwq")
   places <- node_locations(summary$host)
-  o <- outlier_table(runs, summary, lapply(runs, noise_over_time, best = "run"),
+  o <- outlier_table(runs, summary, lapply(runs, stretch_yardsticks),
     cause_shares(runs), places)
   expect_equal(o$scope, c("cabinet", "chassis", "node", "core"))
   expect_equal(o$location, c("x1002", "x1004c1", "x1000c2", "x1005c3"))
@@ -83,7 +83,7 @@ test_that("a bad cabinet, chassis, node and core are a line each, and nothing el
   expect_true(all(o$robust_z > outlier_z))
   expect_equal(o$noise_percent, rep(30, 4), tolerance = 0.05)
   # without the levels, the cabinet's and the chassis's nodes are nodes
-  flat <- outlier_table(runs, summary, lapply(runs, noise_over_time, best = "run"),
+  flat <- outlier_table(runs, summary, lapply(runs, stretch_yardsticks),
     cause_shares(runs))
   expect_equal(sum(flat$scope == "node"), 8 + 2 + 1)
   expect_true(all(is.na(flat$location)))

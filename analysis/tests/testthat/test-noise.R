@@ -140,14 +140,3 @@ test_that("the moments are the kernel's own stats, read from its JSON, not its s
     class = "noisebench_input_error")
 })
 
-test_that("stretches against another best are those noise_over_time gives with it", {
-  dir <- withr_tempdir()
-  write_fwq(dir, "fwq", list(fwq_ticks(4000, 0.05, 1), fwq_ticks(4000, 0.2, 2) + 300),
-    hosts = c("a", "b"))
-  run <- read_run(file.path(dir, "fwq.json"))
-  by_run <- noise_over_time(run, best = "run")
-  by_own <- noise_over_time(run, best = "own")
-  expect_false(isTRUE(all.equal(by_run$noise_percent, by_own$noise_percent)))
-  expect_equal(stretch_percent_against(by_run, run, "own"), by_own$noise_percent)
-  expect_equal(stretch_percent_against(by_own, run, "run"), by_run$noise_percent)
-})

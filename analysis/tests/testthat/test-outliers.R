@@ -16,8 +16,7 @@ outliers_of <- function(s) {
   write_fwq(dir, "fwq", s$ticks, hosts = s$hosts, cpus = s$cpus, fields = s$fields)
   runs <- read_results(dir)$runs
   summary <- noise_summary(runs$fwq, "fwq")
-  bins <- lapply(runs, noise_over_time, best = "run")
-  outlier_table(runs, summary, bins, cause_shares(runs))
+  outlier_table(runs, summary, lapply(runs, stretch_yardsticks), cause_shares(runs))
 }
 
 test_that("a bad node is one line and a bad core of a good node another, nothing else", {

@@ -9,7 +9,7 @@ kernel_label <- function(kernel) noisebench_kernels$kernels[[kernel]]$label %||%
 
 run_description <- function(name, run) {
   m <- run$meta
-  hosts <- unique(vapply(run$threads, function(t) t$host %||% NA_character_, ""))
+  hosts <- unique(thread_values(run, "host", ""))
   hz <- if (fixed_time(kernel_info(run$kernel))) {
     m$frequency_hz %||% (1e9 / m$quantum_ns)
   } else {

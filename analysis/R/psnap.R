@@ -96,7 +96,7 @@ psnap_host_tails <- function(run) {
 
 # The run with only the ranks on the given hosts.
 hosts_run <- function(run, hosts) {
-  subset_run(run, which(vapply(run$threads, function(t) t$host %in% hosts, logical(1))))
+  subset_run(run, which(thread_values(run, "host", "") %in% hosts))
 }
 
 # The report's P-SNAP figures (the catalogue's figures): the iteration times

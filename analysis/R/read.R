@@ -314,7 +314,7 @@ read_run <- function(json_path, samples = c("read", "when_used"),
     stop_input(json_path, sprintf("no \"%s\" in the run description", info$samples_per_rank))
   }
   ranges <- rank_file_ranges(run, json_path)
-  run$threads <- lapply(seq_len(n), function(i) {
+  make <- function(i) {
     t <- list2env(list(unit = unit[i], cpu = cpu[i], host = hosts_of[i],
       ticks_per_ns = tpn[i], start_tick = if (!is.null(start)) start[i]))
     delayedAssign("data", read_kernel_files(file.path(dir, files[i, ]), rows[i],
@@ -325,12 +325,16 @@ read_run <- function(json_path, samples = c("read", "when_used"),
     delayedAssign("table", if (!records_detours(info)) {
       value_table(noise_values(list(kernel = kernel), data))
     }, eval.env = t, assign.env = t)
-    if (samples == "read") {
+    t
+  }
+  run$threads <- rank_threads(make, list(unit = unit, cpu = cpu, host = hosts_of,
+    ticks_per_ns = tpn))
+  if (samples == "read") {
+    for (t in as.list(run$threads)) {
       force(t$table)
       force(t$data)
     }
-    t
-  })
+  }
   if (samples == "when_used") check_run_files(files, rows, ranges, dir, json_path)
   run
 }
@@ -389,12 +393,6 @@ rank_file_ranges <- function(run, json_path) {
       if (is.na(rank)) "?" else rank, which(bad[i, ])[1]))
   }
   out
-}
-
-# Each thread's (rank's) field of a run (unit, host, cpu, ticks_per_ns), as
-# a vector of type's
-thread_values <- function(run, field, type) {
-  vapply(run$threads, function(t) t[[field]], type, USE.NAMES = FALSE)
 }
 
 # The samples of all threads of a run in one table, with unit, cpu and host

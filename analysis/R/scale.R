@@ -357,7 +357,7 @@ start_scale_table <- function(runs, simulate = names(runs), processes = NULL) {
   jobs <- file.path(dir, sprintf("run%d.rds", seq_along(runs)))
   Map(function(run, name, job) {
     traces <- lapply(model_ranks(length(run$threads)), function(i) noise_trace(run, i))
-    hosts <- unique(vapply(run$threads, function(t) t$host %||% NA_character_, ""))
+    hosts <- unique(thread_values(run, "host", ""))
     about <- data.table(run = name, kernel = run$kernel, hosts = hosts_text(hosts),
       ranks = length(run$threads), traces = length(traces),
       injected = !is.null(run$meta$inject) ||

@@ -276,8 +276,8 @@ spectrum_threads <- function(runs, summary) {
 
 # Where each thread of a run ran: its host and CPU, in the threads' order.
 thread_places <- function(run) {
-  data.table(host = vapply(run$threads, function(t) t$host, ""),
-    cpu = vapply(run$threads, function(t) as.numeric(t$cpu), 0))
+  data.table(host = thread_values(run, "host", ""),
+    cpu = thread_values(run, "cpu", 0))
 }
 
 # The position, in a partner run's places (thread_places), of the thread

@@ -147,7 +147,7 @@ thread_bests <- function(run, best) {
   if (best == "own") return(own)
   if (falling(info)) return(rep(max(own), length(own)))
   # FWQ samples are ticks of each host's own clock: the fastest in ns
-  tpn <- vapply(run$threads, function(t) t$ticks_per_ns, numeric(1))
+  tpn <- thread_values(run, "ticks_per_ns", 0)
   min(own / tpn) * tpn
 }
 

@@ -54,19 +54,66 @@ rank_matrix <- function(run, path) {
 # Each rank's array of numbers at `path` as a list of vectors, one a place
 # (a vector of a value a rank, NA past a rank's last): a table's own
 # columns, no copy, which unlist() makes one long vector place by place.
-rank_columns <- function(run, path) {
+# Of the ranks at positions `rows` only, where given.
+rank_columns <- function(run, path, rows = NULL) {
   if (is.null(run$ranks)) {
     m <- rank_matrix(run, path)
+    if (!is.null(rows)) m <- m[rows, , drop = FALSE]
     return(lapply(seq_len(ncol(m)), function(k) m[, k]))
   }
-  lapply(rank_column_names(run, path), function(k) run$ranks[[k]])
+  if (path %in% deferred_arrays && !is.null(run$deferred)) {
+    return(deferred_columns(run, path, rows %||% seq_len(nrow(run$ranks)))[[1]])
+  }
+  columns <- lapply(rank_column_names(run, path), function(k) run$ranks[[k]])
+  if (is.null(rows)) columns else lapply(columns, `[`, rows)
+}
+
+# rank_columns of several arrays, of the ranks at positions `rows`: a list
+# an array. Deferred arrays are read together, each file once.
+rank_arrays <- function(run, paths, rows) {
+  if (all(paths %in% deferred_arrays) && !is.null(run$ranks) && !is.null(run$deferred)) {
+    return(deferred_columns(run, paths, rows))
+  }
+  lapply(paths, function(p) rank_columns(run, p, rows))
 }
 
 # The ranks table's columns of the array at `path`, by place: path.1, path.2, ...
-rank_column_names <- function(run, path) {
-  columns <- grep(paste0("^", gsub(".", "\\.", path, fixed = TRUE), "\\.[0-9]+$"),
-    names(run$ranks), value = TRUE)
+# (of the names `of`: the table's own unless given)
+rank_column_names <- function(run, path, of = names(run$ranks)) {
+  columns <- grep(paste0("^", gsub(".", "\\.", path, fixed = TRUE), "\\.[0-9]+$"), of,
+    value = TRUE)
   columns[order(as.integer(sub(".*\\.", "", columns)))]
+}
+
+# The arrays that read_run leaves in a run's ranks tables (read_ranks_table's
+# defer): each rank's 100 stretches' n and sum, 800 of the 1,100 bytes a
+# rank's row takes in memory (a million ranks: 0.8 GB), which the report
+# reads twice, a batch of hosts at a time (stretch_yardsticks,
+# heatmap_tiles).
+deferred_arrays <- c("stretches.n", "stretches.sum")
+
+# rank_columns of deferred arrays (`paths`), of the ranks at positions
+# `rows`, a list an array: the files they are in read again, a file at a
+# time, those arrays' columns only.
+deferred_columns <- function(run, paths, rows) {
+  d <- run$deferred
+  every <- unique(unlist(d$columns))
+  names <- lapply(paths, rank_column_names, run = run, of = every)
+  wanted <- unlist(names)
+  out <- lapply(wanted, function(k) rep(NA_real_, length(rows)))
+  file <- run$ranks$.file[rows]
+  row <- run$ranks$.row[rows]
+  for (f in unique(file)) {
+    mine <- intersect(wanted, d$columns[[f]])
+    if (!length(mine)) next
+    at <- which(file == f)
+    t <- tryCatch(fread(d$paths[f], select = mine, sep = ",", header = TRUE,
+      integer64 = "double", showProgress = FALSE),
+      error = function(e) stop_input(d$paths[f], paste("not a ranks table:", conditionMessage(e))))
+    for (k in mine) out[[match(k, wanted)]][at] <- t[[k]][row[at]]
+  }
+  of <- rep(seq_along(paths), lengths(names))
+  lapply(seq_along(paths), function(p) out[of == p])
 }
 
 # The ranks' entries as lists (all, or those at positions `which`): a
@@ -83,6 +130,8 @@ rank_entries <- function(run, which = NULL) {
 # A ranks table's rows as nested lists: each column's path made keys again,
 # an array's places (keys that are numbers) a list, an empty field left out.
 table_entries <- function(rows) {
+  # a run's own marks (.file, .row: where a row was read) are no member
+  rows <- rows[, !startsWith(names(rows), "."), with = FALSE]
   paths <- strsplit(names(rows), ".", fixed = TRUE)
   build <- function(values, at, depth) {
     keys <- vapply(paths[at], `[`, "", depth)

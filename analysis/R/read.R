@@ -59,9 +59,14 @@ read_node_ranks <- function(meta, json_path, hosts = NULL) {
 # stats.min, stretches.n.1, ...), read with fread: 10^6 ranks' summaries at
 # the speed of the disk, without the 9 KB a rank of their entries parsed as
 # lists. Of the nodes whose host matches `hosts` only, as read_node_ranks.
+# defer: the arrays of deferred_arrays left in the files, to be read again a
+# batch of ranks at a time (rank_columns), each row marked with its file
+# (.file, its place in the table's attribute "deferred": list(paths,
+# columns, the deferred columns a file)) and its row in it (.row).
 #' @rdname read_results
 #' @export
-read_ranks_table <- function(json_path, hosts = NULL, meta = read_json_file(json_path)) {
+read_ranks_table <- function(json_path, hosts = NULL, meta = read_json_file(json_path),
+                             defer = FALSE) {
   names <- unlist(meta$ranks_files)
   if (is.null(names)) {
     stop_input(json_path, paste("no ranks_files: the run's ranks are in its JSON (at most",
@@ -72,8 +77,10 @@ read_ranks_table <- function(json_path, hosts = NULL, meta = read_json_file(json
     names <- names[on_hosts(node_hosts, hosts)]
   }
   first <- unlist(noisebench_kernels$node_files$ranks_first_columns)
-  tables <- lapply(names, function(name) {
-    path <- file.path(dirname(json_path), name)
+  paths <- file.path(dirname(json_path), names)
+  deferred <- vector("list", length(paths))
+  tables <- lapply(seq_along(paths), function(k) {
+    path <- paths[k]
     if (!file.exists(path)) stop_input(path, "missing (the run's JSON lists it)")
     d <- tryCatch(fread(path, sep = ",", header = TRUE, integer64 = "double",
       showProgress = FALSE),
@@ -83,9 +90,16 @@ read_ranks_table <- function(json_path, hosts = NULL, meta = read_json_file(json
         paste(utils::head(names(d), length(first)), collapse = ","),
         paste(first, collapse = ",")), 1)
     }
+    if (defer) {
+      later <- names(d)[sub("\\.[0-9]+$", "", names(d)) %in% deferred_arrays]
+      deferred[[k]] <<- later
+      if (length(later)) d[, (later) := NULL]
+      d[, `:=`(.file = k, .row = seq_len(.N))]
+    }
     d
   })
   out <- rbindlist(tables, use.names = TRUE, fill = TRUE)
+  if (defer) setattr(out, "deferred", list(paths = paths, columns = deferred))
   if (is.null(hosts) && !is.null(meta$ranks_in_run) && nrow(out) != meta$ranks_in_run) {
     stop_input(json_path, sprintf("its ranks tables hold %d ranks, the run had %d (truncated?)",
       nrow(out), as.integer(meta$ranks_in_run)))
@@ -279,12 +293,12 @@ read_run <- function(json_path, samples = c("read", "when_used"),
   ranks <- NULL
   # [[ ]]: `$` would take "ranks_in_run" for a "ranks" not there
   if (!is.null(meta[["ranks_files"]])) {
-    ranks <- read_ranks_table(json_path, hosts, meta)
+    ranks <- read_ranks_table(json_path, hosts, meta, defer = TRUE)
   } else if (!is.null(meta[["node_files"]])) {
     meta[["ranks"]] <- read_node_ranks(meta, json_path, hosts) %||% list()
   }
   run <- list(path = json_path, name = sub("\\.json$", "", json_path), kernel = kernel,
-    meta = meta, ranks = ranks)
+    meta = meta, ranks = ranks, deferred = attr(ranks, "deferred"))
   if (!is.null(hosts)) {
     kept <- on_hosts(rank_values(run, "host", host), hosts)
     if (!any(kept)) return(NULL)

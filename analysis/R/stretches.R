@@ -10,12 +10,9 @@ stretches_per_run <- 100
 # all): width_s (a value a rank), n and sum (a list each of a vector a
 # stretch, a value a rank in it, NA past a rank's last: rank_columns).
 run_stretches <- function(run, rows = NULL) {
-  columns <- function(path) {
-    all <- rank_columns(run, path)
-    if (is.null(rows)) all else lapply(all, `[`, rows)
-  }
-  s <- list(width_s = rank_values(run, "stretches.width_s"),
-    n = columns("stretches.n"), sum = columns("stretches.sum"))
+  arrays <- rank_arrays(run, c("stretches.n", "stretches.sum"),
+    rows %||% seq_len(rank_count(run)))
+  s <- list(width_s = rank_values(run, "stretches.width_s"), n = arrays[[1]], sum = arrays[[2]])
   if (anyNA(s$width_s) || length(s$n) != length(s$sum) ||
       length(s$n) > stretches_per_run) {
     stop_input(run$path, paste("a rank's JSON entry has no stretches {width_s, n, sum}:",

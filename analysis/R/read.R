@@ -512,6 +512,9 @@ check_run_files <- function(files, rows, ranges, dir, json_path) {
 #'   the kernels reduced over every rank taken again of them (\code{read_run} returns \code{NULL}
 #'   when none does); of a run whose description lists node files, the other nodes' files are not
 #'   read.
+#' @param defer \code{TRUE}: each rank's stretches (\code{stretches.n.*}, \code{stretches.sum.*})
+#'   left in the files, read again when asked for, and each row marked with its file and line
+#'   (\code{.file}, \code{.row}), as \code{read_run} reads a run's tables.
 #' @param file,line where the input is bad.
 #' @param what what is wrong with it.
 #' @return \code{read_results}: a named list of runs; \code{read_ranks_table}: a data.table;

@@ -90,11 +90,11 @@ plot_loss_tiles <- function(d, x_label, rows_are, title, rows = uniqueN(d$row)) 
     theme_noise()
   if (rows > heatmap_rows_named) {
     axis <- if (rows > tile_rows_max) {
-      sprintf(paste("%d %s: the %d noisiest on top, a row each; below, the other %d in %d",
-        "bands, each their mean"), rows, rows_are, tile_rows_single, rows - tile_rows_single,
-        tile_rows_max - tile_rows_single)
+      sprintf(paste("%s %s: the %d noisiest on top, a row each; below, the other %s in %d",
+        "bands, each their mean"), format_number(rows), rows_are, tile_rows_single,
+        format_number(rows - tile_rows_single), tile_rows_max - tile_rows_single)
     } else {
-      sprintf("%d %s, the noisiest on top", rows, rows_are)
+      sprintf("%s %s, the noisiest on top", format_number(rows), rows_are)
     }
     p <- p + ggplot2::labs(y = axis) +
       ggplot2::theme(axis.text.y = ggplot2::element_blank(),

@@ -33,7 +33,8 @@ run_description <- function(name, run) {
 # stays one line at 10,000 nodes.
 format_hosts <- function(hosts, named_max = 3) {
   if (length(hosts) <= named_max) return(paste(hosts, collapse = " "))
-  sprintf("%d nodes (%s ... %s)", length(hosts), hosts[[1]], hosts[[length(hosts)]])
+  sprintf("%s nodes (%s ... %s)", format_number(length(hosts)), hosts[[1]],
+    hosts[[length(hosts)]])
 }
 
 format_hz <- function(hz) {
@@ -49,7 +50,8 @@ run_labels <- function(runs) {
       if (!is.na(r$sampling_hz)) format_hz(r$sampling_hz),
       if (!is.na(r$granularity_us)) paste(format_phase(r$granularity_us), "spin")),
       collapse = " ")
-    label <- sprintf("%s, %d CPU%s on %s", what, r$cpus, if (r$cpus == 1) "" else "s", r$hosts)
+    label <- sprintf("%s, %s CPU%s on %s", what, format_number(r$cpus),
+      if (r$cpus == 1) "" else "s", r$hosts)
     if (nzchar(r$inject)) label <- paste0(label, ", injected ", r$inject)
     label
   }

@@ -15,7 +15,7 @@ report_figures <- function(dir, runs, tables, labels, peaks, yardsticks, places 
     causes_figure(dir, tables$causes, tables$summary, labels),
     noise_over_time_figure(dir, runs[small], label, small),
     unlist(lapply(setdiff(names(runs), small), function(n) {
-      big_heatmap_figure(dir, n, runs[[n]], yardsticks[[n]]$lost, label(n))
+      big_heatmap_figure(dir, n, yardsticks[[n]]$tiles, rank_count(runs[[n]]), label(n))
     })),
     scaled_noise_figure(dir, runs, tables$summary, label),
     spectra_figure(dir, runs, peaks, tables$summary, label),
@@ -134,9 +134,8 @@ noise_over_time_figure <- function(dir, runs, label, shown = names(runs)) {
       panels_note(shown)))
 }
 
-big_heatmap_figure <- function(dir, name, run, lost, label) {
-  n <- length(lost)
-  fig(save_figure(plot_loss_tiles(heatmap_tiles(run, lost), "time from the start (s)", "CPUs",
+big_heatmap_figure <- function(dir, name, tiles, n, label) {
+  fig(save_figure(plot_loss_tiles(tiles, "time from the start (s)", "CPUs",
     paste(label, ": noise per CPU over time"), rows = n), dir, paste0(name, "-heatmap"),
     height = heatmap_height(n)),
     paste0(label, ": the share of time lost to noise (%, colour) in 100 equal stretches of ",

@@ -106,31 +106,60 @@ host_batches <- function(host, ranks_max) {
 
 # What the report needs of a run's stretches (noise_over_time, best =
 # "run": the yardstick of nodes and cores alike), reduced a batch of hosts
-# at a time so that a million CPUs' 10^8 stretches are never held at once:
-# hosts (host, typical_percent: the median of its stretches), node_offs
-# (each host's stretches' distances from its typical one) and values (its
-# stretches) as sketches (stretch_sketch: host, value, weight), cores (the
-# cores noisier than the other cores of their node: core_standing's
-# outliers), and lost (each rank's stretches' noise against its own best,
-# summed: the heat map's order). batch_ranks: about how many ranks a batch.
-stretch_yardsticks <- function(run, batch_ranks = 8192) {
+# at a time, each rank's stretches read once, so that a million CPUs' 10^8
+# stretches are never held at once: hosts (host, typical_percent: the
+# median of its stretches), node_offs (each host's stretches' distances
+# from its typical one) and values (its stretches) as sketches
+# (stretch_sketch: host, value, weight), cores (the cores noisier than the
+# other cores of their node: core_standing's outliers), and, where each
+# rank's share of time lost is given (`noise`, a value a rank in the run's
+# order: the summary's noise_percent), tiles: the heat map's (heatmap_rows).
+# batch_ranks: about how many ranks a batch.
+stretch_yardsticks <- function(run, noise = NULL, batch_ranks = 8192) {
   context <- stretch_context(run, "run")
   detours <- records_detours(kernel_info(run$kernel))
   own <- if (!detours) thread_bests(run, "own")
-  lost <- numeric(rank_count(run))
+  heat <- if (!is.null(noise)) heatmap_rows(noise, context)
   parts <- lapply(host_batches(context$host, batch_ranks), function(rows) {
     b <- stretch_rows(run, rows, context)
     hosts <- b[, .(typical_percent = median(noise_percent)), by = host]
     off <- abs(b$noise_percent - hosts$typical_percent[match(b$host, hosts$host)])
-    mine <- if (detours) b$noise_percent else lost_percent(run$kernel, b$total, b$n, own[b$at])
-    summed <- rowsum(mine, b$at)
-    lost[as.integer(rownames(summed))] <<- summed[, 1]
+    cells <- if (!is.null(heat)) {
+      # the heat map's: each stretch against its rank's own best
+      mine <- if (detours) b$noise_percent else lost_percent(run$kernel, b$total, b$n, own[b$at])
+      data.table(row = heat$row_of[b$at], bin = b$bin, v = mine)[!is.na(v),
+        .(sum = sum(v), n = .N), by = .(row, bin)]
+    }
     list(hosts = hosts, node_offs = stretch_sketch(off, b$host),
-      values = stretch_sketch(b$noise_percent, b$host), cores = core_standing(b)[outlier == TRUE])
+      values = stretch_sketch(b$noise_percent, b$host), cores = core_standing(b)[outlier == TRUE],
+      cells = cells)
   })
   part <- function(name) rbindlist(lapply(parts, `[[`, name))
+  tiles <- if (!is.null(heat)) {
+    cells <- part("cells")[, .(noise_percent = sum(sum) / sum(n)), keyby = .(row, bin)]
+    data.table(x = (cells$bin + 0.5) * context$width_s,
+      row = structure(cells$row, levels = heat$names, class = "factor"),
+      noise_percent = cells$noise_percent)
+  }
   list(hosts = part("hosts"), node_offs = part("node_offs"), values = part("values"),
-    cores = part("cores"), lost = lost)
+    cores = part("cores"), tiles = tiles)
+}
+
+# The heat map's rows of a run of many CPUs: a row a CPU in the order of
+# its share of time lost (noise, a value a rank), the noisiest last, its
+# labels the levels (names); beyond tile_rows_max the rows banded as
+# tile_bands bands them, a band's tile the mean of its rows'. row_of: each
+# rank's row.
+heatmap_rows <- function(noise, context) {
+  label <- function(at) unit_label(context$unit[at], context$cpu[at], context$host[at])
+  o <- order(noise)
+  place <- integer(length(noise))
+  place[o] <- seq_along(o)
+  if (length(noise) > tile_rows_max) {
+    return(list(row_of = tile_band_of(length(noise))[place],
+      names = tile_band_names(label(utils::tail(o, tile_rows_single)))))
+  }
+  list(row_of = place, names = label(o))
 }
 
 # Each thread's best value in its own unit (noise_over_time).
@@ -146,33 +175,4 @@ thread_bests <- function(run, best) {
   # FWQ samples are ticks of each host's own clock: the fastest in ns
   tpn <- thread_values(run, "ticks_per_ns", 0)
   min(own / tpn) * tpn
-}
-
-
-# The heat map's tiles of a run of many CPUs (x: time_s, row, noise_percent),
-# its stretches read a batch of hosts at a time as stretch_yardsticks reads
-# them: a row a CPU, each stretch against its own best, in the order of
-# `lost` (stretch_yardsticks'), the noisiest last, its levels its labels;
-# beyond tile_rows_max the rows banded as tile_bands bands them, a band's
-# tile the mean of its rows'.
-heatmap_tiles <- function(run, lost, batch_ranks = 8192) {
-  context <- stretch_context(run, "own")
-  label <- function(at) unit_label(context$unit[at], context$cpu[at], context$host[at])
-  o <- order(lost)
-  place <- integer(length(lost))
-  place[o] <- seq_along(o)
-  if (length(lost) > tile_rows_max) {
-    row_of <- tile_band_of(length(lost))[place]
-    names <- tile_band_names(label(utils::tail(o, tile_rows_single)))
-  } else {
-    row_of <- place
-    names <- label(o)
-  }
-  cells <- rbindlist(lapply(host_batches(context$host, batch_ranks), function(rows) {
-    stretch_rows(run, rows, context)[!is.na(noise_percent),
-      .(sum = sum(noise_percent), n = .N), by = .(row = row_of[at], bin)]
-  }))[, .(noise_percent = sum(sum) / sum(n)), keyby = .(row, bin)]
-  data.table(x = (cells$bin + 0.5) * context$width_s,
-    row = structure(cells$row, levels = names, class = "factor"),
-    noise_percent = cells$noise_percent)
 }

@@ -70,7 +70,12 @@ write_report <- function(results_dir, hosts = NULL, out = NULL, machine_cpus = N
     rbindlist(lapply(names(streams), function(n) stream_label(n, streams[[n]]))), fill = TRUE)
   # each run's 100 stretches per CPU against the best sample on any host:
   # the yardstick of nodes and cores alike
-  yardsticks <- lapply(runs, stretch_yardsticks)
+  # (and the heat map's tiles, its rows in the order of the ranks' noise)
+  yardsticks <- lapply(setNames(nm = names(runs)), function(n) {
+    s <- summary[run == n]
+    stretch_yardsticks(runs[[n]], s$noise_percent[match(thread_values(runs[[n]], "unit", 0L),
+      s$thread)])
+  })
   causes <- cause_shares(runs)
   top <- top_causes(runs)
   tables <- list(

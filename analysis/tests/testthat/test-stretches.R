@@ -13,24 +13,23 @@ stretch_run <- function(hosts, cpus, n = 600) {
 }
 
 # The heat map of every stretch at once, as a figure of a few CPUs draws it:
-# a row a CPU in the order of its stretches' noise summed, then banded.
-whole_heatmap <- function(run) {
+# a row a CPU in the order of its share of time lost (noise), then banded.
+whole_heatmap <- function(run, noise) {
   s <- noise_over_time(run)
-  rows <- s[which(!duplicated(unit)), .(unit, cpu, host)]
-  rows[, lost := s[, .(lost = sum(noise_percent)), by = unit]$lost]
-  o <- order(rows$lost)
-  at <- match(s$unit, rows$unit)
-  row <- structure(order(o)[at], levels = unit_label(rows$unit, rows$cpu, rows$host)[o],
-    class = "factor")
+  units <- thread_values(run, "unit", 0L)
+  o <- order(noise)
+  at <- match(s$unit, units)
+  row <- structure(order(o)[at], levels = unit_label(units, thread_values(run, "cpu", 0L),
+    thread_values(run, "host", ""))[o], class = "factor")
   tile_bands(data.table(x = s$time_s, row = row, noise_percent = s$noise_percent))
 }
 
 test_that("the heat map's tiles a batch of hosts at a time are the whole run's", {
   for (shape in list(c(3, 4), c(6, 50))) {
     run <- stretch_run(shape[1], shape[2])
-    y <- stretch_yardsticks(run, batch_ranks = 1)
-    want <- whole_heatmap(run)
-    got <- heatmap_tiles(run, y$lost, batch_ranks = 1)
+    noise <- noise_summary(run, "fwq")$noise_percent
+    want <- whole_heatmap(run, noise)
+    got <- stretch_yardsticks(run, noise, batch_ranks = 1)$tiles
     setorder(want, row, x)
     setorder(got, row, x)
     expect_equal(levels(got$row), levels(want$row))
@@ -40,6 +39,8 @@ test_that("the heat map's tiles a batch of hosts at a time are the whole run's",
   }
   # 300 CPUs: 192 bands and the 64 noisiest a row each
   expect_equal(nlevels(got$row), tile_rows_max)
+  expect_equal(utils::tail(levels(got$row), 1), with(noise_summary(run, "fwq"),
+    unit_label(thread, cpu, host)[which.max(noise)]))
 })
 
 test_that("the yardsticks by batches of hosts are those of all the stretches at once", {

@@ -105,6 +105,9 @@ others_median <- function(value, group, member, weight = rep(1, length(value))) 
 # The weighted median of value in each group (a value of weight w standing
 # for w values): of weights 1, stats::median's.
 weighted_median <- function(value, weight, group) {
+  # data.table's own median per group (GForce) where every weight is 1: a
+  # million CPUs' cores are held against their nodes' 10^8 stretches
+  if (all(weight == 1)) return(data.table(group, value)[, .(centre = median(value)), by = group])
   d <- data.table(group, value, weight)
   setorder(d, group, value)
   d[, summed := cumsum(weight), by = group]

@@ -100,18 +100,21 @@ deferred_columns <- function(run, paths, rows) {
   every <- unique(unlist(d$columns))
   names <- lapply(paths, rank_column_names, run = run, of = every)
   wanted <- unlist(names)
-  out <- lapply(wanted, function(k) rep(NA_real_, length(rows)))
   file <- run$ranks$.file[rows]
-  row <- run$ranks$.row[rows]
-  for (f in unique(file)) {
-    mine <- intersect(wanted, d$columns[[f]])
-    if (!length(mine)) next
-    at <- which(file == f)
-    t <- tryCatch(fread(d$paths[f], select = mine, sep = ",", header = TRUE,
-      integer64 = "double", showProgress = FALSE),
+  files <- unique(file)
+  # the files' tables bound into one (a column a file lacks NA), and each
+  # rank's row in it: its file's first row's place, and its own in its file
+  read <- lapply(files, function(f) {
+    tryCatch(fread(d$paths[f], select = intersect(wanted, d$columns[[f]]), sep = ",",
+      header = TRUE, integer64 = "double", showProgress = FALSE),
       error = function(e) stop_input(d$paths[f], paste("not a ranks table:", conditionMessage(e))))
-    for (k in mine) out[[match(k, wanted)]][at] <- t[[k]][row[at]]
-  }
+  })
+  starts <- cumsum(c(0, vapply(read, nrow, 0L)))[match(file, files)]
+  all <- rbindlist(read, use.names = TRUE, fill = TRUE)
+  at <- starts + run$ranks$.row[rows]
+  out <- lapply(wanted, function(k) {
+    if (is.null(all[[k]])) rep(NA_real_, length(rows)) else as.numeric(all[[k]][at])
+  })
   of <- rep(seq_along(paths), lengths(names))
   lapply(seq_along(paths), function(p) out[of == p])
 }

@@ -76,5 +76,5 @@ with_labels <- function(dt, labels) {
 # the first two (a line naming 10,000 hosts is read by nobody).
 hosts_text <- function(hosts, sep = " ") {
   if (length(hosts) <= 4) return(paste(hosts, collapse = sep))
-  sprintf("%d hosts: %s ...", length(hosts), paste(hosts[1:2], collapse = sep))
+  sprintf("%s hosts: %s ...", format_number(length(hosts)), paste(hosts[1:2], collapse = sep))
 }

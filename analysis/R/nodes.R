@@ -24,7 +24,8 @@ verdict_text <- function(verdicts) {
     return(sprintf("diminutive noise on every host (%s)", hosts_text(unique(verdicts$host),
       ", ")))
   }
-  sprintf("not diminutive on %d of %d hosts: %s", uniqueN(bad$host), uniqueN(verdicts$host),
+  sprintf("not diminutive on %s of %s hosts: %s", format_number(uniqueN(bad$host)),
+    format_number(uniqueN(verdicts$host)),
     hosts_text(unique(bad$host), ", "))
 }
 

@@ -26,11 +26,11 @@ first_reaching <- function(from, to, reached) {
   }
 }
 
-# How many of each slice sorted[from + 1:len] lie at or below v (below v
-# where strict), one query an element of from, len and v: a bisection of
-# all the slices at once, which findInterval, checking the whole vector is
-# sorted at each call, cannot do at a cost of the slices' length's log.
-count_upto <- function(sorted, from, len, v, strict = FALSE) {
+# How many of each slice sorted[from + 1:len] lie at or below v, one query
+# an element of from, len and v: a bisection of all the slices at once,
+# which findInterval, checking the whole vector is sorted at each call,
+# cannot do at a cost of the slices' length's log.
+count_upto <- function(sorted, from, len, v) {
   lo <- numeric(length(v))
   hi <- as.numeric(len)
   # as many halvings as the longest slice needs, each on every query: a
@@ -39,7 +39,7 @@ count_upto <- function(sorted, from, len, v, strict = FALSE) {
     open <- lo < hi
     mid <- floor((lo + hi + 1) / 2)
     x <- sorted[from + pmax(mid, 1)]
-    at_most <- if (strict) x < v else x <= v
+    at_most <- x <= v
     lo <- lo + (mid - lo) * (open & at_most)
     hi <- hi - (hi - mid + 1) * (open & !at_most)
   }
@@ -78,13 +78,13 @@ others_median <- function(value, group, member, weight = rep(1, length(value))) 
   g_from <- (cumsum(groups$len) - groups$len)[g]
   g_len <- groups$len[g]
   own_from <- cumsum(own$len) - own$len
-  weight_upto <- function(s, from, len, v, strict) {
-    s$summed[from + count_upto(s$sorted, from, len, v, strict) + 1] - s$summed[from + 1]
+  weight_upto <- function(s, from, len, v) {
+    s$summed[from + count_upto(s$sorted, from, len, v) + 1] - s$summed[from + 1]
   }
   # the weight of the others of members `at` at or below v
   others_upto <- function(v, at) {
-    weight_upto(groups, g_from[at], g_len[at], v, FALSE) -
-      weight_upto(own, own_from[at], own$len[at], v, FALSE)
+    weight_upto(groups, g_from[at], g_len[at], v) -
+      weight_upto(own, own_from[at], own$len[at], v)
   }
   others <- groups$summed[g_from + g_len + 1] - groups$summed[g_from + 1] -
     (own$summed[own_from + own$len + 1] - own$summed[own_from + 1])

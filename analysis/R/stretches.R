@@ -46,8 +46,8 @@ noise_over_time <- function(run, bins = stretches_per_run, best = c("own", "run"
 stretch_context <- function(run, best) {
   # selfish's noise is its detours' time, against no best
   list(best = if (!records_detours(kernel_info(run$kernel))) thread_bests(run, best),
-    unit = thread_values(run, "unit", 0L), cpu = thread_values(run, "cpu", 0L), host = thread_values(run, "host", ""),
-    width_s = max(run_stretches(run, integer())$width_s))
+    unit = thread_values(run, "unit", 0L), cpu = thread_values(run, "cpu", 0L),
+    host = thread_values(run, "host", ""), width_s = max(run_stretches(run, integer())$width_s))
 }
 
 # noise_over_time's rows of the ranks at positions `rows`, with at (a row's

@@ -15,7 +15,7 @@ utils::globalVariables(c(
   "numa_node", "off", "origin", "os_noise_percent", "outlier", "p99_9_us", "p99_us", "part",
   "partition", "partner_hz", "partner_run", "partners", "pass", "percent", "phase_us", "position",
   "power", "preference", "processes", "ranks", "ratio", "robust_z", "role", "row", "rule", "run",
-  "run_a", "run_b", "run_label", "sampling_hz", "scaled_noise_mean", "scaled_noise_sd", "scope",
+  "run_a", "run_b", "run_label", "sampling_hz", "scaled_noise_mean", "scaled_noise_sd", "scope", "sd",
   "sd_run_time_s", "setNames", "setting", "share", "share_of_detours_percent", "share_percent",
   "share_percent_max", "side", "slice", "slow_percent", "slowdown", "smt_thread", "spread",
   "start_ns", "summed", "system_correlation", "system_name", "tail", "tasks", "thread", "threads",

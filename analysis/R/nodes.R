@@ -10,10 +10,7 @@ host_verdicts <- function(summary) {
     return(data.table(host = character(), work = character(), threads = integer(),
       diminutive = logical(), verdict = character()))
   }
-  sequoia[, {
-    v <- node_verdict(.SD)
-    list(threads = .N, diminutive = v$diminutive, verdict = v$text)
-  }, by = .(host, work)]
+  sequoia_worst(sequoia, c("host", "work"))[, .(host, work, threads, diminutive, verdict)]
 }
 
 # The report's one line: every host and work kind, or which were not diminutive.

@@ -121,31 +121,36 @@ is_diminutive <- function(mean, sd, kurtosis) {
 }
 
 node_verdict <- function(stats) {
-  sequoia <- kernels_where(function(info) info$sequoia)
-  labels <- paste(vapply(sequoia, kernel_label, ""), collapse = " or ")
-  judged <- stats[kernel %in% sequoia]
+  judged <- stats[kernel %in% kernels_where(function(info) info$sequoia)]
   if (nrow(judged) == 0) {
     return(list(diminutive = NA, text = sprintf("no %s run: the Sequoia criteria need one",
-      labels)))
+      sequoia_labels())))
   }
+  w <- sequoia_worst(judged)
+  list(diminutive = w$diminutive, worst = c(mean = w$mean, sd = w$sd, kurtosis = w$kurtosis),
+    text = w$verdict)
+}
+
+sequoia_labels <- function() {
+  paste(vapply(kernels_where(function(info) info$sequoia), kernel_label, ""), collapse = " or ")
+}
+
+# The Sequoia verdict of each group (`by`, columns of stats) of threads of
+# the Sequoia kernels: its worst scaled-noise mean, sd and kurtosis, whether
+# they meet the limits, and the verdict in words; one row a group, the
+# words made for every group at once (a machine's 10^4 hosts).
+sequoia_worst <- function(stats, by = NULL) {
   # a constant sample (kurtosis NaN) has no tail at all
-  k <- judged$kurtosis[!is.na(judged$kurtosis)]
-  worst <- c(
-    mean = max(judged$scaled_noise_mean), sd = max(judged$scaled_noise_sd),
-    kurtosis = if (length(k)) max(k) else 0
-  )
-  ok <- is_diminutive(worst[["mean"]], worst[["sd"]], worst[["kurtosis"]])
-  list(
-    diminutive = ok, worst = worst,
-    text = sprintf(
-      paste("%s: over %d %s threads the largest scaled-noise mean is %s (limit %s),",
-        "sd %s (limit %s), kurtosis %s (limit %s)"),
-      if (ok) "diminutive noise" else "not diminutive", nrow(judged), labels,
-      format_number(worst[["mean"]]), format_number(sequoia_limits[["mean"]]),
-      format_number(worst[["sd"]]), format_number(sequoia_limits[["sd"]]),
-      format_number(worst[["kurtosis"]]), format_number(sequoia_limits[["kurtosis"]])
-    )
-  )
+  w <- stats[, .(threads = .N, mean = max(scaled_noise_mean), sd = max(scaled_noise_sd),
+    kurtosis = if (all(is.na(kurtosis))) 0 else max(kurtosis, na.rm = TRUE)), by = by]
+  w[, diminutive := is_diminutive(mean, sd, kurtosis)]
+  w[, verdict := sprintf(
+    paste("%s: over %d %s threads the largest scaled-noise mean is %s (limit %s),",
+      "sd %s (limit %s), kurtosis %s (limit %s)"),
+    ifelse(diminutive, "diminutive noise", "not diminutive"), threads, sequoia_labels(),
+    format_number(mean), format_number(sequoia_limits[["mean"]]),
+    format_number(sd), format_number(sequoia_limits[["sd"]]),
+    format_number(kurtosis), format_number(sequoia_limits[["kurtosis"]]))][]
 }
 
 # The values each kernel's noise is measured on: sample ticks (FWQ), work

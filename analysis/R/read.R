@@ -82,8 +82,13 @@ read_ranks_table <- function(json_path, hosts = NULL, meta = read_json_file(json
   tables <- lapply(seq_along(paths), function(k) {
     path <- paths[k]
     if (!file.exists(path)) stop_input(path, "missing (the run's JSON lists it)")
+    # the deferred columns are not parsed at all: dropped by name, from the header
+    later <- if (defer) {
+      header <- strsplit(readLines(path, n = 1, warn = FALSE), ",", fixed = TRUE)[[1]]
+      header[sub("\\.[0-9]+$", "", header) %in% deferred_arrays]
+    }
     d <- tryCatch(fread(path, sep = ",", header = TRUE, integer64 = "double",
-      showProgress = FALSE),
+      drop = if (length(later)) later, showProgress = FALSE),
       error = function(e) stop_input(path, paste("not a ranks table:", conditionMessage(e))))
     if (!identical(utils::head(names(d), length(first)), first)) {
       stop_input(path, sprintf("not a ranks table: its header starts %s, not %s",
@@ -91,9 +96,7 @@ read_ranks_table <- function(json_path, hosts = NULL, meta = read_json_file(json
         paste(first, collapse = ",")), 1)
     }
     if (defer) {
-      later <- names(d)[sub("\\.[0-9]+$", "", names(d)) %in% deferred_arrays]
       deferred[[k]] <<- later
-      if (length(later)) d[, (later) := NULL]
       d[, `:=`(.file = k, .row = seq_len(.N))]
     }
     d
@@ -466,6 +469,15 @@ check_run_files <- function(files, rows, ranges, dir, json_path) {
     size[short], end[short])
   fault[is.na(size)] <- "missing (the run's JSON lists it)"
   ends <- which(is.na(fault) & !empty)
+  # a range that ends where another of its file begins is read as far as
+  # that one: a cut takes a file's end, so the last byte of each run of
+  # adjacent ranges is the one to read (a node's file of 128 ranks: one)
+  if (!all(own)) {
+    starts <- unique(data.table(path = each$path[!own], at = each$offset[!own]))
+    inner <- starts[data.table(path = each$path[ends], at = end[ends]), on = c("path", "at"),
+      which = TRUE]
+    ends <- ends[is.na(inner)]
+  }
   last <- raw(nrow(each))
   for (k in split(ends, factor(each$path[ends], paths))) {
     if (length(k) == 0) next

@@ -144,7 +144,7 @@ hold_against <- function(typical, offs) {
   typical <- copy(typical)[, members := .N, by = group]
   big <- typical[members >= yardstick_leave_in]
   if (nrow(big)) {
-    mine <- offs[group %in% big$group]
+    mine <- if (nrow(big) == nrow(typical)) offs else offs[group %in% big$group]
     yardstick <- big[, .(centre = median(typical_percent)), by = group][
       weighted_median(mine$off, mine$weight, mine$group)[, .(group, spread = centre)],
       on = "group"]
@@ -179,9 +179,10 @@ node_standing <- function(y) {
 # Each core against the other cores of its node, of the ranks of one or
 # more whole hosts: b, noise_over_time's rows (best = "run") of those ranks.
 # A run's units are its ranks, each on one host: a unit names a member.
-core_standing <- function(b) {
-  units <- unique(b[, .(member = unit, host, unit, cpu)])
-  against_others(b[, .(group = host, member = unit, noise_percent)])[
+# host_id: each row's host as a number (grouped faster than by its name).
+core_standing <- function(b, host_id = match(b$host, unique(b$host))) {
+  units <- b[!duplicated(unit), .(member = unit, host, unit, cpu)]
+  against_others(b[, .(group = host_id, member = unit, noise_percent)])[
     units, on = "member"][, .(host, unit, cpu, typical_percent, centre, spread, robust_z,
     outlier)]
 }

@@ -88,11 +88,36 @@ stretch_sketch_max <- 512
 # stretch_sketch_max: all of them of weight 1, or the middle one of each of
 # stretch_sketch_max runs of equal length, each of the run's weight.
 stretch_sketch <- function(value, host) {
-  d <- data.table(host, value)
-  setorder(d, host, value)
+  s <- sorted_by(host, value)
+  sketch_sorted(s, s$groups)
+}
+
+# value sorted by group and then by value, once for what a batch needs of
+# it (each group's median, its sketch): sorted, and each group's id (groups,
+# in their order) and count (len).
+sorted_by <- function(group, value) {
+  o <- order(group, value, method = "radix")
+  runs <- rle(group[o])
+  list(sorted = value[o], groups = runs$values, len = runs$lengths)
+}
+
+# Each group's median of sorted_by's values (stats::median's: the middle
+# value, or the mean of the middle two)
+median_sorted <- function(s) {
+  start <- cumsum(s$len) - s$len
+  (s$sorted[start + (s$len + 1) %/% 2] + s$sorted[start + s$len %/% 2 + 1]) / 2
+}
+
+# stretch_sketch of sorted_by's values, the groups named `host`
+sketch_sorted <- function(s, host) {
   k <- stretch_sketch_max
-  d[, if (.N <= k) list(value = value, weight = 1) else
-    list(value = value[ceiling((seq_len(k) - 0.5) * .N / k)], weight = .N / k), by = host]
+  kept <- pmin(s$len, k)
+  at <- rep(seq_along(s$len), kept)
+  j <- sequence(kept)
+  n <- s$len[at]
+  whole <- n <= k
+  data.table(host = host[at], value = s$sorted[(cumsum(s$len) - s$len)[at] +
+    ifelse(whole, j, ceiling((j - 0.5) * n / k))], weight = ifelse(whole, 1, n / k))
 }
 
 # The ranks' positions in batches of whole hosts, each of about ranks_max:
@@ -120,19 +145,25 @@ stretch_yardsticks <- function(run, noise = NULL, batch_ranks = 8192) {
   detours <- records_detours(kernel_info(run$kernel))
   own <- if (!detours) thread_bests(run, "own")
   heat <- if (!is.null(noise)) heatmap_rows(noise, context)
-  parts <- lapply(host_batches(context$host, batch_ranks), function(rows) {
+  # hosts by number, in their order in the run: grouped and sorted faster than names
+  names <- unique(context$host)
+  host_id <- match(context$host, names)
+  parts <- lapply_cores(host_batches(context$host, batch_ranks), function(rows) {
     b <- stretch_rows(run, rows, context)
-    hosts <- b[, .(typical_percent = median(noise_percent)), by = host]
-    off <- abs(b$noise_percent - hosts$typical_percent[match(b$host, hosts$host)])
+    h <- host_id[b$at]
+    values <- sorted_by(h, b$noise_percent)
+    hosts <- data.table(host = names[values$groups], typical_percent = median_sorted(values))
+    off <- abs(b$noise_percent - hosts$typical_percent[match(h, values$groups)])
+    offs <- sorted_by(h, off)
     cells <- if (!is.null(heat)) {
       # the heat map's: each stretch against its rank's own best
       mine <- if (detours) b$noise_percent else lost_percent(run$kernel, b$total, b$n, own[b$at])
       data.table(row = heat$row_of[b$at], bin = b$bin, v = mine)[!is.na(v),
         .(sum = sum(v), n = .N), by = .(row, bin)]
     }
-    list(hosts = hosts, node_offs = stretch_sketch(off, b$host),
-      values = stretch_sketch(b$noise_percent, b$host), cores = core_standing(b)[outlier == TRUE],
-      cells = cells)
+    list(hosts = hosts, node_offs = sketch_sorted(offs, names[offs$groups]),
+      values = sketch_sorted(values, names[values$groups]),
+      cores = core_standing(b, h)[outlier == TRUE], cells = cells)
   })
   part <- function(name) rbindlist(lapply(parts, `[[`, name))
   tiles <- if (!is.null(heat)) {

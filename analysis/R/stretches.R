@@ -132,7 +132,8 @@ host_batches <- function(host, ranks_max) {
 # What the report needs of a run's stretches (noise_over_time, best =
 # "run": the yardstick of nodes and cores alike), reduced a batch of hosts
 # at a time, each rank's stretches read once, so that a million CPUs' 10^8
-# stretches are never held at once: hosts (host, typical_percent: the
+# stretches are never held at once, the batches shared among forked
+# workers (lapply_cores), which return only what they reduced: hosts (host, typical_percent: the
 # median of its stretches), node_offs (each host's stretches' distances
 # from its typical one) and values (its stretches) as sketches
 # (stretch_sketch: host, value, weight), cores (the cores noisier than the

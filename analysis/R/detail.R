@@ -124,15 +124,19 @@ plot_core_map <- function(noise, title) {
 # x between two CPUs, and which edge it is.
 cpu_layout_edges <- function(noise) {
   if (!all(c("numa_node", "smt_thread") %in% names(noise))) return(data.table())
-  layout <- noise[!is.na(cpu) & cpu >= 0, .(numa_node = mode_of(numa_node),
-    smt_thread = mode_of(smt_thread)), by = cpu][order(cpu)]
+  on_cpus <- noise[!is.na(cpu) & cpu >= 0]
+  cpus <- sort(unique(on_cpus$cpu))
+  # each CPU number's commonest value over the nodes (counted: 10^4 nodes)
+  commonest <- function(column) {
+    counts <- on_cpus[!is.na(get(column)), .N, by = c("cpu", column)]
+    setorderv(counts, c("cpu", "N", column), c(1L, -1L, 1L))
+    counts <- counts[!duplicated(cpu)]
+    counts[[column]][match(cpus, counts$cpu)]
+  }
+  layout <- data.table(cpu = cpus, numa_node = commonest("numa_node"),
+    smt_thread = commonest("smt_thread"))
   changed <- function(v) c(FALSE, !is.na(v[-1]) & !is.na(v[-length(v)]) & v[-1] != v[-length(v)])
   rbind(layout[changed(numa_node), .(x = cpu - 0.5, edge = "NUMA domain")],
     layout[changed(smt_thread), .(x = cpu - 0.5, edge = "SMT sibling")])
 }
 
-mode_of <- function(v) {
-  v <- v[!is.na(v)]
-  if (!length(v)) return(NA_real_)
-  as.numeric(names(which.max(table(v))))
-}

@@ -25,15 +25,19 @@ machine_description <- function(data) {
 machines_table <- function(runs) {
   all <- unlist(lapply(runs, function(r) r$meta$machines %||% list(r$meta$machine)),
     recursive = FALSE)
-  rows <- rbindlist(lapply(all, function(m) data.table(
-    host = m$hostname %||% NA_character_, cpu = m$cpu_model %||% NA_character_,
-    architecture = m$arch %||% NA_character_, cpus_online = m$cpus_online %||% NA_integer_,
-    cores = m$cores %||% NA_integer_, smt = m$smt %||% NA_integer_,
-    numa_nodes = m$numa_nodes %||% NA_integer_, kernel = m$kernel_release %||% NA_character_,
-    isolcpus = m$isolcpus %||% "", nohz_full = m$nohz_full %||% "",
-    clocksource = m$clocksource %||% NA_character_,
-    virtual_machine = m$virtual_machine %||% NA_character_
-  )), fill = TRUE)
+  # a column a field, each made at once (10^4 machines' rows)
+  field <- function(name, default) {
+    vapply(all, function(m) as.vector(m[[name]] %||% default, typeof(default))[1], default)
+  }
+  rows <- data.table(
+    host = field("hostname", NA_character_), cpu = field("cpu_model", NA_character_),
+    architecture = field("arch", NA_character_), cpus_online = field("cpus_online", NA_integer_),
+    cores = field("cores", NA_integer_), smt = field("smt", NA_integer_),
+    numa_nodes = field("numa_nodes", NA_integer_), kernel = field("kernel_release", NA_character_),
+    isolcpus = field("isolcpus", ""), nohz_full = field("nohz_full", ""),
+    clocksource = field("clocksource", NA_character_),
+    virtual_machine = field("virtual_machine", NA)
+  )
   unique(rows, by = "host")
 }
 

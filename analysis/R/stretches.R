@@ -88,17 +88,21 @@ stretch_sketch_max <- 512
 # stretch_sketch_max: all of them of weight 1, or the middle one of each of
 # stretch_sketch_max runs of equal length, each of the run's weight.
 stretch_sketch <- function(value, host) {
-  s <- sorted_by(host, value)
-  sketch_sorted(s, s$groups)
+  names <- unique(host)
+  s <- sorted_by(match(host, names), value)
+  sketch_sorted(s, names[s$groups])
 }
 
-# value sorted by group and then by value, once for what a batch needs of
-# it (each group's median, its sketch): sorted, and each group's id (groups,
-# in their order) and count (len).
+# value sorted by group (a positive whole number) and then by value, once
+# for what a batch needs of it (each group's median, its sketch): sorted,
+# and each group's number (groups, in their order) and count (len).
 sorted_by <- function(group, value) {
+  if (!length(group)) return(list(sorted = value, groups = integer(), len = integer()))
   o <- order(group, value, method = "radix")
-  runs <- rle(group[o])
-  list(sorted = value[o], groups = runs$values, len = runs$lengths)
+  # a batch's hosts' numbers are a run of numbers: counted, not compared
+  from <- min(group)
+  len <- tabulate(group - from + 1L)
+  list(sorted = value[o], groups = which(len > 0) + from - 1L, len = len[len > 0])
 }
 
 # Each group's median of sorted_by's values (stats::median's: the middle

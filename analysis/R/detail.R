@@ -43,7 +43,8 @@ detail_note <- function(shown, of, what = "CPUs", where = "the ranking and the h
 
 # The summary's rows (run, host, cpu) of the units shown in detail, per run.
 detail_rows <- function(summary) {
-  summary[, .SD[detail_positions(noise_percent)], by = run][, .(run, host, cpu)]
+  # the rows' numbers, not .SD's copies of every column of a million rows
+  summary[summary[, .I[detail_positions(noise_percent)], by = run]$V1, .(run, host, cpu)]
 }
 
 # A table the page shows of a run's CPUs (rows with run, host and cpu) or
@@ -56,13 +57,13 @@ page_table <- function(dt, summary, csv) {
     return(list(rows = dt, note = ""))
   }
   keys <- if ("cpu" %in% names(dt)) {
-    detail_rows(summary)[, paste(run, host, cpu)]
+    detail_rows(summary)
   } else {
     hosts <- summary[, .(noise_percent = mean(noise_percent)), by = .(run, host)]
-    hosts[, .SD[detail_positions(noise_percent)], by = run][, paste(run, host)]
+    hosts[hosts[, .I[detail_positions(noise_percent)], by = run]$V1, .(run, host)]
   }
-  mine <- if ("cpu" %in% names(dt)) dt[, paste(run, host, cpu)] else dt[, paste(run, host)]
-  keep <- mine %in% keys
+  # joined, not pasted into keys: a million rows' tables
+  keep <- !is.na(unique(keys)[dt, on = names(keys), which = TRUE, mult = "first"])
   if (all(keep)) return(list(rows = dt, note = ""))
   what <- if ("cpu" %in% names(dt)) "CPUs" else "hosts"
   list(rows = dt[keep], note = sprintf(paste(" Shown: the rows of the %d noisiest %s of each",

@@ -41,6 +41,10 @@ noise_over_time <- function(run, bins = stretches_per_run, best = c("own", "run"
   rows[, at := NULL][]
 }
 
+# The middle of stretch `bin` (from 0) of `width_s` seconds: where the heat
+# map draws it
+stretch_middle_s <- function(bin, width_s) (bin + 0.5) * width_s
+
 # What stretch_rows needs of the whole run, found once: each rank's best,
 # unit, CPU and host, and the stretches' width.
 stretch_context <- function(run, best) {
@@ -68,7 +72,7 @@ stretch_rows <- function(run, rows, context, per_bin = 1L) {
   if (per_bin > 1) {
     out <- out[, .(n = sum(n), total = sum(total)), by = .(unit, cpu, host, bin, at)]
   }
-  out[, time_s := (bin + 0.5) * width]
+  out[, time_s := stretch_middle_s(bin, width)]
   if (records_detours(kernel_info(run$kernel))) {
     out[, noise_percent := 100 * total / 1e9 / width]
   } else {
@@ -173,7 +177,7 @@ stretch_yardsticks <- function(run, noise = NULL, batch_ranks = 8192) {
   part <- function(name) rbindlist(lapply(parts, `[[`, name))
   tiles <- if (!is.null(heat)) {
     cells <- part("cells")[, .(noise_percent = sum(sum) / sum(n)), keyby = .(row, bin)]
-    data.table(x = (cells$bin + 0.5) * context$width_s,
+    data.table(x = stretch_middle_s(cells$bin, context$width_s),
       row = structure(cells$row, levels = heat$names, class = "factor"),
       noise_percent = cells$noise_percent)
   }

@@ -36,11 +36,9 @@ rank_threads <- function(make, fields, index = seq_along(fields$unit), made = ne
 #' @export
 as.list.nb_threads <- function(x, ...) lapply(seq_along(x), function(i) x[[i]])
 
-# Each thread's `field` (unit, cpu, host, ticks_per_ns), of `type`, for every
-# thread of the run at once, without making them.
+# Each thread's `field` (unit, cpu, host, ticks_per_ns: rank_threads'
+# fields), of `type`, for every thread of the run at once, without making them.
 thread_values <- function(run, field, type) {
   threads <- run$threads
-  values <- attr(threads, "fields")[[field]]
-  if (is.null(values)) return(vapply(threads, function(t) t[[field]], type, USE.NAMES = FALSE))
-  as.vector(values[attr(threads, "index")], typeof(type))
+  as.vector(attr(threads, "fields")[[field]][attr(threads, "index")], typeof(type))
 }

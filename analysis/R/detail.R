@@ -77,6 +77,11 @@ page_table <- function(dt, summary, csv) {
 # kernel split them.
 plot_unit_ranking <- function(noise, title) {
   d <- noise[order(-noise_percent)][, position := seq_len(.N)]
+  marks <- data.table(
+    what = c("median", "99th percentile"),
+    percent = stats::quantile(d$noise_percent, c(0.5, 0.99), names = FALSE, na.rm = TRUE)
+  )
+  d <- ranking_points(d)
   long <- if (all(is.na(d$detour_percent))) {
     d[, .(position, percent = noise_percent, part = "all noise")]
   } else {
@@ -84,10 +89,6 @@ plot_unit_ranking <- function(noise, title) {
       d[, .(position, percent = detour_percent, part = "detours")],
       d[, .(position, percent = slow_percent, part = "running slow")])[!is.na(percent)]
   }
-  marks <- data.table(
-    what = c("median", "99th percentile"),
-    percent = stats::quantile(d$noise_percent, c(0.5, 0.99), names = FALSE, na.rm = TRUE)
-  )
   ggplot2::ggplot(long, ggplot2::aes(position, percent, colour = part)) +
     ggplot2::geom_hline(data = marks, ggplot2::aes(yintercept = percent, linetype = what),
       colour = "grey40") +
@@ -98,6 +99,28 @@ plot_unit_ranking <- function(noise, title) {
     ggplot2::labs(title = title, x = "CPUs, the noisiest first", y = "time lost (%)",
       colour = NULL, linetype = NULL) +
     theme_noise()
+}
+
+# The ranking's curve keeps at most ranking_points_max points, a picture's
+# width of them: the ranking_points_single noisiest CPUs one a point (the
+# step a few bad ones make at the left), the others in runs of equal
+# length, each drawn at its first CPU with the runs' loss (all of it: the
+# run's first, the largest, as they are sorted; detours and running slow:
+# their means). A million CPUs' points cost ggplot2 1.6 GB and 5 s.
+ranking_points_max <- 2000
+ranking_points_single <- 500
+
+# d: the units sorted, noisiest first, with position
+ranking_points <- function(d) {
+  n <- nrow(d)
+  if (n <= ranking_points_max) return(d)
+  single <- ranking_points_single
+  runs <- ranking_points_max - single
+  # in doubles: 10^7 positions times 1,500 runs overflow an integer
+  d[, point := ifelse(position <= single, position,
+    single + 1 + floor((position - single - 1) * runs / (n - single)))]
+  d[, .(position = position[1], noise_percent = noise_percent[1],
+    detour_percent = mean(detour_percent), slow_percent = mean(slow_percent)), by = point]
 }
 
 # A run over several nodes, every core of it: a row per node, sorted by the

@@ -71,7 +71,8 @@ sizes <- data.table(hosts = c(1, 4, 8, 64, 80, 4, 80, 768, 8192),
   bad_chassis = c(0, 0, 0, 0, 1, 0, 1, 1, 2),
   samples = c(rep(samples, 5), rep(fwq_default_samples, 2), samples, samples))[
   hosts * per_host <= largest]
-cat(sprintf(paste("report of an FWQ survey (%s samples a rank unless said, from %s) beside fread of its",
+cat(sprintf(paste("report of an FWQ survey (%s samples a rank unless said, from %s) beside",
+  "fread of its",
   "files, each in a process of its own; planted: 3 bad cores, and of 4 hosts one bad node,",
   "of 8 or more two; of the machines named by xname bad cabinets and chassis too\n"),
   format(samples, big.mark = ","), source_json))

@@ -96,6 +96,7 @@ plot_unit_ranking <- function(noise, title) {
     ggplot2::geom_point(data = long[position <= detail_units_max - 1], size = 1) +
     ggplot2::scale_colour_manual(values = c(`all noise` = "black", detours = "firebrick",
       `running slow` = "steelblue")) +
+    ggplot2::scale_x_continuous(labels = scales::label_comma()) +
     ggplot2::labs(title = title, x = "CPUs, the noisiest first", y = "time lost (%)",
       colour = NULL, linetype = NULL) +
     theme_noise()

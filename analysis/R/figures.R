@@ -8,6 +8,14 @@ theme_noise <- function() {
     ggplot2::theme(strip.background = ggplot2::element_rect(fill = "grey92"))
 }
 
+# A figure's title of a run's label and what the figure shows, broken into
+# lines that fit a figure `inches` wide (about 10 characters an inch at
+# theme_noise's size): a label names its hosts, and a machine's are long.
+figure_title <- function(label, what = NULL, inches = 9) {
+  text <- if (is.null(what)) label else paste0(label, ": ", what)
+  paste(strwrap(text, width = floor(10 * inches)), collapse = "\n")
+}
+
 save_figure <- function(plot, dir, name, width = 9, height = 5) {
   file <- file.path(dir, paste0(gsub("[^A-Za-z0-9_.-]", "_", name), ".png"))
   ggplot2::ggsave(file, plot, width = width, height = height, dpi = 100,

@@ -69,6 +69,6 @@ machine_map_figure <- function(dir, file, summary, places, label, width = 6.5, h
     "). A dark column is a bad ", levels[1],
     if (length(levels) > 1) sprintf(", a dark block a bad %s", levels[2]),
     ", a dark tile a bad node; outliers.csv names them.")
-  setNames(save_figure(plot_machine_map(d, levels, label), dir, file, width = width,
-    height = height), caption)
+  setNames(save_figure(plot_machine_map(d, levels, figure_title(label, inches = width)), dir,
+    file, width = width, height = height), caption)
 }

@@ -58,7 +58,7 @@ whole_system_figures <- function(dir, runs, summary, label, places = NULL) {
         machine_map_figure(dir, paste0(n, "-machine-map"), noise, places, label(n))
       },
       if (nodes > 1) {
-        fig(save_figure(plot_core_map(noise, paste(label(n), ": every core of every node")),
+        fig(save_figure(plot_core_map(noise, figure_title(label(n), "every core of every node")),
           dir, paste0(n, "-core-map"), height = heatmap_height(nodes)),
           paste0(label(n), ": the share of its time (%, colour) each core lost, a row per ",
             "node (", nodes, ", the noisiest on average on top", banded(nodes, "nodes"),
@@ -68,7 +68,8 @@ whole_system_figures <- function(dir, runs, summary, label, places = NULL) {
             "thread from its SMT siblings."))
       },
       if (length(runs[[n]]$threads) > detail_units_max) {
-        fig(save_figure(plot_unit_ranking(noise, paste(label(n), ": every CPU by the time it lost")),
+        fig(save_figure(plot_unit_ranking(noise,
+          figure_title(label(n), "every CPU by the time it lost")),
           dir, paste0(n, "-ranking")),
           paste0(label(n), ": the share of its time (%) each of the ", length(runs[[n]]$threads),
             " CPUs lost, the noisiest first (black), with the median and 99th percentile over ",
@@ -136,7 +137,7 @@ noise_over_time_figure <- function(dir, runs, label, shown = names(runs)) {
 
 big_heatmap_figure <- function(dir, name, tiles, n, label) {
   fig(save_figure(plot_loss_tiles(tiles, "time from the start (s)", "CPUs",
-    paste(label, ": noise per CPU over time"), rows = n), dir, paste0(name, "-heatmap"),
+    figure_title(label, "noise per CPU over time"), rows = n), dir, paste0(name, "-heatmap"),
     height = heatmap_height(n)),
     paste0(label, ": the share of time lost to noise (%, colour) in 100 equal stretches of ",
       "the run (s), one row per CPU, the noisiest on top", banded(n, "CPUs"), ". Dark cells ",

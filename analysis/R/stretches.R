@@ -141,13 +141,14 @@ host_batches <- function(host, ranks_max) {
 # "run": the yardstick of nodes and cores alike), reduced a batch of hosts
 # at a time, each rank's stretches read once, so that a million CPUs' 10^8
 # stretches are never held at once, the batches shared among forked
-# workers (lapply_cores), which return only what they reduced: hosts (host, typical_percent: the
-# median of its stretches), node_offs (each host's stretches' distances
-# from its typical one) and values (its stretches) as sketches
-# (stretch_sketch: host, value, weight), cores (the cores noisier than the
-# other cores of their node: core_standing's outliers), and, where each
-# rank's share of time lost is given (`noise`, a value a rank in the run's
-# order: the summary's noise_percent), tiles: the heat map's (heatmap_rows).
+# workers (lapply_cores), which return only what they reduced: hosts
+# (host, typical_percent: the median of its stretches), node_offs (each
+# host's stretches' distances from its typical one) and values (its
+# stretches) as sketches (stretch_sketch: host, value, weight), cores (the
+# cores noisier than the other cores of their node: core_standing's
+# outliers), and, where each rank's share of time lost is given (`noise`,
+# a value a rank in the run's order: the summary's noise_percent), tiles:
+# the heat map's (heatmap_rows).
 # batch_ranks: about how many ranks a batch.
 stretch_yardsticks <- function(run, noise = NULL, batch_ranks = 8192) {
   context <- stretch_context(run, "run")

@@ -14,8 +14,9 @@
 # SAMPLES_PER_RANK 1,000 unless given: 10^6 CPUs' are then 10^9 samples,
 # about 7 GB of files written in half an hour; at 10,000 they would be 70 GB.
 # The report's work grows with the ranks (their summaries and stretches),
-# fread's with the samples: so 64 and 10,240 CPUs are surveyed again at
-# FWQ's own run length (-n 10000, src/kernels/fwq.c), and each size's line
+# fread's with the samples: so 64, 10,240 and 98,304 CPUs are surveyed
+# again at FWQ's own run length (-n 10000, src/kernels/fwq.c; 98,304 CPUs'
+# 10^9 samples are 6 GB written in 7 minutes), and each size's line
 # gives from how many samples a rank the report's work beyond its fixed
 # cost would be within 3x fread's, at the costs a rank and a sample measured.
 script <- sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE))
@@ -65,11 +66,11 @@ break_even <- function(beyond, fread_s, ranks, samples) {
 # a chassis, 128 a cabinet): 10^4, 10^5 and 10^6 CPUs, a bad chassis, and
 # beyond one cabinet bad cabinets too
 fwq_default_samples <- 10000
-sizes <- data.table(hosts = c(1, 4, 8, 64, 80, 4, 80, 768, 8192),
-  per_host = c(2, 16, 64, 128, 128, 16, 128, 128, 128), xnames = c(FALSE, FALSE, FALSE, FALSE,
-    TRUE, FALSE, TRUE, TRUE, TRUE), bad_cabinets = c(0, 0, 0, 0, 0, 0, 0, 1, 2),
-  bad_chassis = c(0, 0, 0, 0, 1, 0, 1, 1, 2),
-  samples = c(rep(samples, 5), rep(fwq_default_samples, 2), samples, samples))[
+sizes <- data.table(hosts = c(1, 4, 8, 64, 80, 4, 80, 768, 768, 8192),
+  per_host = c(2, 16, 64, 128, 128, 16, 128, 128, 128, 128), xnames = c(FALSE, FALSE, FALSE,
+    FALSE, TRUE, FALSE, TRUE, TRUE, TRUE, TRUE), bad_cabinets = c(0, 0, 0, 0, 0, 0, 0, 1, 1, 2),
+  bad_chassis = c(0, 0, 0, 0, 1, 0, 1, 1, 1, 2),
+  samples = c(rep(samples, 5), rep(fwq_default_samples, 3), samples, samples))[
   hosts * per_host <= largest]
 cat(sprintf(paste("report of an FWQ survey (%s samples a rank unless said, from %s) beside",
   "fread of its",
@@ -78,7 +79,8 @@ cat(sprintf(paste("report of an FWQ survey (%s samples a rank unless said, from 
   format(samples, big.mark = ","), source_json))
 
 # What a size would need, from the growth measured between the last two
-# sizes run: the report's peak memory and the survey's files.
+# sizes run of SAMPLES_PER_RANK: the report's peak memory and the survey's
+# files (as many times more as its samples a rank, at another length).
 disk_bytes <- function(dir) sum(file.size(list.files(dir, recursive = TRUE, full.names = TRUE)))
 grown <- data.table(ranks = numeric(), memory = numeric(), disk = numeric())
 projection <- function(ranks) {
@@ -88,9 +90,10 @@ projection <- function(ranks) {
   list(memory = last$memory[2] + slope(last$memory) * (ranks - last$ranks[2]),
     disk = last$disk[2] + slope(last$disk) * (ranks - last$ranks[2]))
 }
-does_not_fit <- function(ranks) {
+does_not_fit <- function(ranks, length_of_run) {
   need <- projection(ranks)
   if (is.null(need)) return(NULL)
+  need$disk <- need$disk * max(1, length_of_run / samples)
   memory <- proc_kib("/proc/meminfo", "MemAvailable") * 1024
   disk <- as.numeric(system2("df", c("-B1", "--output=avail", shQuote(tempdir())),
     stdout = TRUE)[2])
@@ -117,7 +120,7 @@ fixed <- numeric()
 for (i in seq_len(nrow(sizes))) {
   s <- sizes[i]
   ranks <- s$hosts * s$per_host
-  refused <- does_not_fit(ranks)
+  refused <- does_not_fit(ranks, s$samples)
   if (!is.null(refused)) {
     cat(refused, "\n")
     next

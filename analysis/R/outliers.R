@@ -59,7 +59,7 @@ yardstick_leave_in <- 32
 # "the others" is found by bisection instead, weighing the group's values
 # at or below a value less the member's own. value, group, member, weight:
 # one element a value (a value of weight w stands for w values: a sketch's,
-# stretch_sketch); member names unique across groups. One row per member,
+# sketch_sorted); member names unique across groups. One row per member,
 # in order of first appearance: member, group, centre (NA where the group
 # has no other member).
 others_median <- function(value, group, member, weight = rep(1, length(value))) {

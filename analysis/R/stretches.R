@@ -88,35 +88,32 @@ stretch_rows <- function(run, rows, context, per_bin = 1L) {
 # of their ranks, far inside the spread of any node's).
 stretch_sketch_max <- 512
 
-# Each host's values (of its stretches), sorted, as at most
-# stretch_sketch_max: all of them of weight 1, or the middle one of each of
-# stretch_sketch_max runs of equal length, each of the run's weight.
-stretch_sketch <- function(value, host) {
-  names <- unique(host)
-  s <- sorted_by(match(host, names), value)
-  sketch_sorted(s, names[s$groups])
-}
-
 # value sorted by group (a positive whole number) and then by value, once
 # for what a batch needs of it (each group's median, its sketch): sorted,
-# and each group's number (groups, in their order) and count (len).
+# and each group's number (groups, in their order), count (len) and place
+# before its first value (start).
 sorted_by <- function(group, value) {
-  if (!length(group)) return(list(sorted = value, groups = integer(), len = integer()))
+  if (!length(group)) {
+    return(list(sorted = value, groups = integer(), len = integer(), start = integer()))
+  }
   o <- order(group, value, method = "radix")
   # a batch's hosts' numbers are a run of numbers: counted, not compared
   from <- min(group)
-  len <- tabulate(group - from + 1L)
-  list(sorted = value[o], groups = which(len > 0) + from - 1L, len = len[len > 0])
+  counts <- tabulate(group - from + 1L)
+  len <- counts[counts > 0]
+  list(sorted = value[o], groups = which(counts > 0) + from - 1L, len = len,
+    start = cumsum(len) - len)
 }
 
 # Each group's median of sorted_by's values (stats::median's: the middle
 # value, or the mean of the middle two)
 median_sorted <- function(s) {
-  start <- cumsum(s$len) - s$len
-  (s$sorted[start + (s$len + 1) %/% 2] + s$sorted[start + s$len %/% 2 + 1]) / 2
+  (s$sorted[s$start + (s$len + 1) %/% 2] + s$sorted[s$start + s$len %/% 2 + 1]) / 2
 }
 
-# stretch_sketch of sorted_by's values, the groups named `host`
+# Each group's values (sorted_by's, the groups named `host`) as at most
+# stretch_sketch_max: all of them of weight 1, or the middle one of each of
+# stretch_sketch_max runs of equal length, each of the run's weight.
 sketch_sorted <- function(s, host) {
   k <- stretch_sketch_max
   kept <- pmin(s$len, k)
@@ -124,7 +121,7 @@ sketch_sorted <- function(s, host) {
   j <- sequence(kept)
   n <- s$len[at]
   whole <- n <= k
-  data.table(host = host[at], value = s$sorted[(cumsum(s$len) - s$len)[at] +
+  data.table(host = host[at], value = s$sorted[s$start[at] +
     ifelse(whole, j, ceiling((j - 0.5) * n / k))], weight = ifelse(whole, 1, n / k))
 }
 
@@ -144,7 +141,7 @@ host_batches <- function(host, ranks_max) {
 # workers (lapply_cores), which return only what they reduced: hosts
 # (host, typical_percent: the median of its stretches), node_offs (each
 # host's stretches' distances from its typical one) and values (its
-# stretches) as sketches (stretch_sketch: host, value, weight), cores (the
+# stretches) as sketches (sketch_sorted: host, value, weight), cores (the
 # cores noisier than the other cores of their node: core_standing's
 # outliers), and, where each rank's share of time lost is given (`noise`,
 # a value a rank in the run's order: the summary's noise_percent), tiles:

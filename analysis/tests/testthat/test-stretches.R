@@ -78,10 +78,10 @@ test_that("a host of more stretches than its sketch holds is held to within its 
 })
 
 test_that("a sketch keeps a host's values whole, or the middle of equal runs of them", {
-  s <- stretch_sketch(c(5, 1, 3, 2, 4), rep("a", 5))
+  s <- sketch_sorted(sorted_by(rep(1L, 5), c(5, 1, 3, 2, 4)), "a")
   expect_equal(s$value, 1:5)
   expect_equal(s$weight, rep(1, 5))
-  many <- stretch_sketch(as.numeric(1:2048), rep("b", 2048))
+  many <- sketch_sorted(sorted_by(rep(1L, 2048), as.numeric(1:2048)), "b")
   expect_equal(nrow(many), stretch_sketch_max)
   expect_equal(many$weight, rep(4, stretch_sketch_max))
   expect_equal(many$value[1:3], c(2, 6, 10))

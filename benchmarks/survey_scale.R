@@ -15,7 +15,7 @@
 # about 7 GB of files written in half an hour; at 10,000 they would be 70 GB.
 # The report's work grows with the ranks (their summaries and stretches),
 # fread's with the samples: so 64, 10,240 and 98,304 CPUs are surveyed
-# again at FWQ's own run length (-n 10000, src/kernels/fwq.c; 98,304 CPUs'
+# again at FWQ's own run length (fwq's -n default, 10,000; 98,304 CPUs'
 # 10^9 samples are 6 GB written in 7 minutes), and each size's line
 # gives from how many samples a rank the report's work beyond its fixed
 # cost would be within 3x fread's, at the costs a rank and a sample measured.
@@ -65,17 +65,24 @@ break_even <- function(beyond, fread_s, ranks, samples) {
 # whole machines of 128-CPU nodes named as HPE Cray EX names them (16 nodes
 # a chassis, 128 a cabinet): 10^4, 10^5 and 10^6 CPUs, a bad chassis, and
 # beyond one cabinet bad cabinets too
-fwq_default_samples <- 10000
+# FWQ's own run length, as the build's fwq says it (-n's default)
+fwq_default_samples <- local({
+  help <- system2(file.path(here, "..", "build", "bin", "fwq"), "--help", stdout = TRUE)
+  n <- as.numeric(sub(".*default ([0-9]+).*", "\\1", grep("^ *-n ", help, value = TRUE)))
+  if (length(n) != 1 || is.na(n)) stop("survey_scale.R: build/bin/fwq --help names no -n default")
+  n
+})
 sizes <- data.table(hosts = c(1, 4, 8, 64, 80, 4, 80, 768, 768, 8192),
   per_host = c(2, 16, 64, 128, 128, 16, 128, 128, 128, 128), xnames = c(FALSE, FALSE, FALSE,
     FALSE, TRUE, FALSE, TRUE, TRUE, TRUE, TRUE), bad_cabinets = c(0, 0, 0, 0, 0, 0, 0, 1, 1, 2),
   bad_chassis = c(0, 0, 0, 0, 1, 0, 1, 1, 1, 2),
   samples = c(rep(samples, 5), rep(fwq_default_samples, 3), samples, samples))[
   hosts * per_host <= largest]
+# at FWQ's own length already: each size once
+sizes <- unique(sizes, by = c("hosts", "per_host", "xnames", "samples"))
 cat(sprintf(paste("report of an FWQ survey (%s samples a rank unless said, from %s) beside",
-  "fread of its",
-  "files, each in a process of its own; planted: 3 bad cores, and of 4 hosts one bad node,",
-  "of 8 or more two; of the machines named by xname bad cabinets and chassis too\n"),
+  "fread of its files, each in a process of its own; planted: 3 bad cores, and of 4 hosts one",
+  "bad node, of 8 or more two; of the machines named by xname bad cabinets and chassis too\n"),
   format(samples, big.mark = ","), source_json))
 
 # What a size would need, from the growth measured between the last two

@@ -116,7 +116,9 @@ def overhead_ticks(meta):
 
 def load_injections(directory, row):
     text = part_bytes(directory, row["injections_file"], row.get("injections_file_range"))
-    d = np.loadtxt(io.BytesIO(text), dtype=np.int64, ndmin=2)
+    # a rank that ended before its first injection was due logged none
+    d = (np.loadtxt(io.BytesIO(text), dtype=np.int64, ndmin=2) if text.strip()
+         else np.empty((0, 4), dtype=np.int64))
     return {"due": d[:, 0], "entry": d[:, 1], "exit": d[:, 2], "cpu": d[:, 3]}
 
 

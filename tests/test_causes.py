@@ -4,9 +4,12 @@ Checked with causes of known identity, event by event: a competitor of a
 known name (noise-slowdown, real-time, logging each slice it took the CPU)
 must be named in the detours at its slices, with their length; the run's own
 injections (logged by their handler) must be named as injections, behind a
-timer interrupt; a quiet run must account for every detour's loss, the part
-nothing in the kernel explains as "hardware". Skipped, with the reason, only
-where tracefs cannot be had (not root, no tracefs).
+timer interrupt; every run must account for every detour's loss exactly,
+the part nothing in the kernel explains as "hardware", the part the trace
+lost as "unseen", also when a crowd of another process's threads fills
+detours with more causes than a table holds, or switches so fast that a
+small buffer overwrites its events. Skipped, with the reason, only where
+tracefs cannot be had (not root, no tracefs).
 """
 import json
 import os
@@ -20,6 +23,7 @@ import numpy as np
 import pytest
 from nbtest import CATALOGUE, ROOT
 from nbtest.competitor import beside_competitors
+from nbtest.crowd import start_crowd
 from nbtest.ground_truth import load_injections
 from nbtest.kernel_files import check_node_data, check_node_parts, load_description, part_bytes
 from nbtest.lines import check_ranks_line, rank_lines, summaries
@@ -68,9 +72,9 @@ def credited(rows, begin_ns, end_ns, accept):
 
 
 def check_accounts(directory, meta):
-    """Every participant: the causes object adds up to its file, and each
-    detour's causes account for its loss (beyond it only where the causes
-    held the CPU longer than the loss: a cause in the fastest sample too)."""
+    """Every participant: the causes object adds up to its file, its classes
+    to the detours' loss, and each detour's causes to its loss (each line's
+    time rounded to 1 ns)."""
     assert meta["trace"]["attributed"] is True, meta["trace"]
     assert meta["trace"]["clock"] in ("x86-tsc", "mono_raw")
     rows_of = {}
@@ -85,8 +89,10 @@ def check_accounts(directory, meta):
         for cls, v in c["classes"].items():
             total = sum(r[5] for r in rows if r[3] == cls)
             assert v["total_ns"] == pytest.approx(total, rel=1e-3, abs=len(rows) + 1), cls
+        classes_ns = sum(v["total_ns"] for v in c["classes"].values())
+        assert classes_ns == pytest.approx(c["noise_ns"], rel=1e-6, abs=1), c
         for (start, span, lost), causes in detours.items():
-            assert sum(causes.values()) >= lost - len(causes), (start, causes)  # each rounded to 1 ns
+            assert abs(sum(causes.values()) - lost) <= len(causes) + 1, (start, lost, causes)
             assert 0 < lost <= span + 1
         rows_of[p["rank"]] = rows
     return rows_of
@@ -108,6 +114,67 @@ def test_a_quiet_run_accounts_for_every_detour(run, tmp_path, kernel, args):
     assert [r["traced"] for r in summaries(done.stdout)] == ["1"] * len(meta["ranks"])
     assert check_ranks_line(done.stdout, kernel, rank_lines(done.stdout))["traced_min"] == "1"
     assert not list(Path("/sys/kernel/tracing/instances").glob("noisebench-*"))
+
+
+CROWDED = max(os.sched_getaffinity(0))
+
+
+@needs_tracefs
+def test_a_crowd_of_threads_fills_each_detour_and_every_one_is_counted(run, tmp_path):
+    """100 threads of another process on one CPU, each running 20-40 us
+    every 3-6 ms: an FWQ sample of about 4 ms is a detour shared by dozens
+    of them, each a cause of its own (its name holds its thread id). Every
+    detour's causes add up to its loss, and some detour names more than 64
+    causes (the table a detour once had, which dropped the rest)."""
+    crowd = start_crowd(CROWDED, 100, (20, 40), (3000, 6000))
+    try:
+        time.sleep(1)  # every member started
+        done = run("fwq", "-t", 0, "-n", 400, "-w", 18, "--trace", "-o", "crowded")
+    finally:
+        crowd.terminate()
+        crowd.wait(timeout=30)
+    assert done.returncode == 0, done.stderr
+    meta = json.loads((tmp_path / "crowded.json").read_text())
+    rows_of = check_accounts(tmp_path, meta)
+    rank = next(p["rank"] for p in meta["ranks"] if p["cpu"] == CROWDED)
+    threads = [sum(cls == "thread" for cls, _ in causes)
+               for causes in by_detour(rows_of[rank]).values()]
+    assert max(threads) > 64, sorted(threads)[-5:]
+
+
+@needs_tracefs
+@pytest.mark.parametrize("buffer_kb, lost", [(256, True), (None, False)])
+def test_a_trace_that_lost_events_says_how_long_it_did_not_see(run, tmp_path, buffer_kb, lost):
+    """Six threads of another process on one CPU, each running 20-60 us and
+    sleeping 15-45 us: they switch faster than a detour's threshold and
+    write over 100,000 trace events a second. A 256 KB buffer overwrites
+    most of them: the run says so, and the time of the detours it could
+    not see is "unseen", in the JSON and on the rank line, never hardware
+    nor another class. The default buffer holds them all."""
+    crowd = start_crowd(CROWDED, 6, (20, 60), (15, 45))
+    env = {"NOISEBENCH_TRACE_BUFFER_KB": str(buffer_kb)} if buffer_kb else {}
+    try:
+        time.sleep(0.5)
+        done = run("selfish", "-t", 0, "--seconds", 2, "--trace", "-o", "crowd", env=env)
+    finally:
+        crowd.terminate()
+        crowd.wait(timeout=30)
+    assert done.returncode == 0, done.stderr
+    meta = json.loads((tmp_path / "crowd.json").read_text())
+    check_accounts(tmp_path, meta)
+    lines = {int(r["cpu"]): r for r in summaries(done.stdout)}
+    assert (meta["trace"]["lost_events"] > 0) == lost, meta["trace"]
+    for p in meta["ranks"]:
+        unseen_ns = p["causes"]["classes"]["unseen"]["total_ns"]
+        line = lines[p["cpu"]]
+        if not lost:
+            assert unseen_ns == 0 and "trace_unseen_us" not in line, (p["cpu"], line)
+            continue
+        assert int(line["trace_lost_events"]) == meta["trace"]["lost_events"]
+        assert float(line["trace_unseen_us"]) == pytest.approx(unseen_ns / 1e3, abs=1)
+        if p["cpu"] == CROWDED:
+            # most of what the crowd took was in the events overwritten
+            assert unseen_ns > 0.2 * p["causes"]["noise_ns"], p["causes"]["classes"]
 
 
 @needs_tracefs

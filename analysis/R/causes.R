@@ -79,6 +79,27 @@ untraced_runs <- function(runs) {
   }))
 }
 
+# Runs whose trace lost events (its buffer overwrote the oldest of a busy
+# CPU's): how many, and the detours' time they leave unseen over every CPU,
+# in us and as a share of the detours' time. causes: cause_shares(runs).
+trace_gaps <- function(runs, causes) {
+  rbindlist(lapply(names(runs), function(name) {
+    lost <- runs[[name]]$meta$trace$lost_events %||% 0
+    if (lost == 0 || is.null(causes) || !nrow(causes)) return(NULL)
+    mine <- causes[run == name]
+    unseen <- sum(mine[class == "unseen", total_us])
+    data.table(run = name, lost_events = lost, unseen_us = unseen,
+      unseen_percent = 100 * unseen / sum(mine$total_us))
+  }))
+}
+
+# A colour a class, in the catalogue's order: Set2's eight, and grey for
+# the time the trace did not see.
+cause_colours <- function() {
+  stats::setNames(c(scales::brewer_pal(palette = "Set2")(8), "grey60")[seq_along(cause_classes)],
+    cause_classes)
+}
+
 # Stacked share of the attributed time by class, a bar per CPU, a panel per
 # run: the hardware share (nothing the kernel saw) is what is left unexplained.
 plot_causes <- function(shares, title) {
@@ -90,8 +111,9 @@ plot_causes <- function(shares, title) {
     ggplot2::geom_col(width = 0.7) +
     ggplot2::coord_flip() +
     ggplot2::facet_wrap(~run, ncol = 1, scales = "free_y") +
-    ggplot2::scale_fill_brewer(palette = "Set2", drop = FALSE) +
+    ggplot2::scale_fill_manual(values = cause_colours(), drop = FALSE) +
     ggplot2::labs(title = title, x = NULL, y = "share of the detours' time (%)",
-      caption = "hardware: time lost that nothing in the kernel's trace explains (hypervisor, SMI, a slower clock)") +
+      caption = paste("hardware: time lost that nothing in the kernel's trace explains",
+        "(hypervisor, SMI, a slower clock); unseen: time whose trace events were lost")) +
     theme_noise()
 }

@@ -4,7 +4,7 @@
 # files hold every column and row) and every number as format.R writes it.
 
 report_html <- function(data, tables, verdict, first_screen, figures, untraced = NULL,
-                        pdf_line = NULL) {
+                        pdf_line = NULL, gaps = NULL) {
   hosts <- tables$machines
   labels <- page_labels(tables$runs)
   shown <- function(dt) with_labels(dt, labels)
@@ -110,6 +110,11 @@ report_html <- function(data, tables, verdict, first_screen, figures, untraced =
       })),
       if (!is.null(untraced) && nrow(untraced)) {
         html_table(shown(untraced), "Runs asked to trace that could not")
+      },
+      if (!is.null(gaps) && nrow(gaps)) {
+        html_table(shown(gaps), paste("Traces that lost events: the detours' time they",
+          "covered is unseen, nobody can say what took it (a larger NOISEBENCH_TRACE_BUFFER_KB",
+          "keeps them)"))
       },
       on_page(tables$top_causes, "top_causes.csv", c("run", "host", "cpu", "class", "name",
         "detours", "total_us", "share_percent"), "The causes that took most, per run and CPU")),

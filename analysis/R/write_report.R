@@ -132,7 +132,8 @@ write_report <- function(results_dir, hosts = NULL, out = NULL, machine_cpus = N
     })
     write_tables(tmp, tables)
     writeLines(report_html(data, tables, verdict_text(verdicts), first_screen_html(paragraphs,
-      pictures), figures, untraced_runs(runs), pdf_note(pdf)), file.path(tmp, "index.html"))
+      pictures), figures, untraced_runs(runs), pdf_note(pdf), trace_gaps(runs, causes)),
+      file.path(tmp, "index.html"))
     if (pdf) write_pdf(tmp)
   })
 }

@@ -147,7 +147,7 @@ static void rank_line(const struct nb_run *r, const void *record, FILE *out)
 	 * line's traced_min says whether every rank's were */
 	if (r->trace_opt)
 		fprintf(out, " traced=%d", p->causes.attributed ? 1 : 0);
-	nb_causes_print(&p->causes, out);
+	nb_causes_print(&p->causes, p->ticks_per_ns, out);
 	fputc('\n', out);
 }
 

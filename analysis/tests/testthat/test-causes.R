@@ -71,3 +71,27 @@ test_that("the report has the noise-by-cause figure and table", {
   expect_match(page, "tick_nohz_handler", fixed = TRUE)
   expect_equal(nrow(fread(file.path(dir, "report", "causes.csv"))), length(cause_classes))
 })
+
+test_that("a trace that lost events gives its unseen time on the page", {
+  dir <- withr_tempdir()
+  unseen <- rbind(two_detours, data.table(start_ns = 9000, span_ns = 2000, lost_ns = 1110,
+    class = "unseen", name = "-", time_ns = 1110))
+  write_traced(dir, unseen, trace = list(attributed = TRUE, clock = "x86-tsc",
+    lost_events = 4321))
+  runs <- read_results(dir)$runs
+  gaps <- trace_gaps(runs, cause_shares(runs))
+  expect_equal(gaps$lost_events, 4321)
+  expect_equal(gaps$unseen_us, 1.11)
+  expect_equal(gaps$unseen_percent, 100 * 1110 / 2000)
+  expect_equal(length(unique(cause_colours())), length(cause_classes))
+  page <- paste(readLines(write_report(dir, pdf = FALSE)), collapse = "\n")
+  expect_match(page, "Traces that lost events", fixed = TRUE)
+  expect_match(page, "4,321", fixed = TRUE)
+})
+
+test_that("a trace that lost nothing has no gaps", {
+  dir <- withr_tempdir()
+  write_traced(dir, two_detours)
+  runs <- read_results(dir)$runs
+  expect_equal(nrow(trace_gaps(runs, cause_shares(runs))), 0)
+})

@@ -251,15 +251,32 @@ struct share {
 	double time;
 };
 
-static void credit(struct share *in, int *n, int cls, const char *name, double time)
+/* One detour's causes: as many as it had, never a cap (a detour of tens of
+ * milliseconds on a busy node meets hundreds of threads). */
+struct shares {
+	struct share *v;
+	int n, cap, failed;
+};
+
+static void credit(struct shares *in, int cls, const char *name, double time)
 {
-	for (int i = 0; i < *n; i++)
-		if (in[i].cls == cls && strcmp(in[i].name, name) == 0) {
-			in[i].time += time;
+	for (int i = 0; i < in->n; i++)
+		if (in->v[i].cls == cls && strcmp(in->v[i].name, name) == 0) {
+			in->v[i].time += time;
 			return;
 		}
-	if (*n < 64)
-		in[(*n)++] = (struct share){ cls, name, time };
+	if (in->n == in->cap) {
+		int grown = in->cap ? 2 * in->cap : 64;
+		struct share *v = realloc(in->v, (size_t)grown * sizeof(*v));
+
+		if (!v) {
+			in->failed = 1;
+			return;
+		}
+		in->v = v;
+		in->cap = grown;
+	}
+	in->v[in->n++] = (struct share){ cls, name, time };
 }
 
 static void tally(struct nb_cause_totals *tot, const struct share *c)
@@ -302,53 +319,75 @@ static double overlap(uint64_t a0, uint64_t a1, uint64_t b0, uint64_t b1)
 	return hi > lo ? (double)(hi - lo) : 0.0;
 }
 
+/* Credits what the causes in `in` do not explain of a detour's loss: to
+ * "unseen" for the part of [start, end) before the trace saw this CPU, to
+ * "hardware" for the rest; and scales the causes to the loss where they
+ * held the CPU longer, so that they add up to it. */
+static void complete(struct shares *in, const struct nb_cause_detour *d, uint64_t seen_from)
+{
+	double explained = 0;
+
+	for (int c = 0; c < in->n; c++)
+		explained += in->v[c].time;
+	if (explained > d->lost) {
+		for (int c = 0; c < in->n; c++)
+			in->v[c].time *= d->lost / explained;
+		return;
+	}
+	double rest = d->lost - explained;
+	double unseen = fmin(rest, overlap(d->start, d->end, 0, seen_from));
+
+	if (unseen > 0)
+		credit(in, NB_CAUSE_UNSEEN, "-", unseen);
+	if (rest > unseen)
+		credit(in, NB_CAUSE_HARDWARE, "-", rest - unseen);
+}
+
 int nb_causes_join(const struct nb_cause_segment *seg, size_t nseg,
 		   const struct nb_inject_count *inj, const struct nb_cause_detour *d, size_t nd,
-		   uint64_t origin, double ticks_per_ns, FILE *f, struct nb_cause_totals *tot)
+		   uint64_t origin, uint64_t seen_from, double ticks_per_ns, FILE *f,
+		   struct nb_cause_totals *tot)
 {
 	size_t s = 0, k = 0;
 	size_t ninj = inj && inj->events ? inj->logged : 0;
+	struct shares in = { 0 };
 	int rc = 0;
 
 	tot->attributed = 1;
-	for (size_t i = 0; i < nd; i++) {
-		struct share in[64];
-		int n = 0;
-		double explained = 0;
-
+	for (size_t i = 0; i < nd && rc >= 0; i++) {
+		in.n = 0;
 		/* detours and segments are in time order: both cursors only advance */
 		while (s < nseg && seg[s].end <= d[i].start)
 			s++;
 		for (size_t j = s; j < nseg && seg[j].start < d[i].end; j++)
-			credit(in, &n, seg[j].cls, seg[j].name,
+			credit(&in, seg[j].cls, seg[j].name,
 			       overlap(seg[j].start, seg[j].end, d[i].start, d[i].end));
 		while (k < ninj && inj->events[k].exit <= d[i].start)
 			k++;
 		for (size_t j = k; j < ninj && inj->events[j].entry < d[i].end; j++)
-			credit(in, &n, NB_CAUSE_INJECTION, "inject",
+			credit(&in, NB_CAUSE_INJECTION, "inject",
 			       overlap(inj->events[j].entry, inj->events[j].exit, d[i].start,
 				       d[i].end));
-		for (int c = 0; c < n; c++)
-			explained += in[c].time;
-		if (d[i].lost > explained)
-			credit(in, &n, NB_CAUSE_HARDWARE, "-", d[i].lost - explained);
-
+		complete(&in, &d[i], seen_from);
+		if (in.failed) {
+			rc = -2;
+			break;
+		}
 		tot->detours++;
 		tot->noise += d[i].lost;
-		for (int c = 0; c < n; c++) {
-			if (in[c].time <= 0)
+		for (int c = 0; c < in.n && rc >= 0; c++) {
+			if (in.v[c].time <= 0)
 				continue;
-			tally(tot, &in[c]);
+			tally(tot, &in.v[c]);
 			if (f)
 				rc = fprintf(f, "%.0f %.0f %.0f %s %s %.0f\n",
 					     (double)(d[i].start - origin) / ticks_per_ns,
 					     (double)(d[i].end - d[i].start) / ticks_per_ns,
-					     d[i].lost / ticks_per_ns, nb_cause_class_names[in[c].cls],
-					     in[c].name, in[c].time / ticks_per_ns);
-			if (rc < 0)
-				return rc;
+					     d[i].lost / ticks_per_ns, nb_cause_class_names[in.v[c].cls],
+					     in.v[c].name, in.v[c].time / ticks_per_ns);
 		}
 	}
+	free(in.v);
 	return rc;
 }
 
@@ -429,12 +468,25 @@ void nb_causes_attribute(const struct nb_trace *t, const struct nb_thread *p, in
 	size_t nseg = nb_cause_segments(t, me->cpu, own, n, ticks_per_ns, &seg,
 					&tot->switches_inferred);
 
+	/* a CPU whose buffer overwrote events holds none from before its first */
+	uint64_t seen_from = 0;
+	int lost_here = nb_trace_lost_on(t, me->cpu) > 0;
+
 	tot->lost_events = t->lost;
 	for (size_t i = 0; i < t->nev; i++)
-		tot->trace_events += t->ev[i].cpu == me->cpu;
-	if (nb_causes_join(seg, nseg, &me->injections, d, nd, me->start_tick, ticks_per_ns, f,
-			   tot) < 0 ||
-	    (f && (fflush(f) != 0 || ferror(f))))
+		if (t->ev[i].cpu == me->cpu) {
+			if (lost_here && !tot->trace_events)
+				seen_from = t->ev[i].tick;
+			tot->trace_events++;
+		}
+	if (lost_here && !tot->trace_events)
+		seen_from = UINT64_MAX;
+	int rc = nb_causes_join(seg, nseg, &me->injections, d, nd, me->start_tick, seen_from,
+				ticks_per_ns, f, tot);
+
+	if (rc == -2)
+		nb_fail(NB_EXIT_FAILURE, "out of memory joining the causes of %s", name);
+	if (rc < 0 || (f && (fflush(f) != 0 || ferror(f))))
 		nb_fail(NB_EXIT_FAILURE, "cannot write %s: %s", f ? name : "causes", strerror(errno));
 	free(seg);
 }
@@ -490,7 +542,7 @@ void nb_causes_json(struct nb_json *j, const struct nb_cause_totals *tot, double
 	nb_json_end(j, '}');
 }
 
-void nb_causes_print(const struct nb_cause_totals *tot, FILE *out)
+void nb_causes_print(const struct nb_cause_totals *tot, double tpn, FILE *out)
 {
 	const char *sep = " causes=";
 
@@ -513,5 +565,6 @@ void nb_causes_print(const struct nb_cause_totals *tot, FILE *out)
 			break;
 		}
 	if (tot->lost_events)
-		fprintf(out, " trace_lost_events=%llu", (unsigned long long)tot->lost_events);
+		fprintf(out, " trace_lost_events=%llu trace_unseen_us=%.0f",
+			(unsigned long long)tot->lost_events, tot->cls[NB_CAUSE_UNSEEN].total / tpn / 1e3);
 }

@@ -7,7 +7,13 @@
  * time each cause held inside it; what its loss holds beyond that is
  * "hardware" (nothing in the kernel explains it: the hypervisor, an SMI, the
  * interrupt's own entry, a slower clock), as rtla osnoise counts HW noise.
- * The run's own injections (inject.h) are a cause of their own. */
+ * The run's own injections (inject.h) are a cause of their own. Where the
+ * trace lost the events of part of a detour (a buffer overwrites its oldest
+ * when full), that part is "unseen": nobody can say what took it.
+ *
+ * The account is complete: each detour's causes add up to its loss. Where
+ * the causes held the CPU longer than the loss (a cause that took the
+ * fastest sample too), each is credited its share of the loss. */
 #ifndef NB_CAUSES_H
 #define NB_CAUSES_H
 
@@ -21,7 +27,7 @@
 
 enum nb_cause_class {
 	NB_CAUSE_HARDWARE, NB_CAUSE_NMI, NB_CAUSE_IRQ, NB_CAUSE_SOFTIRQ, NB_CAUSE_TIMER,
-	NB_CAUSE_IPI, NB_CAUSE_THREAD, NB_CAUSE_INJECTION, NB_CAUSE_CLASSES
+	NB_CAUSE_IPI, NB_CAUSE_THREAD, NB_CAUSE_INJECTION, NB_CAUSE_UNSEEN, NB_CAUSE_CLASSES
 };
 extern const char *const nb_cause_class_names[NB_CAUSE_CLASSES];
 
@@ -49,7 +55,7 @@ struct nb_cause_totals {
 	uint64_t trace_events;  /* on this CPU */
 	uint64_t lost_events;   /* by the whole trace */
 	uint64_t switches_inferred; /* on this CPU (nb_cause_segments) */
-	double noise;           /* the detours' loss */
+	double noise;           /* the detours' loss: the classes' totals add up to it */
 	struct {
 		uint64_t count; /* detours it took part in */
 		double total, longest;
@@ -73,10 +79,13 @@ size_t nb_cause_segments(const struct nb_trace *t, int cpu, const int *own, int 
 /* Joins detours (in time order) to the segments and to the run's injections
  * on that CPU; writes a line per detour and cause to f (NULL: none),
  * "start_ns span_ns lost_ns class name time_ns" with start from `origin`, and
- * adds up *tot. Returns what fprintf returned last (negative on error). */
+ * adds up *tot. The trace holds nothing of that CPU before seen_from (its
+ * lost events' time; 0 when it lost none). Returns what fprintf returned
+ * last (negative on error; -2 out of memory). */
 int nb_causes_join(const struct nb_cause_segment *seg, size_t nseg,
 		   const struct nb_inject_count *inj, const struct nb_cause_detour *d, size_t nd,
-		   uint64_t origin, double ticks_per_ns, FILE *f, struct nb_cause_totals *tot);
+		   uint64_t origin, uint64_t seen_from, double ticks_per_ns, FILE *f,
+		   struct nb_cause_totals *tot);
 
 /* Detours of fixed-work samples that tile the run from `origin` (FWQ,
  * P-SNAP): samples above the fastest by more than NB_CAUSE_THRESHOLD of it
@@ -116,7 +125,8 @@ void nb_causes_attribute(const struct nb_trace *t, const struct nb_thread *p, in
 void nb_causes_json(struct nb_json *j, const struct nb_cause_totals *tot, double ticks_per_ns,
 		    const char *file, const uint64_t *range);
 /* " causes=class:share%,... top_cause=class:name" for a summary line
- * (nothing when not traced). */
-void nb_causes_print(const struct nb_cause_totals *tot, FILE *out);
+ * (nothing when not traced); where the trace lost events, how many and the
+ * time they leave unexplained, " trace_lost_events=N trace_unseen_us=U". */
+void nb_causes_print(const struct nb_cause_totals *tot, double ticks_per_ns, FILE *out);
 
 #endif

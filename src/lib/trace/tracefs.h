@@ -45,6 +45,7 @@ struct nb_trace {
 	int cpus[NB_MAX_CPUS];
 	int ncpus;
 	uint64_t lost;   /* events the buffer could not hold (overruns, drops) */
+	uint64_t lost_on[NB_MAX_CPUS]; /* the same for cpus[i] */
 	uint64_t events; /* events read */
 	int read;        /* the buffer was read */
 	size_t buffer_kb;
@@ -52,6 +53,11 @@ struct nb_trace {
 	struct nb_trace_event *ev; /* after nb_trace_read: every event, in time order */
 	size_t nev;
 };
+
+/* The events a CPU's buffer lost (0 for a CPU not traced). The buffer
+ * overwrites its oldest events when full, so a CPU that lost some holds
+ * none from before its first event in the trace. */
+uint64_t nb_trace_lost_on(const struct nb_trace *t, int cpu);
 
 /* Creates and starts the instance for these CPUs and a run of about `seconds`.
  * Returns 0, or -1 with t->why saying why not (no tracefs, no permission);

@@ -51,7 +51,7 @@ def survey(where, head, line, nodes, ranks, rng):
         for r in range(ranks):
             x = re.sub(r'"rank":\d+', f'"rank":{n * ranks + r}', line, count=1)
             x = re.sub(r'"host":"[^"]*"', f'"host":"{host}"', x, count=1)
-            x = re.sub(r'"detour_percent":[^,}]+', f'"detour_percent":{lost[r]!r}', x)
+            x = re.sub(r'"system_percent":[^,}]+', f'"system_percent":{lost[r]!r}', x)
             x = re.sub(r'("tails":\{.*?"max_us":)[^,}]+', rf'\g<1>{detour[r]!r}', x, count=1)
             lines.append("    " + x)
         worst_lost.append(max(lost))

@@ -38,7 +38,7 @@ def test_within_the_limits_it_passes_in_one_line(bin_dir):
     lines = summary(done)
     assert len(lines) == 1
     assert re.match(rf"noise: {len(CPUS)} CPUs within the limits "
-                    r"\(lost at most [\d.e+-]+% <= 100%, "
+                    r"\(took at most [\d.e+-]+% <= 100%, "
                     r"longest detour \d+ us <= 1000000000 us\); [\d.]+ s$", lines[0]), lines[0]
 
 
@@ -89,7 +89,7 @@ def test_a_cpu_with_noise_is_named(bin_dir, tmp_path):
         stop(r)
     assert done.returncode == 1, done.stdout + done.stderr
     lines = summary(done)
-    assert any(re.match(rf"noise: cpu{noisy} detour of \d+ us > 100 us \(lost [\d.]+%\)$", line)
+    assert any(re.match(rf"noise: cpu{noisy} detour of \d+ us > 100 us \(took [\d.]+%\)$", line)
                for line in lines), lines
     assert re.match(r"noise: \d+ of \d+ CPUs outside the limits", lines[-1]), lines[-1]
 
@@ -152,7 +152,7 @@ def test_limits_from_a_survey_are_its_nodes_worst_cpus_with_a_margin(bin_dir, tm
     done = check(bin_dir, "--limits-from", survey, "--margin", 3)
     assert done.returncode == 0, done.stderr
     # one node: each run's worst CPU; two of them, the 99th percentile is the larger
-    worst_lost = max(max(r["detour_percent"] for r in ranks_of(run, where))
+    worst_lost = max(max(r["system_percent"] for r in ranks_of(run, where))
                      for where, run in runs)
     worst_detour = max(max(r["tails"]["max_us"] for r in ranks_of(run, where))
                        for where, run in runs)

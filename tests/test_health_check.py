@@ -139,7 +139,7 @@ def drains_and_resumes(bin_dir, state, program, reason):
     return drained[NOISY][1]
 
 
-REASON = rf"noise: cpu{CPUS[0]} lost [\d.]+% > {MAX_LOST}% \(detours; "
+REASON = rf"noise: cpu{CPUS[0]} took [\d.]+% > {MAX_LOST}% \(detours; "
 
 
 def noise_health_check(bin_dir, state):

@@ -18,14 +18,16 @@ advice_rule_of <- function(class, name) {
   }, 1L)
 }
 
-# The CPUs the system's work can be moved to, as a list ("0", "0,2-3"):
-# those the run names housekeeping (--housekeeping), else those it did not
-# measure; "" when it measured every online CPU and names none.
-housekeeping_cpus <- function(run) {
-  named <- run_housekeeping(run)
+# The CPUs the system's work can be moved to, as a list ("0", "0,2-3"), for
+# the runs of a list together (the advice speaks of every run it covers):
+# those the runs name housekeeping (--housekeeping), else those none of them
+# measured; "" when they measured every online CPU and name none.
+housekeeping_cpus <- function(runs) {
+  if (!is.null(runs$meta)) runs <- list(runs)
+  named <- unlist(lapply(runs, run_housekeeping))
   if (length(named)) return(cpu_list_text(named))
-  measured <- unique(rank_values(run, "cpu", -1L))
-  online <- run$meta$machine$cpus_online %||% 0L
+  measured <- unique(unlist(lapply(runs, function(r) rank_values(r, "cpu", -1L))))
+  online <- max(vapply(runs, function(r) as.integer(r$meta$machine$cpus_online %||% 0L), 0L))
   free <- setdiff(seq_len(online) - 1L, measured)
   if (length(free) == 0) return("")
   cpu_list_text(free)
@@ -43,7 +45,7 @@ cpu_list_text <- function(cpus) {
 
 # What this machine has now of each setting a rule names, as words, from a
 # run's description (its machine and tuning objects).
-current_settings <- function(run) {
+current_settings <- function(run, covered = list(run)) {
   m <- run$meta$machine %||% list()
   t <- run$meta$tuning %||% list()
   knobs <- t$knobs %||% list()
@@ -57,7 +59,7 @@ current_settings <- function(run) {
   set_or <- function(x, none = "not set") if (nzchar(x %||% "")) x else none
   knob <- function(name) set_or(knobs[[name]], "not read")
   irqs <- length(t$irqs_on_measured_cpus %||% list())
-  hk <- housekeeping_cpus(run)
+  hk <- housekeeping_cpus(covered)
   governors <- unique(unlist(m$cpufreq_governor %||% list()))
   c(
     nohz_full = set_or(m$nohz_full), no_hz_full = paste0("CONFIG_NO_HZ_FULL=", set_or(t$no_hz_full, "?")),
@@ -66,7 +68,7 @@ current_settings <- function(run) {
     irqs_on_measured_cpus = sprintf("%d interrupt%s may be delivered to the measured CPUs", irqs,
       if (irqs == 1) "" else "s"),
     irqbalance = if (isTRUE(t$irqbalance_running)) "irqbalance running" else "irqbalance not running",
-    housekeeping = if (length(run_housekeeping(run))) {
+    housekeeping = if (length(unlist(lapply(covered, run_housekeeping)))) {
       paste("housekeeping CPUs:", hk)
     } else if (nzchar(hk)) paste("CPUs not measured:", hk) else "every CPU was measured",
     smt = sprintf("%s SMT thread%s a core", m$smt %||% "?", if (identical(m$smt, 1L)) "" else "s"),
@@ -108,14 +110,15 @@ advice_action <- function(rule, name, housekeeping) {
 # what can be moved at run time, the commands. top: top_causes(runs).
 advice_table <- function(runs, top) {
   if (is.null(top) || nrow(top) == 0) return(data.table())
-  first <- runs[[top$run[1]]]
-  settings <- current_settings(first)
+  # the settings and the CPUs to move work to of every run the table
+  # covers: a CPU one run left free another may have measured
+  covered <- runs[unique(top$run)]
+  settings <- current_settings(covered[[1]], covered)
   rules <- advice_rules()
   d <- copy(top)[, rule := advice_rule_of(class, name)][!is.na(rule)]
   all_us <- sum(d$total_us)
-  # once a run: it reads every rank's entry
-  hk <- vapply(unique(d$run), function(r) housekeeping_cpus(runs[[r]]), "")[d$run]
-  d[, action := vapply(seq_len(.N), function(i) advice_action(rules[[rule[i]]], name[i], hk[i]), "")]
+  hk <- housekeeping_cpus(covered)
+  d[, action := vapply(seq_len(.N), function(i) advice_action(rules[[rule[i]]], name[i], hk), "")]
   out <- d[, .(
     class = class[1],
     name = paste(utils::head(.SD[, .(t = sum(total_us)), by = name][order(-t)]$name, 3),

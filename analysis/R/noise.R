@@ -77,6 +77,19 @@ best_value <- function(x, kernel, table = NULL) {
   if (falling(kernel_info(kernel))) max(x) else min(x)
 }
 
+# The median CPU of a figure over CPUs: the place in x (NA ignored) of the
+# CPU at its median, the lower of the two middle ones (quantile type 1), so
+# that every table and sentence that says "the median CPU" names one CPU
+# and its parts add up to its whole; NA where every value is.
+median_cpu_at <- function(x) {
+  o <- order(x, na.last = NA)
+  if (length(o) == 0) return(NA_integer_)
+  o[ceiling(length(o) / 2)]
+}
+
+# That CPU's value of x.
+median_cpu <- function(x) x[median_cpu_at(x)]
+
 # The median, from the value_table where there is one: faster than sorting
 # millions of samples.
 median_of <- function(x, table = value_table(x)) {
@@ -240,6 +253,8 @@ noise_summary <- function(run, run_name) {
       calib <- ifelse(is.na(calib), rank_values(run, "calibrated_us",
         as.numeric(meta$granularity_us %||% NA_real_)), calib)
       100 * (m$mean / 1e3 - calib) / calib
+    } else if (!anyNA(rank_values(run, "lost_percent"))) {
+      rank_values(run, "lost_percent") # the kernel's own, speed.h's (FWQ)
     } else {
       lost_percent(run$kernel, m$mean * m$samples, m$samples, m$best)
     }
@@ -292,10 +307,13 @@ rank_injects <- function(run) {
     pattern = rank_values(run, "inject.pattern", NA_character_))
 }
 
-# What the kernel split its noise into (src/lib/system/speed.h), per thread or
-# rank: detours, running slow (time lost, time spent, and how much slower),
-# and its CPU's steal time; NA where the kernel did not (FTQ, older runs).
+# What the kernel split its loss into (src/lib/system/speed.h), per thread or
+# rank: the whole (lost_percent) = detours + running slow + the work's own
+# variation, the system's share (system_percent: detours and running slow),
+# the time spent running slow and how much slower, and its CPU's steal
+# time; NA where the kernel did not (FTQ, older runs).
 speed_figures <- function(run) {
-  keys <- c("detour_percent", "slow_percent", "slow_time_percent", "slow_factor", "steal_ms")
+  keys <- c("lost_percent", "detour_percent", "slow_percent", "variation_percent",
+    "system_percent", "slow_time_percent", "slow_factor", "steal_ms")
   stats::setNames(lapply(keys, function(key) rank_values(run, key)), keys)
 }

@@ -303,18 +303,34 @@ outlier_table <- function(runs, summary, yardsticks, causes, locations = NULL) {
 
 # Every core of each run at a glance, the headline beside the outliers: how
 # many CPUs and hosts, the share of time they lost (median, 99th percentile,
-# largest over the CPUs), its parts in detours and in running slow (median
-# over the CPUs; NA where the kernel does not split them), and the tail:
-# the p99.9 loss of a sample (us) of the median and of the 99th-percentile
-# CPU, and the longest loss of any.
+# largest over the CPUs), what the system took of the median CPU by that
+# share (median_cpu_at) with its parts, in detours and in running slow,
+# its work's own variation and its whole (NA where the kernel does not split
+# them; the whole is then the median CPU's noise_percent),
+# and the tail: the p99.9 loss of a sample (us) of the median and of the
+# 99th-percentile CPU, and the longest loss of any.
 system_spread <- function(summary, tails) {
   q <- function(x, p) stats::quantile(x, p, names = FALSE, na.rm = TRUE, type = 1)
-  s <- summary[, .(cpus = .N, hosts = uniqueN(host), noise_median_percent = q(noise_percent, 0.5),
-    noise_p99_percent = q(noise_percent, 0.99), noise_max_percent = max(noise_percent),
-    detour_median_percent = stats::median(as.numeric(detour_percent)),
-    slow_median_percent = stats::median(as.numeric(slow_percent))), by = .(run, kernel)]
+  split <- c("system_percent", "detour_percent", "slow_percent", "variation_percent",
+    "lost_percent")
+  missing <- setdiff(split, names(summary))
+  if (length(missing)) summary <- copy(summary)[, (missing) := NA_real_]
+  s <- summary[, {
+    m <- median_cpu_at(as.numeric(system_percent))
+    .(cpus = .N, hosts = uniqueN(host), noise_median_percent = median_cpu(noise_percent),
+      noise_p99_percent = q(noise_percent, 0.99), noise_max_percent = max(noise_percent),
+      system_median_percent = as.numeric(system_percent)[m],
+      # the same CPU's whole, where the kernel splits it: its parts add up
+      lost_median_percent = if (is.na(m)) median_cpu(noise_percent) else
+        as.numeric(lost_percent)[m],
+      detour_median_percent = as.numeric(detour_percent)[m],
+      slow_median_percent = as.numeric(slow_percent)[m],
+      variation_median_percent = as.numeric(variation_percent)[m],
+      system_max_percent = suppressWarnings(max(as.numeric(system_percent), na.rm = TRUE)))
+  }, by = .(run, kernel)]
+  s[!is.finite(system_max_percent), system_max_percent := NA_real_]
   if (is.null(tails) || nrow(tails) == 0) return(s)
-  t <- tails[run %in% s$run, .(p99_9_us_median = q(p99_9_us, 0.5),
+  t <- tails[run %in% s$run, .(p99_9_us_median = median_cpu(p99_9_us),
     p99_9_us_p99 = q(p99_9_us, 0.99), max_us = max(max_us)), by = run]
   t[s, on = "run"][, c(names(s), "p99_9_us_median", "p99_9_us_p99", "max_us"), with = FALSE]
 }

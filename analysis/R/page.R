@@ -26,17 +26,18 @@ report_html <- function(data, tables, verdict, first_screen, figures, untraced =
   figures <- figures[!is_whole_system(figures)]
   body <- c(
     html_section("verdict", "Verdict", first_screen,
-      html_table(key_figures(tables, labels), paste("Each run's key figures: the share of",
-        "its CPUs' time lost (median and worst CPU), the 99.9th percentile of a sample's loss",
-        "(median CPU), the longest loss, and how many losses of over 100 \u00b5s a CPU-hour"),
-        "summary.csv")),
+      html_table(key_figures(tables, labels), paste("Each run's key figures: what the system",
+        "took of the median CPU, its work's own variation and all it lost, the 99.9th",
+        "percentile of a sample's loss (median CPU), the longest loss, and how many losses of",
+        "over 100 \u00b5s a CPU-hour"), "summary.csv")),
     advice_section(tables$advice, data$runs),
     html_section("whole-system", "Whole system",
       unlist(Map(html_figure, pictures, names(pictures))),
       html_table(pick(shown(system_spread(tables$summary, tables$tails)), c("run", "cpus",
-        "hosts", "noise_median_percent", "noise_p99_percent", "noise_max_percent",
-        "p99_9_us_median", "max_us")),
-        "Every CPU of each run: the share of its time each lost, and its tail"),
+        "system_median_percent", "detour_median_percent", "slow_median_percent",
+        "variation_median_percent", "noise_max_percent", "max_us")),
+        paste("Every CPU of each run: what the system took of the median CPU, in detours and",
+          "running slow, the work's own variation on it, the worst CPU's loss and the longest")),
       if (nrow(tables$outliers)) {
         on_page(tables$outliers, "outliers.csv", c("run", "scope",
           if (any(!is.na(tables$outliers$location))) "location", "host", "cpu",
@@ -159,12 +160,13 @@ report_version <- function(data) {
 key_figures <- function(tables, labels) {
   s <- system_spread(tables$summary, tables$tails)
   if (!is.null(tables$tails) && nrow(tables$tails)) {
-    per_hour <- tables$tails[, .(above_100us_per_hour = stats::median(above_100us_per_hour)),
+    per_hour <- tables$tails[, .(above_100us_per_hour = median_cpu(above_100us_per_hour)),
       by = run]
     s <- per_hour[s, on = "run"]
   }
-  pick(with_labels(s, labels), c("run", "cpus", "noise_median_percent", "noise_max_percent",
-    "p99_9_us_median", "max_us", "above_100us_per_hour"))
+  pick(with_labels(s, labels), c("run", "cpus", "system_median_percent",
+    "variation_median_percent", "lost_median_percent", "p99_9_us_median", "max_us",
+    "above_100us_per_hour"))
 }
 
 # The figures of the whole-system section, and the others.
@@ -179,7 +181,7 @@ advice_section <- function(advice, runs) {
     "the action column gives the command (HOUSEKEEPING: the CPUs the run names with",
     "--housekeeping, else those it did not measure).")
   if (is.null(advice) || nrow(advice) == 0) {
-    settings <- current_settings(runs[[1]])
+    settings <- current_settings(runs[[1]], runs)
     rules <- advice_rules()
     rows <- rbindlist(lapply(rules, function(r) {
       keys <- unlist(r$settings)

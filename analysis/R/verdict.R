@@ -51,25 +51,16 @@ system_paragraph <- function(sys, tables, labels, processes, runs, quoted = NA) 
   }
   tl <- tables$tails[run == ref & host %in% on & paste(host, cpu) %in% s[, paste(host, cpu)]]
   label <- labels$label[match(ref, labels$run)]
-  worst <- s[which.max(noise_percent)]
-  how <- if (all(is.na(s$detour_percent))) "" else {
-    detours <- stats::median(s$detour_percent, na.rm = TRUE)
-    slow <- stats::median(s$slow_percent, na.rm = TRUE)
-    sprintf(", %s in detours and %s running slow", pct(detours), pct(slow))
-  }
   words <- c(
-    sprintf(paste("The system takes %s of each %sCPU (the median of the %s %sCPU%s measured%s);",
-      "the worst, %s:%s, lost %s."),
-      pct(stats::median(s$noise_percent)), whose, format_number(nrow(s)), whose,
-      if (nrow(s) == 1) "" else "s", how, worst$host, worst$cpu, pct(worst$noise_percent)),
+    share_sentence(s, whose),
     if (length(hk)) housekeeping_sentence(tables$roles, ref, hk),
     if (nrow(tl)) {
       longest <- tl[which.max(max_us)]
       sprintf(paste("Per CPU-hour, %s losses last longer than 10 \u00b5s and %s longer than 1 ms;",
         "99.9%% of samples lose less than %s; the longest loss was %s (%s:%s)."),
-        format_number(stats::median(tl$above_10us_per_hour)),
-        format_number(stats::median(tl$above_1000us_per_hour)),
-        duration_words(stats::median(tl$p99_9_us)), duration_words(longest$max_us),
+        format_number(median_cpu(tl$above_10us_per_hour)),
+        format_number(median_cpu(tl$above_1000us_per_hour)),
+        duration_words(median_cpu(tl$p99_9_us)), duration_words(longest$max_us),
         longest$host, longest$cpu)
     },
     worse_sentence(tables$outliers[run == ref & (host %in% on | is.na(host))]),
@@ -81,6 +72,29 @@ system_paragraph <- function(sys, tables, labels, processes, runs, quoted = NA) 
 }
 
 pct <- function(x) paste0(format_number(x), "%")
+
+# What the system takes of the median CPU (median_cpu_at, as the key
+# figures' table), in detours and running slow, and beside it what the
+# work's own variation added: the parts of one CPU, adding up to its loss.
+# Where the kernel does not split its loss (FTQ), the loss alone.
+share_sentence <- function(s, whose) {
+  m <- median_cpu_at(as.numeric(s$system_percent))
+  cpus <- sprintf("the median of the %s %sCPU%s measured", format_number(nrow(s)), whose,
+    if (nrow(s) == 1) "" else "s")
+  if (is.na(m)) {
+    worst <- s[which.max(noise_percent)]
+    return(sprintf(paste("Each %sCPU loses %s of its time (%s; the kernel does not tell the",
+      "system's share from the work's own variation); the worst, %s:%s, lost %s."), whose,
+      pct(median_cpu(s$noise_percent)), cpus, worst$host, worst$cpu, pct(worst$noise_percent)))
+  }
+  mid <- s[m]
+  worst <- s[which.max(system_percent)]
+  sprintf(paste("The system takes %s of each %sCPU (%s: %s in detours and %s running slow),",
+    "%s of the worst, %s:%s. The work's own variation adds %s more on the median CPU (%s lost",
+    "in all), which is the loop's, not the system's."), pct(mid$system_percent), whose, cpus,
+    pct(mid$detour_percent), pct(mid$slow_percent), pct(worst$system_percent), worst$host,
+    worst$cpu, pct(mid$variation_percent), pct(mid$lost_percent))
+}
 
 worse_sentence <- function(outliers) {
   if (is.null(outliers) || nrow(outliers) == 0) {

@@ -185,8 +185,13 @@ CAUSE_CLASSES = tuple(KERNELS['cause_classes'])
 
 
 class speed_figures(rfm.RegressionMixin):
-    """Detours or running slow (src/lib/system/speed.h), over the threads or ranks:
-    a site can bound each, e.g. slow running on compute cores."""
+    """What the system took, in detours and running slow (src/lib/system/speed.h),
+    over the threads or ranks: a site can bound each, e.g. slow running on compute
+    cores. The work's own variation is left out, as on the report's first screen."""
+
+    @performance_function('%')
+    def max_system_percent(self):
+        return self.over_ranks('system_percent_max')
 
     @performance_function('%')
     def max_detour_percent(self):

@@ -159,15 +159,20 @@ static void ordinary_speed(struct result *res, double span, const struct nb_deto
 	s->total_ticks = span;
 	s->detours = n;
 	s->detour_ticks = in_detours - (double)n * (double)res->min_ticks;
+	s->lost_ticks = s->detour_ticks;
 	s->slow_span_ticks = NAN;
 	s->slow_factor = NAN;
 	if (!res->iterations_known || res->iterations <= n)
 		return;
 	double ideal = (double)(res->iterations - n) * ordinary_ticks;
+	/* beyond the ordinary iterations' time: running slow past the
+	 * threshold, else the loop's own variation (none when it ran faster) */
+	double beyond = fmax(span - in_detours - ideal, 0);
 
 	s->slow_factor = (span - in_detours) / ideal;
 	if (s->slow_factor > 1 + NB_SPEED_THRESHOLD)
-		s->slow_ticks = span - in_detours - ideal;
+		s->slow_ticks = beyond;
+	s->lost_ticks += beyond;
 }
 
 /* Interrupted: the detours stored so far, in the part faulted in. */

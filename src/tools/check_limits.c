@@ -204,8 +204,11 @@ static void read_rank_lines(const char *path, int run)
 		double lost, injections = 0, longest = NAN;
 		const char *tails = strstr(line, "\"tails\":{");
 
+		/* the system's share, as noise-check gives it; detour_percent in
+		 * runs from before system_percent */
 		if (!strstr(line, "{\"rank\":") || !string_value(line, "\"host\"", host, sizeof(host)) ||
-		    !number_value(line, "\"detour_percent\"", &lost))
+		    !(number_value(line, "\"system_percent\"", &lost) ||
+		      number_value(line, "\"detour_percent\"", &lost)))
 			continue;
 		number_value(line, "\"injections\"", &injections);
 		if (tails)

@@ -16,7 +16,7 @@ void read_limits(const char *path, struct limits *l, int have_lost, int have_det
 
 /* Writes to out a limits file for nodes of this node's kind (CPU model and
  * CPU count), from the runs under dir: each node's worst CPU in each run
- * (detour share and longest detour), their 99th percentile over the nodes
+ * (the system's share and longest detour), their 99th percentile over the nodes
  * of this kind, times margin. Prefers the selfish detour's runs, the
  * check's own kernel; leaves out incomplete runs and ranks with injected
  * noise. Where dir has no such node, ends the process saying why (exit 2). */

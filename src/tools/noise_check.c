@@ -3,11 +3,15 @@
  *
  * Runs the selfish detour (the selfish binary beside this one) on every CPU
  * this process may use, all at once, for --seconds; reads each rank's result
- * line (the catalogue's rank_line: cpu, cpu_overhead_percent, max_loss_us,
- * and with --trace top_cause); prints one line a CPU outside the limits and
- * one summary line, as NHC prints a failed check:
+ * line (the catalogue's rank_line: cpu, system_percent, max_loss_us, and
+ * with --trace top_cause); prints one line a CPU outside the limits and one
+ * summary line, as NHC prints a failed check:
  *
- *   noise: cpu17 lost 3.2% > 1% (detours; longest 312 us; irq:41:nvme0q3)
+ *   noise: cpu17 took 3.2% > 1% (detours; longest 312 us; irq:41:nvme0q3)
+ *
+ * "took" is the system's share of the CPU's time (system_percent: detours
+ * and running slow), the figure the report's verdict and the metrics'
+ * noisebench_cpu_system_ratio give, not the work's own variation.
  *
  * Exit 0 within the limits, 1 outside, 2 when it cannot measure (and why).
  * --metrics writes the figures as a Prometheus node_exporter textfile,
@@ -37,7 +41,7 @@
 /* What the kernel's result line of one CPU gave. */
 struct cpu_result {
 	int cpu;
-	double lost_percent;    /* cpu_overhead_percent: the time in detours */
+	double lost_percent;    /* system_percent: what the system took */
 	double longest_us;      /* max_loss_us: the longest detour beyond an iteration */
 	char cause[96];         /* top_cause (with --trace), else "" */
 	char *line;             /* the whole line, for the metrics */
@@ -51,7 +55,8 @@ static void usage(FILE *f)
 		"each with the site's limits; one line a CPU outside them, one summary line.\n"
 		"Exit 0 within the limits, 1 outside, 2 when it cannot measure.\n"
 		"  --seconds S             measure for S seconds (default 5)\n"
-		"  --max-lost-percent P    a CPU may lose at most P%% of its time (default 1)\n"
+		"  --max-lost-percent P    the system may take at most P%% of a CPU's time\n"
+		"                          (detours and running slow; default 1)\n"
 		"  --max-detour-us U       and no detour longer than U us (default 1000)\n"
 		"  --limits FILE           the limits from FILE (lines 'max_lost_percent P',\n"
 		"                          'max_detour_us U'); options given win\n"
@@ -83,7 +88,7 @@ static int parse_rank_line(const char *line, struct cpu_result *r)
 	if (strncmp(line, "rank kernel=selfish ", 20) != 0)
 		return 0;
 	if (!field(line, "cpu", cpu, sizeof(cpu)) ||
-	    !field(line, "cpu_overhead_percent", lost, sizeof(lost)) ||
+	    !field(line, "system_percent", lost, sizeof(lost)) ||
 	    !field(line, "max_loss_us", longest, sizeof(longest)))
 		return 0;
 	r->cpu = atoi(cpu);
@@ -206,7 +211,7 @@ static void write_metrics(const char *path, const struct cpu_result *res, int n,
 	nb_metrics_info(o->f, &m);
 	nb_metrics_rank_lines(o->f, lines, n, "noise-check");
 	nb_metrics_gauge(o->f, "noisebench_check_limit_detour_ratio",
-			 "The most of a CPU's time the check lets detours take.",
+			 "The most of a CPU's time the check lets the system take.",
 			 l->max_lost_percent / 100);
 	nb_metrics_gauge(o->f, "noisebench_check_limit_detour_seconds",
 			 "The longest detour the check lets pass.", l->max_detour_us / 1e6);
@@ -359,12 +364,12 @@ int main(int argc, char **argv)
 		if (r->longest_us > res[longest].longest_us)
 			longest = i;
 		if (r->lost_percent > lim.max_lost_percent) {
-			printf("noise: cpu%d lost %.3g%% > %.3g%% (detours; longest %.0f us%s)\n", r->cpu,
+			printf("noise: cpu%d took %.3g%% > %.3g%% (detours; longest %.0f us%s)\n", r->cpu,
 			       r->lost_percent, lim.max_lost_percent, r->longest_us,
 			       cause_of(r, cause, sizeof(cause)));
 			outside++;
 		} else if (r->longest_us > lim.max_detour_us) {
-			printf("noise: cpu%d detour of %.0f us > %.0f us (lost %.3g%%%s)\n", r->cpu,
+			printf("noise: cpu%d detour of %.0f us > %.0f us (took %.3g%%%s)\n", r->cpu,
 			       r->longest_us, lim.max_detour_us, r->lost_percent,
 			       cause_of(r, cause, sizeof(cause)));
 			outside++;
@@ -373,12 +378,12 @@ int main(int argc, char **argv)
 	double wall = now_s() - start;
 
 	if (outside)
-		printf("noise: %d of %d CPUs outside the limits (lost <= %.3g%%, detours <= %.0f us); "
-		       "worst cpu%d lost %.3g%%, longest detour %.0f us on cpu%d; %.1f s\n",
+		printf("noise: %d of %d CPUs outside the limits (took <= %.3g%%, detours <= %.0f us); "
+		       "worst cpu%d took %.3g%%, longest detour %.0f us on cpu%d; %.1f s\n",
 		       outside, n, lim.max_lost_percent, lim.max_detour_us, res[worst].cpu,
 		       res[worst].lost_percent, res[longest].longest_us, res[longest].cpu, wall);
 	else
-		printf("noise: %d CPUs within the limits (lost at most %.3g%% <= %.3g%%, longest "
+		printf("noise: %d CPUs within the limits (took at most %.3g%% <= %.3g%%, longest "
 		       "detour %.0f us <= %.0f us); %.1f s\n", n, res[worst].lost_percent,
 		       lim.max_lost_percent, res[longest].longest_us, lim.max_detour_us, wall);
 	if (metrics)

@@ -18,19 +18,7 @@
 #include "tails.h"
 #include "work.h"
 
-static int passed, failed;
-
-#define CHECK(cond)                                                                          \
-	do {                                                                                 \
-		if (cond) {                                                                  \
-			passed++;                                                            \
-		} else {                                                                     \
-			failed++;                                                            \
-			fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-		}                                                                            \
-	} while (0)
-
-#define NEAR(a, b, tol) CHECK(fabs((double)(a) - (double)(b)) <= (tol))
+#include "check.h"
 
 static void test_stats_known_values(void)
 {
@@ -225,15 +213,30 @@ static void test_speed_split(void)
 	NEAR(s.slow_ticks, 100 * 500, 0);      /* the detour in it counted as detour */
 	NEAR(s.slow_span_ticks, 100 * 1500 + 300, 0);
 	NEAR(s.slow_factor, 1.5, 1e-12);
+	/* the parts add up: nothing here varied but by detours and speed */
+	NEAR(s.lost_ticks, 100 * 500 + 800, 0);
+	NEAR(nb_speed_variation(&s), 0, 0);
 
-	/* a slowdown under the threshold is jitter */
+	/* a slowdown under the threshold is the work's own variation */
 	for (int i = 0; i < 300; i++)
 		x[i] = 1040;
 	nb_speed_split(x, 300, 1000, &s);
 	CHECK(s.slow_samples == 0 && s.detours == 0);
 	NEAR(s.slow_factor, 1.0, 0);
+	NEAR(nb_speed_variation(&s), 300 * 40, 0);
+	NEAR(nb_speed_percent(&s, s.lost_ticks), 100.0 * 40 / 1040, 1e-12);
 	nb_speed_split(x, 3, 1000, &s); /* fewer samples than the window */
 	NEAR(s.total_ticks, 3 * 1040, 0);
+
+	/* jitter, a detour and a slow stretch at once: lost = the three parts */
+	for (int i = 0; i < 300; i++)
+		x[i] = (i >= 200 ? 1300 : 1000) + (uint64_t)(i % 3) * 10;
+	x[20] += 700;
+	nb_speed_split(x, 300, 1000, &s);
+	NEAR(s.lost_ticks, s.detour_ticks + s.slow_ticks + nb_speed_variation(&s), 1e-9);
+	CHECK(s.detours == 1 && s.slow_samples == 100);
+	NEAR(s.detour_ticks, 700 + 10 * (20 % 3) - 10, 0); /* beyond its usual 1010 */
+	CHECK(nb_speed_variation(&s) > 0);
 }
 
 /* The loss histogram's edges: a bucket holds [edge k-1, edge k) */

@@ -34,3 +34,23 @@ test_that("the settings read as a tuning guide writes them", {
     c("1", "not set", "irqbalance running")),
     c("vm.stat_interval = 1", "nohz_full=not set", "irqbalance running"))
 })
+
+test_that("the CPUs not measured are those no run of the survey measured", {
+  # a survey of a 4-CPU machine: one run on CPU 0, one on CPUs 0 and 1
+  dir <- withr_tempdir()
+  dir.create(file.path(dir, "one"))
+  dir.create(file.path(dir, "two"))
+  write_fwq(file.path(dir, "one"), "fwq", list(1000 + 0:9), cpus = 0L)
+  write_fwq(file.path(dir, "two"), "fwq", list(1000 + 0:9, 1000 + 0:9), cpus = 0:1)
+  runs <- read_results(dir)$runs
+  for (n in names(runs)) runs[[n]]$meta$machine$cpus_online <- 4L
+  expect_equal(housekeeping_cpus(runs[[1]]), "1-3")
+  expect_equal(housekeeping_cpus(runs), "2-3")
+  expect_equal(unname(current_settings(runs[[1]], runs)["housekeeping"]),
+    "CPUs not measured: 2-3")
+  # every CPU measured by one run or another: nowhere to move work to
+  for (n in names(runs)) runs[[n]]$meta$machine$cpus_online <- 2L
+  expect_equal(housekeeping_cpus(runs), "")
+  expect_equal(unname(current_settings(runs[[1]], runs)["housekeeping"]),
+    "every CPU was measured")
+})

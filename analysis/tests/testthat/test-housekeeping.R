@@ -21,7 +21,7 @@ test_that("the housekeeping CPUs are judged apart, and the first screen says who
   expect_gt(roles[role == "housekeeping"]$noise_median_percent,
     5 * roles[role == "application"]$noise_median_percent)
   page <- paste(readLines(write_report(dir, pdf = FALSE)), collapse = "\n")
-  expect_match(page, "of each application CPU \\(the median of the 3 application CPUs")
+  expect_match(page, "application CPU loses [0-9.]+% of its time \\(the median of the 3 application CPUs")
   expect_match(page, "The 1 housekeeping CPU \\(0\\) lost [0-9.]+% \\(median\\), the 3 application CPUs")
   expect_match(page, "the reserved CPUs take the noise")
   expect_true(file.exists(file.path(dir, "report", "roles.csv")))

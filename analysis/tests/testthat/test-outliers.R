@@ -92,13 +92,23 @@ test_that("a quiet survey has no outliers, and the table keeps its columns", {
 })
 
 test_that("the spread of every CPU's noise is one row a run, whatever the column types", {
-  # whole numbers read from JSON are integers: a median of two is not
+  # whole numbers read from JSON are integers; the median CPU is one CPU,
+  # the lower middle one of an even count, its parts adding up to its whole
   summary <- data.table(run = c("a", "a", "a", "b", "b"), kernel = "psnap",
     host = c("h1", "h1", "h2", "h1", "h1"), noise_percent = c(1, 2, 30, 4, 5),
-    detour_percent = c(1L, 2L, 3L, 4L, 5L), slow_percent = c(0L, 0L, 0L, 1L, 2L))
+    detour_percent = c(1L, 2L, 3L, 4L, 5L), slow_percent = c(0L, 0L, 0L, 1L, 2L),
+    variation_percent = c(0, 0, 27, 0, 0))
+  summary[, system_percent := detour_percent + slow_percent]
   s <- system_spread(summary, NULL)
   expect_equal(s$cpus, c(3L, 2L))
   expect_equal(s$hosts, c(2L, 1L))
   expect_equal(s$noise_max_percent, c(30, 5))
-  expect_equal(s$slow_median_percent, c(0, 1.5))
+  expect_equal(s$noise_median_percent, c(2, 4))
+  expect_equal(s$system_median_percent, c(2, 5))
+  expect_equal(s$slow_median_percent, c(0, 1))
+  expect_equal(s$system_median_percent, s$detour_median_percent + s$slow_median_percent)
+  expect_equal(s$system_max_percent, c(3, 7))
+  # without the split (FTQ, older runs) its columns are NA
+  s <- system_spread(summary[, .(run, kernel, host, noise_percent)], NULL)
+  expect_true(all(is.na(s$system_median_percent)) && all(is.na(s$system_max_percent)))
 })

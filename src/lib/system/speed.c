@@ -39,6 +39,7 @@ void nb_speed_split(const uint64_t *x, size_t n, double ideal, struct nb_speed *
 		double kept = t;
 
 		s->total_ticks += t;
+		s->lost_ticks += t - ideal;
 		if (t > (1 + NB_SPEED_THRESHOLD) * usual) {
 			s->detours++;
 			s->detour_ticks += t - usual;
@@ -60,18 +61,31 @@ double nb_speed_percent(const struct nb_speed *s, double part)
 	return s->total_ticks > 0 ? 100.0 * part / s->total_ticks : NAN;
 }
 
+double nb_speed_variation(const struct nb_speed *s)
+{
+	return s->lost_ticks - s->detour_ticks - s->slow_ticks;
+}
+
+/* Each part printed to the precision the whole is, so that the printed
+ * parts add up to the printed whole within the last digit's rounding. */
 void nb_speed_print(const struct nb_speed *s, FILE *out)
 {
 	fprintf(out,
-		" detour_percent=%.4f slow_percent=%.4f slow_time_percent=%.4f slow_factor=%.4f",
-		nb_speed_percent(s, s->detour_ticks), nb_speed_percent(s, s->slow_ticks),
+		" lost_percent=%.4f detour_percent=%.4f slow_percent=%.4f variation_percent=%.4f"
+		" system_percent=%.4f slow_time_percent=%.4f slow_factor=%.4f",
+		nb_speed_percent(s, s->lost_ticks), nb_speed_percent(s, s->detour_ticks),
+		nb_speed_percent(s, s->slow_ticks), nb_speed_percent(s, nb_speed_variation(s)),
+		nb_speed_percent(s, s->detour_ticks + s->slow_ticks),
 		nb_speed_percent(s, s->slow_span_ticks), s->slow_factor);
 }
 
 void nb_speed_json(struct nb_json *j, const struct nb_speed *s)
 {
+	nb_json_double(j, "lost_percent", nb_speed_percent(s, s->lost_ticks));
 	nb_json_double(j, "detour_percent", nb_speed_percent(s, s->detour_ticks));
 	nb_json_double(j, "slow_percent", nb_speed_percent(s, s->slow_ticks));
+	nb_json_double(j, "variation_percent", nb_speed_percent(s, nb_speed_variation(s)));
+	nb_json_double(j, "system_percent", nb_speed_percent(s, s->detour_ticks + s->slow_ticks));
 	nb_json_double(j, "slow_time_percent", nb_speed_percent(s, s->slow_span_ticks));
 	nb_json_double(j, "slow_factor", s->slow_factor);
 }

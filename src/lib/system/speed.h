@@ -10,8 +10,12 @@
  * A sample more than NB_SPEED_THRESHOLD above its usual level is a detour (its
  * excess over that level is detour time); a sample whose usual level is more
  * than NB_SPEED_THRESHOLD above the ideal runs slow (its time beyond the
- * ideal, up to its usual level, is slow time). What is left is the loop's
- * own jitter. */
+ * ideal, up to its usual level, is slow time). What is left is the work's
+ * own variation: samples within NB_SPEED_THRESHOLD of their usual level, a
+ * usual level within it of the ideal. The parts add up to the whole:
+ *   lost = detours + slow + variation, each a share of the run's time;
+ *   the system took detours + slow (system_percent), and the variation is
+ *   the work's, shown beside it (docs/analysis.md, "The figures"). */
 #ifndef NB_SPEED_H
 #define NB_SPEED_H
 
@@ -26,6 +30,7 @@
 
 struct nb_speed {
 	double total_ticks;     /* all samples */
+	double lost_ticks;      /* beyond the ideal, in all: detours + slow + variation */
 	double detour_ticks;    /* samples' excess over their usual level, in detours */
 	double slow_ticks;      /* time beyond the ideal of samples that ran slow */
 	double slow_span_ticks; /* the time of the samples that ran slow */
@@ -38,9 +43,13 @@ struct nb_speed {
 void nb_speed_split(const uint64_t *x, size_t n, double ideal, struct nb_speed *s);
 
 /* The figures every kernel reports of it, as shares of the run's time:
- * detour_percent, slow_percent (time lost running slow), slow_time_percent
- * (time spent running slow) and slow_factor. */
+ * lost_percent (the whole), detour_percent, slow_percent (time lost running
+ * slow), variation_percent (the work's own), system_percent (detours and
+ * running slow: what the system took), slow_time_percent (time spent
+ * running slow) and slow_factor. */
 double nb_speed_percent(const struct nb_speed *s, double part);
+/* The work's own variation (ticks): what the loss holds beyond the system's. */
+double nb_speed_variation(const struct nb_speed *s);
 /* " detour_percent=... slow_factor=..." on stdout, for a summary line. */
 void nb_speed_print(const struct nb_speed *s, FILE *out);
 /* The same keys in the current JSON object. */

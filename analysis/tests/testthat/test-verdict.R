@@ -1,0 +1,45 @@
+# The first screen's sentences read the tables' figures: what the system
+# took of the median CPU, its parts adding up, and the work's own variation
+# beside it, named as such.
+
+split_fields <- function(detour, slow, variation) {
+  lapply(seq_along(detour), function(i) list(detour_percent = detour[i], slow_percent = slow[i],
+    variation_percent = variation[i], system_percent = detour[i] + slow[i],
+    lost_percent = detour[i] + slow[i] + variation[i]))
+}
+
+test_that("the verdict's share is the median CPU's of the key figures, its parts adding up", {
+  dir <- withr_tempdir()
+  # three CPUs: the system took 1.5, 2.25 and 4 %; the median one's parts 2 + 0.25
+  write_fwq(dir, "fwq", list(1000 + 0:99, 1000 + 0:99, 1000 + 0:99),
+    fields = split_fields(c(1.5, 2, 3), c(0, 0.25, 1), c(0.5, 3, 0.1)))
+  runs <- read_results(dir)$runs
+  summary <- noise_summary(runs$fwq, "fwq")
+  expect_equal(summary$lost_percent, summary$system_percent + summary$variation_percent)
+  spread <- system_spread(summary, NULL)
+  expect_equal(spread$system_median_percent, 2.25)
+  expect_equal(spread$detour_median_percent + spread$slow_median_percent, 2.25)
+  expect_equal(spread$variation_median_percent, 3)
+  expect_equal(spread$lost_median_percent, 5.25)
+  words <- share_sentence(summary, "")
+  expect_match(words, "The system takes 2.25% of each CPU (the median of the 3 CPUs measured: 2% in detours and 0.25% running slow)", fixed = TRUE)
+  expect_match(words, "running slow), 4% of the worst, [^:]+:2\\.")
+  expect_match(words, "The work's own variation adds 3% more on the median CPU (5.25% lost in all)", fixed = TRUE)
+  # the page says the same as the table beside it
+  page <- paste(readLines(write_report(dir, pdf = FALSE)), collapse = "\n")
+  expect_match(page, "The system takes 2.25% of each CPU", fixed = TRUE)
+  key <- fread(file.path(dir, "report", "summary.csv"))
+  expect_equal(sort(key$system_percent), c(1.5, 2.25, 4))
+})
+
+test_that("a run whose kernel does not split its loss says so", {
+  dir <- withr_tempdir()
+  write_fwq(dir, "fwq", list(1000 + 0:99, 1100 + 0:99))
+  runs <- read_results(dir)$runs
+  summary <- noise_summary(runs$fwq, "fwq")
+  words <- share_sentence(summary, "")
+  expect_match(words, "^Each CPU loses [0-9.]+% of its time \\(the median of the 2 CPUs")
+  expect_match(words, "does not tell the system's share from the work's own variation")
+  expect_equal(median_cpu(c(3, 1, 2, 4)), 2) # the lower of the middle two: one CPU's
+  expect_true(is.na(median_cpu_at(c(NA_real_, NA_real_))))
+})

@@ -1,0 +1,167 @@
+"""One run read through every door: each CPU's figures are the same number
+in the rank line, the JSON, the report's CSVs, the metrics file and
+noise-check's line, to the precision each prints; the loss's parts add up
+to the whole; the first screen's sentence and key figures are recomputed
+from the CSVs (docs/analysis.md, "The figures")."""
+import csv
+import html
+import json
+import re
+import subprocess
+
+import pytest
+from nbtest import REPORT_R
+from nbtest.lines import rank_lines, summaries
+
+PARTS = ("detour_percent", "slow_percent", "variation_percent")
+
+
+def read_csv(path):
+    with open(path, newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def report(directory):
+    done = subprocess.run(["Rscript", str(REPORT_R), str(directory), "--no-pdf"],
+                          capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    return directory / "report"
+
+
+def metrics(path):
+    """{(metric, cpu): value} of a node_exporter textfile."""
+    return {(m, int(cpu)): float(v) for m, cpu, v in re.findall(
+        r'^(noisebench_cpu_\w+)\{[^}]*cpu="(\d+)"\} (\S+)$', path.read_text(), re.M)}
+
+
+def sig3(x):
+    """x as the page gives it: 3 significant digits."""
+    return float(f"{x:.3g}")
+
+
+def median_cpu(rows, key):
+    """The median CPU by key: the lower middle one (analysis/R/noise.R)."""
+    ordered = sorted(rows, key=lambda r: float(r[key]))
+    return ordered[(len(ordered) + 1) // 2 - 1]
+
+
+def page_words(index):
+    text = html.unescape(re.sub(r"<[^>]+>", " ", index.read_text()))
+    return re.sub(r"\s+", " ", text)
+
+
+def number(text):
+    return float(text.replace(",", ""))
+
+
+def check_every_door(cpu, line, entry, row, prom):
+    """One CPU's loss and its parts: the rank line (4 decimals), the JSON
+    (full precision), summary.csv (the JSON's) and the metrics (the rank
+    line's times 0.01)."""
+    for key in ("lost_percent", "system_percent") + PARTS:
+        assert float(line[key]) == pytest.approx(entry[key], abs=5e-5), (cpu, key)
+        assert float(row[key]) == pytest.approx(entry[key], rel=1e-9, abs=1e-12), (cpu, key)
+    assert entry["lost_percent"] == pytest.approx(sum(entry[k] for k in PARTS), abs=1e-9)
+    assert entry["system_percent"] == pytest.approx(
+        entry["detour_percent"] + entry["slow_percent"], abs=1e-9)
+    for metric, key in (("system", "system_percent"), ("lost", "lost_percent"),
+                        ("variation", "variation_percent"), ("detour", "detour_percent"),
+                        ("slow", "slow_percent")):
+        assert prom[(f"noisebench_cpu_{metric}_ratio", cpu)] == pytest.approx(
+            float(line[key]) / 100, abs=1e-9), (cpu, metric)
+
+
+def test_an_fwq_run_gives_one_number_a_figure_everywhere(run, tmp_path):
+    done = run("fwq", "-t", 0, "-n", 4000, "-w", 12, "--trace", "--metrics", tmp_path / "m.prom",
+               "-o", "one")
+    assert done.returncode == 0, done.stderr
+    meta = json.loads((tmp_path / "one.json").read_text())
+    lines = {int(r["cpu"]): r for r in summaries(done.stdout)}
+    prom = metrics(tmp_path / "m.prom")
+    out = report(tmp_path)
+    summary = {int(r["cpu"]): r for r in read_csv(out / "summary.csv")}
+    tails = {int(r["cpu"]): r for r in read_csv(out / "tails.csv")}
+    assert len(meta["ranks"]) == len(lines) == len(summary) == len(rank_lines(done.stdout)) >= 1
+    for entry in meta["ranks"]:
+        cpu = entry["cpu"]
+        line, row, tail = lines[cpu], summary[cpu], tails[cpu]
+        check_every_door(cpu, line, entry, row, prom)
+        # FWQ's own figure is the whole
+        assert float(row["noise_percent"]) == pytest.approx(entry["lost_percent"], rel=1e-9)
+        # the tails: the JSON's, the CSV's, the rank line's and the metrics'
+        t = entry["tails"]
+        assert float(tail["p99_9_us"]) == pytest.approx(t["p99_9_us"], rel=1e-9)
+        assert float(line["p99_9_loss_us"]) == pytest.approx(t["p99_9_us"], abs=5e-4)
+        assert float(line["max_loss_us"]) == pytest.approx(t["max_us"], abs=5e-4)
+        assert float(tail["max_us"]) == pytest.approx(t["max_us"], rel=1e-9)
+        assert prom[("noisebench_cpu_loss_p99_9_seconds", cpu)] == pytest.approx(
+            float(line["p99_9_loss_us"]) * 1e-6, rel=1e-6)
+        assert prom[("noisebench_cpu_longest_loss_seconds", cpu)] == pytest.approx(
+            float(line["max_loss_us"]) * 1e-6, rel=1e-6)
+        for us in (10, 100, 1000):
+            assert float(tail[f"above_{us}us_per_hour"]) == pytest.approx(
+                t[f"above_{us}us_per_hour"], rel=1e-9)
+        assert float(line["above_100us_per_hour"]) == pytest.approx(
+            t["above_100us_per_hour"], abs=0.05)
+        # a traced detour's causes add up to the loss the kernel counted
+        c = entry["causes"]
+        if c["attributed"]:
+            assert sum(v["total_ns"] for v in c["classes"].values()) == pytest.approx(
+                c["noise_ns"], rel=1e-6, abs=1)
+
+    # the first screen, recomputed from the CSVs
+    rows = list(summary.values())
+    mid = median_cpu(rows, "system_percent")
+    worst = max(rows, key=lambda r: float(r["system_percent"]))
+    words = page_words(out / "index.html")
+    said = re.search(r"The system takes ([\d.]+)% of each CPU \(the median of the (\d+) CPUs? "
+                     r"measured: ([\d.]+)% in detours and ([\d.]+)% running slow\), ([\d.]+)% "
+                     r"of the worst, (\S+):(\d+)\. The work's own variation adds ([\d.]+)% more "
+                     r"on the median CPU \(([\d.]+)% lost in all\)", words)
+    assert said, words[:2000]
+    assert number(said[1]) == sig3(float(mid["system_percent"]))
+    assert int(said[2]) == len(rows)
+    assert number(said[3]) == sig3(float(mid["detour_percent"]))
+    assert number(said[4]) == sig3(float(mid["slow_percent"]))
+    assert number(said[5]) == sig3(float(worst["system_percent"]))
+    assert int(said[7]) == int(worst["cpu"])
+    assert number(said[8]) == sig3(float(mid["variation_percent"]))
+    assert number(said[9]) == sig3(float(mid["lost_percent"]))
+    tail_rows = list(tails.values())
+    hour = re.search(r"Per CPU-hour, ([\d,]+) losses last longer than 10 µs and ([\d,]+) longer "
+                     r"than 1 ms", words)
+    assert hour, words[:3000]
+    assert number(hour[1]) == sig3(float(median_cpu(tail_rows, "above_10us_per_hour")
+                                         ["above_10us_per_hour"]))
+    assert number(hour[2]) == sig3(float(median_cpu(tail_rows, "above_1000us_per_hour")
+                                         ["above_1000us_per_hour"]))
+    # the key figures' row holds the sentence's numbers
+    key = re.search(r"FWQ multiiter, \d+ CPUs? \d+ ([\d.,]+) ([\d.,]+) ([\d.,]+) ", words)
+    assert key, words[:3000]
+    assert [number(key[i]) for i in (1, 2, 3)] == [number(said[1]), number(said[8]),
+                                                    number(said[9])]
+
+
+def test_noise_check_says_what_the_report_and_the_metrics_say(bin_dir, tmp_path):
+    """noise-check's selfish run, kept (-o) and reported: every CPU outside
+    a limit of 1e-6%, its line's share is the JSON's, the metrics' and
+    summary.csv's system_percent."""
+    kept, prom_path = tmp_path / "kept", tmp_path / "check.prom"
+    done = subprocess.run([str(bin_dir / "noise-check"), "--seconds", "0.5",
+                           "--max-lost-percent", "0.000001", "--max-detour-us", "1e9", "-o",
+                           str(kept), "--metrics", str(prom_path)],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 1, done.stdout + done.stderr
+    took = {int(c): float(v) for c, v in
+            re.findall(r"^noise: cpu(\d+) took ([\d.e+-]+)% > ", done.stdout, re.M)}
+    meta = json.loads((kept / "selfish.json").read_text())
+    prom = metrics(prom_path)
+    summary = {int(r["cpu"]): r for r in read_csv(report(kept) / "summary.csv")}
+    assert sorted(took) == sorted(e["cpu"] for e in meta["ranks"]) == sorted(summary)
+    for e in meta["ranks"]:
+        cpu = e["cpu"]
+        assert took[cpu] == sig3(round(e["system_percent"], 4)), (cpu, took[cpu])
+        assert prom[("noisebench_cpu_system_ratio", cpu)] == pytest.approx(
+            e["system_percent"] / 100, abs=5e-7)
+        assert float(summary[cpu]["system_percent"]) == pytest.approx(e["system_percent"],
+                                                                      rel=1e-9)

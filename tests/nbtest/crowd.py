@@ -2,7 +2,7 @@
 and sleeps for a while, at random, until stopped. Each thread is a cause of
 its own in a trace (its name holds its thread id), so that a crowd of many
 fills a long detour with more causes than any fixed table holds, and a crowd
-of a few switching every few tens of microseconds writes more trace events
+of a few switching every few hundred microseconds writes more trace events
 than a small buffer keeps (tests/test_causes.py)."""
 import os
 import random
@@ -34,8 +34,9 @@ def crowd(cpu, threads, run_us, sleep_us, seconds):
         m.join()
 
 
-def start_crowd(cpu, threads, run_us, sleep_us, seconds=600):
-    """The crowd as a process of its own; stop it with terminate()."""
+def start_crowd(cpu, threads, run_us, sleep_us, seconds=60):
+    """The crowd as a process of its own; stop it with terminate(). It ends
+    by itself after `seconds`, should a test not get to stop it."""
     return subprocess.Popen([sys.executable, __file__, str(cpu), str(threads),
                              f"{run_us[0]}:{run_us[1]}", f"{sleep_us[0]}:{sleep_us[1]}",
                              str(seconds)], stdout=subprocess.DEVNULL)

@@ -63,7 +63,8 @@ enum { NEVENTS = sizeof(events) / sizeof(events[0]) };
 /* Bytes of ring buffer a second per CPU. A 1000 Hz tick writes about six
  * events of some 40 bytes a millisecond; a CPU shared with a few threads
  * that each run and sleep for tens of microseconds writes about 150,000
- * events a second (tests/test_causes.py's crowd), some 6 MB. The buffer
+ * events a second (tests/nbtest/crowd.py, six threads sleeping 15-45 us),
+ * some 6 MB. The buffer
  * holds that, so that a trace loses events only on a CPU busier than that.
  * All CPUs' buffers together take at most an eighth of the memory
  * available; lost events are counted anyway (per_cpu/cpuN/stats), and the

@@ -26,9 +26,10 @@ role_table <- function(summary, tails) {
   s[, p99_9_us := if (is.null(tails) || nrow(tails) == 0) NA_real_ else {
     tails[s, on = .(run, host, cpu), x.p99_9_us]
   }]
-  s[, .(cpus = .N, noise_median_percent = stats::median(noise_percent),
+  # the median CPU, as every table and sentence says it (median_cpu)
+  s[, .(cpus = .N, noise_median_percent = median_cpu(noise_percent),
     noise_max_percent = max(noise_percent),
-    p99_9_us_median = stats::median(p99_9_us)), by = .(run, role)][order(run, role)]
+    p99_9_us_median = median_cpu(p99_9_us)), by = .(run, role)][order(run, role)]
 }
 
 # The first screen's sentence of a run's roles, "" without housekeeping CPUs.

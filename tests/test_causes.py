@@ -151,8 +151,8 @@ def test_a_trace_that_lost_events_says_how_long_it_did_not_see(run, tmp_path, bu
     (about 11,000 events) overwrites most of them: the run says so, and the
     time of the detours it could not see is "unseen", in the JSON and on
     the rank line, never hardware nor another class. The default buffer
-    holds them all. (Sleeps of 15-45 us stalled this VM for minutes at a
-    time, tracing or not: a crowd the machine survives.)"""
+    holds them all. (Sleeps of 15-45 us can stall a VM for minutes: these
+    sleeps keep the crowd one the machine survives.)"""
     crowd = start_crowd(CROWDED, 6, (20, 60), (100, 300))
     env = {"NOISEBENCH_TRACE_BUFFER_KB": str(buffer_kb)} if buffer_kb else {}
     try:

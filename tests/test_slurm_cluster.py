@@ -16,12 +16,16 @@ def test_accounting_records_jobs(slurm):
     subprocess.run(["srun", "-n", "1", "-J", name, "true"], env=env, check=True, timeout=60)
     subprocess.run(["srun", "-n", "1", "-J", name, "false"], env=env, timeout=60)
     states = []
-    for _ in range(50):  # slurmctld sends the record to slurmdbd within seconds
+    # slurmctld sends each job's start and its end to slurmdbd apart, within
+    # seconds on an idle machine and later beside the sanitizer suite: wait
+    # for both jobs' ends, a minute at most
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
         out = subprocess.run(["sacct", "-n", "-X", "-P", "-S", "now-1hour", "--name", name,
                               "-o", "JobName,State,ExitCode"], env=env, capture_output=True,
                              text=True, check=True).stdout
         states = sorted(out.split())
-        if len(states) == 2:
+        if len(states) == 2 and not any("|RUNNING|" in s or "|PENDING|" in s for s in states):
             break
         time.sleep(0.2)
     assert states == [f"{name}|COMPLETED|0:0", f"{name}|FAILED|1:0"]

@@ -61,9 +61,15 @@ double nb_speed_percent(const struct nb_speed *s, double part)
 	return s->total_ticks > 0 ? 100.0 * part / s->total_ticks : NAN;
 }
 
+/* What the system took: detours and running slow. */
+static double system_ticks(const struct nb_speed *s)
+{
+	return s->detour_ticks + s->slow_ticks;
+}
+
 double nb_speed_variation(const struct nb_speed *s)
 {
-	return s->lost_ticks - s->detour_ticks - s->slow_ticks;
+	return s->lost_ticks - system_ticks(s);
 }
 
 /* Each part printed to the precision the whole is, so that the printed
@@ -75,7 +81,7 @@ void nb_speed_print(const struct nb_speed *s, FILE *out)
 		" system_percent=%.4f slow_time_percent=%.4f slow_factor=%.4f",
 		nb_speed_percent(s, s->lost_ticks), nb_speed_percent(s, s->detour_ticks),
 		nb_speed_percent(s, s->slow_ticks), nb_speed_percent(s, nb_speed_variation(s)),
-		nb_speed_percent(s, s->detour_ticks + s->slow_ticks),
+		nb_speed_percent(s, system_ticks(s)),
 		nb_speed_percent(s, s->slow_span_ticks), s->slow_factor);
 }
 
@@ -85,7 +91,7 @@ void nb_speed_json(struct nb_json *j, const struct nb_speed *s)
 	nb_json_double(j, "detour_percent", nb_speed_percent(s, s->detour_ticks));
 	nb_json_double(j, "slow_percent", nb_speed_percent(s, s->slow_ticks));
 	nb_json_double(j, "variation_percent", nb_speed_percent(s, nb_speed_variation(s)));
-	nb_json_double(j, "system_percent", nb_speed_percent(s, s->detour_ticks + s->slow_ticks));
+	nb_json_double(j, "system_percent", nb_speed_percent(s, system_ticks(s)));
 	nb_json_double(j, "slow_time_percent", nb_speed_percent(s, s->slow_span_ticks));
 	nb_json_double(j, "slow_factor", s->slow_factor);
 }

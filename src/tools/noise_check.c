@@ -41,7 +41,7 @@
 /* What the kernel's result line of one CPU gave. */
 struct cpu_result {
 	int cpu;
-	double lost_percent;    /* system_percent: what the system took */
+	double system_percent;  /* what the system took */
 	double longest_us;      /* max_loss_us: the longest detour beyond an iteration */
 	char cause[96];         /* top_cause (with --trace), else "" */
 	char *line;             /* the whole line, for the metrics */
@@ -92,7 +92,7 @@ static int parse_rank_line(const char *line, struct cpu_result *r)
 	    !field(line, "max_loss_us", longest, sizeof(longest)))
 		return 0;
 	r->cpu = atoi(cpu);
-	r->lost_percent = strtod(lost, NULL);
+	r->system_percent = strtod(lost, NULL);
 	r->longest_us = strtod(longest, NULL);
 	if (!field(line, "top_cause", r->cause, sizeof(r->cause)))
 		r->cause[0] = '\0';
@@ -254,7 +254,7 @@ static int by_loss(const void *a, const void *b)
 {
 	const struct cpu_result *x = a, *y = b;
 
-	return (x->lost_percent < y->lost_percent) - (x->lost_percent > y->lost_percent);
+	return (x->system_percent < y->system_percent) - (x->system_percent > y->system_percent);
 }
 
 /* The reason's tail: the cause where traced. */
@@ -363,14 +363,14 @@ int main(int argc, char **argv)
 
 		if (r->longest_us > res[longest].longest_us)
 			longest = i;
-		if (r->lost_percent > lim.max_lost_percent) {
+		if (r->system_percent > lim.max_lost_percent) {
 			printf("noise: cpu%d took %.3g%% > %.3g%% (detours; longest %.0f us%s)\n", r->cpu,
-			       r->lost_percent, lim.max_lost_percent, r->longest_us,
+			       r->system_percent, lim.max_lost_percent, r->longest_us,
 			       cause_of(r, cause, sizeof(cause)));
 			outside++;
 		} else if (r->longest_us > lim.max_detour_us) {
 			printf("noise: cpu%d detour of %.0f us > %.0f us (took %.3g%%%s)\n", r->cpu,
-			       r->longest_us, lim.max_detour_us, r->lost_percent,
+			       r->longest_us, lim.max_detour_us, r->system_percent,
 			       cause_of(r, cause, sizeof(cause)));
 			outside++;
 		}
@@ -381,10 +381,10 @@ int main(int argc, char **argv)
 		printf("noise: %d of %d CPUs outside the limits (took <= %.3g%%, detours <= %.0f us); "
 		       "worst cpu%d took %.3g%%, longest detour %.0f us on cpu%d; %.1f s\n",
 		       outside, n, lim.max_lost_percent, lim.max_detour_us, res[worst].cpu,
-		       res[worst].lost_percent, res[longest].longest_us, res[longest].cpu, wall);
+		       res[worst].system_percent, res[longest].longest_us, res[longest].cpu, wall);
 	else
 		printf("noise: %d CPUs within the limits (took at most %.3g%% <= %.3g%%, longest "
-		       "detour %.0f us <= %.0f us); %.1f s\n", n, res[worst].lost_percent,
+		       "detour %.0f us <= %.0f us); %.1f s\n", n, res[worst].system_percent,
 		       lim.max_lost_percent, res[longest].longest_us, lim.max_detour_us, wall);
 	if (metrics)
 		write_metrics(metrics, res, n, &lim, outside, wall);

@@ -9,6 +9,7 @@ SRC = Path(__file__).resolve().parent.parent / "src"
 LAYERS = ["generated", "lib/base", "lib/hotpath", "work", "lib/system", "lib/inject",
           "lib/launch", "lib/output", "lib/trace", "kernels", "driver", "tools"]
 GENERATED = {"cause_classes.h": "generated", "metrics_catalogue.h": "generated",
+             "requirements_default.h": "generated",
              "kernel_files.h": "kernels"}
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 

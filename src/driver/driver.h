@@ -12,6 +12,7 @@
 #include "machine.h"
 #include "node_data.h"
 #include "output.h"
+#include "requirements.h"
 #include "runinfo.h"
 #include "tracefs.h"
 #include "tuning.h"
@@ -55,6 +56,8 @@ struct nb_driver {
 	struct nb_outfile *json; /* the root's */
 	struct nb_outfile *node_json; /* with node_files, each node's first rank's */
 	struct nb_outfile *node_table; /* beside it, its ranks as a table (ranks_table.h) */
+	const char *requirements_opt; /* --requirements: a site's rules file */
+	struct nb_requirements requirements; /* its rules, or the default ones */
 	const char *metrics_opt;      /* --metrics: the node_exporter file's name */
 	struct nb_outfile *metrics;   /* it, open on each node's first rank */
 	struct nb_run_info info;

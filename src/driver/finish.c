@@ -13,6 +13,7 @@
 #include "metrics.h"
 #include "node_data.h"
 #include "ranks_table.h"
+#include "requirements.h"
 #include "samples.h"
 #include "timer.h"
 
@@ -148,14 +149,14 @@ static void rank_line(const struct nb_run *r, const void *record, FILE *out)
 	if (r->trace_opt)
 		fprintf(out, " traced=%d", p->causes.attributed ? 1 : 0);
 	nb_causes_print(&p->causes, p->ticks_per_ns, out);
-	fputc('\n', out);
 }
 
 /* the rank line's prefix, which says which rank, not how it measured */
 static const char *const rank_line_prefix[] = { "kernel", "rank", "host", "cpu", NULL };
 
-/* A rank's line as text, to free. */
-static char *rank_line_text(const struct nb_run *r, const void *record)
+/* A rank's line as text, to free: its figures, then with verdict set the
+ * requirements' verdict on them and the newline. */
+static char *rank_line_text(const struct nb_run *r, const void *record, int verdict)
 {
 	char *line = NULL;
 	size_t size = 0;
@@ -164,9 +165,48 @@ static char *rank_line_text(const struct nb_run *r, const void *record)
 	if (!f)
 		nb_fail(NB_EXIT_FAILURE, "out of memory for a result line");
 	rank_line(r, record, f);
+	if (fflush(f))
+		nb_fail(NB_EXIT_FAILURE, "out of memory for a result line");
+	if (verdict) {
+		int unmet, judged = nb_requirements_judge(&r->d->requirements, line, NULL, &unmet);
+
+		/* a line no rule speaks of has no verdict, rather than a pass */
+		if (judged)
+			fprintf(f, " rules_judged=%d rules_unmet=%d", judged, unmet);
+		fputc('\n', f);
+	}
 	if (fclose(f))
 		nb_fail(NB_EXIT_FAILURE, "out of memory for a result line");
 	return line;
+}
+
+/* The requirements' verdict on a rank's figures in its entry: how many rules
+ * applied, how many were not met, and which. */
+static void json_verdict(const struct nb_run *r, struct nb_json *j, const void *record)
+{
+	const struct nb_requirements *q = &r->d->requirements;
+	char *line = rank_line_text(r, record, 0), text[NB_RULES_MAX * NB_RULE_TEXT] = "";
+	unsigned char unmet[NB_RULES_MAX];
+	int nunmet, judged = nb_requirements_judge(q, line, unmet, &nunmet);
+
+	free(line);
+	if (!judged)
+		return;
+	/* one string, "rule; rule", so that a node's table has one column */
+	for (int i = 0; i < q->n; i++) {
+		size_t used = strlen(text);
+
+		if (!unmet[i])
+			continue;
+		if (used)
+			used += (size_t)snprintf(text + used, sizeof(text) - used, "; ");
+		nb_rule_format(&q->rule[i], text + used, sizeof(text) - used);
+	}
+	nb_json_object(j, "requirements");
+	nb_json_int(j, "judged", judged);
+	nb_json_int(j, "unmet", nunmet);
+	nb_json_string(j, "unmet_rules", text);
+	nb_json_end(j, '}');
 }
 
 /* A rank's line into the figures of the run's "ranks" line; its text, to
@@ -174,13 +214,29 @@ static char *rank_line_text(const struct nb_run *r, const void *record)
 static void add_rank_line(const struct nb_run *r, const void *record, struct nb_figures *fs,
 			  char **text)
 {
-	char *line = rank_line_text(r, record);
+	char *line = rank_line_text(r, record, 1);
 
 	nb_figures_add_line(fs, line, rank_line_prefix);
 	if (text)
 		*text = line;
 	else
 		free(line);
+}
+
+/* The rules the ranks were judged by, and where they came from. */
+static void json_requirements(struct nb_json *j, const struct nb_requirements *q)
+{
+	char text[NB_RULE_TEXT];
+
+	nb_json_object(j, "requirements");
+	nb_json_string(j, "source", q->source);
+	nb_json_array(j, "rules");
+	for (int i = 0; i < q->n; i++) {
+		nb_rule_format(&q->rule[i], text, sizeof(text));
+		nb_json_string(j, NULL, text);
+	}
+	nb_json_end(j, ']');
+	nb_json_end(j, '}');
 }
 
 static void json_head(struct nb_run *r, struct nb_json *j, int signo)
@@ -208,6 +264,7 @@ static void json_head(struct nb_run *r, struct nb_json *j, int signo)
 	nb_json_uint(j, "start_tick", r->d->team.start_tick);
 	nb_trace_json(j, &r->d->trace);
 	nb_tuning_json(j, &r->d->tuning);
+	json_requirements(j, &r->d->requirements);
 	/* one description per host: MPI runs span nodes */
 	nb_json_array(j, "machines");
 	for (int h = 0; h < r->d->nhosts; h++)
@@ -344,6 +401,7 @@ static void json_rank_entry(struct nb_run *r, struct nb_json *j, const struct nb
 	json_participant(r, j, p);
 	if (h->json_rank)
 		h->json_rank(r, j, p);
+	json_verdict(r, j, p);
 	if (p->tails.measured)
 		nb_tails_json(j, &p->tails);
 	if (p->stretches.width_s > 0)
@@ -523,7 +581,8 @@ static void *write_node_metrics(const void *records, int n, void *arg, size_t *b
 	if (!lines)
 		nb_fail(NB_EXIT_FAILURE, "out of memory for the node's metrics");
 	for (int i = 0; i < n; i++)
-		lines[i] = rank_line_text(r, (const char *)records + (size_t)i * r->d->results->size);
+		lines[i] = rank_line_text(r, (const char *)records + (size_t)i * r->d->results->size,
+					  1);
 	nb_metrics_info(f, &r->d->machine);
 	nb_metrics_rank_lines(f, lines, n, NULL);
 	for (int i = 0; i < n; i++)

@@ -20,6 +20,7 @@ static const struct option common_options[] = {
 	{ "node-files", no_argument, NULL, NB_OPT_NODE_FILES },
 	{ "housekeeping", required_argument, NULL, NB_OPT_HOUSEKEEPING },
 	{ "metrics", required_argument, NULL, NB_OPT_METRICS },
+	{ "requirements", required_argument, NULL, NB_OPT_REQUIREMENTS },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, NB_OPT_VERSION },
 };
@@ -81,6 +82,8 @@ static void usage(const struct nb_kernel *k)
 	       "                       judges them apart from the application's\n"
 	       "  --metrics FILE       each node's first rank writes its ranks' figures to FILE\n"
 	       "                       ({host}: the node's name), a node_exporter textfile\n"
+	       "  --requirements FILE  judge each rank's figures by FILE's rules (default:\n"
+	       "                       the Sequoia criteria; noise-info --requirements)\n"
 	       "  --node-files         each node's first rank writes its node's rank entries to\n"
 	       "                       PREFIX_nodeK.json, which PREFIX.json lists (the default\n"
 	       "                       beyond %d ranks)\n"
@@ -140,6 +143,11 @@ static void common_option(struct nb_run *r, int c, const char *arg)
 		if (!*arg)
 			nb_fail(NB_EXIT_USAGE, "--metrics: the file name is empty");
 		r->d->metrics_opt = arg;
+		return;
+	case NB_OPT_REQUIREMENTS:
+		if (!*arg)
+			nb_fail(NB_EXIT_USAGE, "--requirements: the file name is empty");
+		r->d->requirements_opt = arg;
 		return;
 	case NB_OPT_DAXPY:
 		r->daxpy_len = nb_parse_u64("--daxpy-len", arg, 1, (uint64_t)1 << 26);

@@ -61,6 +61,24 @@ static void check_memory(struct nb_run *r)
 	nb_driver_agree(r, why[0] ? why : NULL);
 }
 
+/* The rules each rank line is judged by: the root reads them, before any
+ * file is opened, and sends them to every rank. */
+static void read_requirements(struct nb_run *r)
+{
+	static char why[NB_RULES_SOURCE + 256];
+	const char *bad = NULL;
+
+	nb_requirements_default(&r->d->requirements);
+	if (!r->d->requirements_opt)
+		return;
+	if (r->ranks.root)
+		bad = nb_requirements_read(r->d->requirements_opt, &r->d->requirements);
+	if (bad)
+		snprintf(why, sizeof(why), "--requirements %s", bad);
+	nb_driver_agree(r, bad ? why : NULL);
+	nb_ranks_bcast(&r->ranks, &r->d->requirements, sizeof(r->d->requirements));
+}
+
 static void prepare_participant(struct nb_thread *t)
 {
 	struct nb_run *r = t->arg;
@@ -223,6 +241,7 @@ int nb_driver_main(const struct nb_kernel *k, int argc, char **argv)
 		nb_fail(NB_EXIT_USAGE, "-s: %d MPI ranks cannot share stdout; leave -s out to get "
 			"one data file per rank", r->ranks.size);
 	check_memory(r);
+	read_requirements(r);
 	nb_driver_open_files(r);
 
 	nb_machine_describe(&r->d->machine);

@@ -110,7 +110,7 @@ void nb_quantum_print(const struct nb_run *r, const void *record, FILE *out)
 
 	fprintf(out, " work=%s samples=%zu min_%s=%.0f "
 		"mean_%s=%.2f max_%s=%.0f std_%s=%.2f median_%s=%.1f ci95_%s=%.2f:%.2f "
-		"scaled_noise_mean=%.6f",
+		"scaled_noise_mean=%.6g",
 		r->work->name, s->n, u, s->min, u, s->mean, u, s->max, u, s->std, u, s->median,
 		u, s->ci95_low, s->ci95_high, q->scaled_noise_mean(s));
 	/* Sequoia's other two figures: the sd of the scaled noise (the values'

@@ -5,6 +5,7 @@
 #include "calibrate.h"
 #include "json.h"
 #include "machine.h"
+#include "requirements.h"
 #include "errors.h"
 #include "timer.h"
 #include "work.h"
@@ -12,10 +13,27 @@
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: %s [--json] [--ticks-per-ns X]\n"
+		   "       %s --requirements [FILE]\n"
 		   "Calibrates the timer (read cost, resolution, loop overhead, minimum\n"
 		   "measurable duration, ticks per ns), times each work loop compiled in and\n"
-		   "describes the machine.\n",
-		nb_program());
+		   "describes the machine. With --requirements, prints the rules the kernels\n"
+		   "judge by (FILE's, checked, or the default: the Sequoia criteria).\n",
+		nb_program(), nb_program());
+}
+
+/* The rules a kernel would judge by: the default, or a site's file checked. */
+static int print_requirements(const char *path)
+{
+	static struct nb_requirements q;
+	const char *bad;
+
+	if (!path) {
+		nb_requirements_default(&q);
+	} else if ((bad = nb_requirements_read(path, &q))) {
+		nb_fail(NB_EXIT_USAGE, "--requirements %s", bad);
+	}
+	nb_requirements_print(&q, stdout);
+	return 0;
 }
 
 int main(int argc, char **argv)
@@ -33,6 +51,8 @@ int main(int argc, char **argv)
 			as_json = 1;
 		} else if (strcmp(argv[i], "--ticks-per-ns") == 0 && i + 1 < argc) {
 			tpn = nb_parse_double("--ticks-per-ns", argv[++i], 1e-6, 1e6);
+		} else if (strcmp(argv[i], "--requirements") == 0) {
+			return print_requirements(i + 1 < argc ? argv[i + 1] : NULL);
 		} else if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
 			usage(stdout);
 			return 0;

@@ -5,10 +5,6 @@
 noisebench_kernels <- NULL
 # the cause classes a traced run's causes files may name
 cause_classes <- NULL
-# Sequoia's limits: a thread, or a node over all its threads, shows
-# diminutive noise when the largest mean, sd and kurtosis of its scaled noise
-# stay below these.
-sequoia_limits <- NULL
 # the simulator scale.R runs where its model does not hold: the one named,
 # the one on PATH, or the one installed beside the package (PREFIX/bin for
 # PREFIX/lib/R/noisebench, the build tree's bin/ likewise)
@@ -37,8 +33,6 @@ find_simulator <- function() {
   kernels <- jsonlite::fromJSON(path, simplifyVector = FALSE)
   assign("noisebench_kernels", kernels, envir = ns)
   assign("cause_classes", unlist(kernels$cause_classes), envir = ns)
-  assign("sequoia_limits", with(kernels$sequoia_limits,
-    c(mean = scaled_noise_mean, sd = scaled_noise_sd, kurtosis = kurtosis)), envir = ns)
   assign("noisebench_simulator", find_simulator(), envir = ns)
   # every core unless the user said how many (data.table's own default is half)
   if (!nzchar(Sys.getenv("R_DATATABLE_NUM_THREADS"))) setDTthreads(0)

@@ -55,7 +55,7 @@ column_words <- c(
   above_1000us_per_hour = "Losses > 1 ms per hour", typical_percent = "Typical stretch lost (%)",
   others_median_percent = "Others' median (%)", others_mad_percent = "Others' MAD (%)",
   robust_z = "Robust z", outlier = "Outlier", level = "Level", why = "Why",
-  diminutive = "Diminutive", verdict = "Verdict", threads = "Threads",
+  meets = "Met", unmet_rules = "Rules not met", verdict = "Verdict", threads = "Threads",
   scaled_noise_mean = "Scaled noise, mean", scaled_noise_sd = "Scaled noise, SD",
   kurtosis = "Kurtosis", skewness = "Skewness", steal_ms = "Steal (ms)",
   slow_time_percent = "Time running slow (%)", slow_factor = "Slower by (x)",

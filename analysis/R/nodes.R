@@ -1,29 +1,28 @@
-# Hosts kept apart: the Sequoia verdict per host, and the nodes table that
+# Hosts kept apart: the requirements' verdict per host, and the nodes table that
 # names the nodes noisier than the others (an acceptance team runs the
 # survey on every node of a new system to find the few bad ones).
 
-# The Sequoia verdict of each host and FWQ work kind, over the ranks of the
-# FWQ runs without injection (an injected run measures the injector).
+# The requirements' verdict of each host, kernel and work kind, over the
+# judged ranks of the runs without injection (an injected run measures the
+# injector).
 host_verdicts <- function(summary) {
-  sequoia <- summary[kernel %in% kernels_where(function(info) info$sequoia) & inject == "none"]
-  if (nrow(sequoia) == 0) {
-    return(data.table(host = character(), work = character(), threads = integer(),
-      diminutive = logical(), verdict = character()))
+  v <- requirements_verdicts(summary[inject == "none"], c("host", "kernel", "work"))
+  if (nrow(v) == 0) {
+    return(data.table(host = character(), kernel = character(), work = character(),
+      threads = integer(), failing = integer(), meets = logical(), verdict = character()))
   }
-  sequoia_worst(sequoia, c("host", "work"))[, .(host, work, threads, diminutive, verdict)]
+  v[, .(host, kernel, work, threads, failing, meets, verdict)]
 }
 
-# The report's one line: every host and work kind, or which were not diminutive.
+# The report's one line: every host met the requirements, or which did not.
 verdict_text <- function(verdicts) {
-  if (nrow(verdicts) == 0) return("no FWQ run without injection: the Sequoia criteria need one")
-  bad <- verdicts[diminutive == FALSE]
+  if (nrow(verdicts) == 0) return("no run without injection that a rule speaks of")
+  bad <- verdicts[meets == FALSE]
   if (nrow(bad) == 0) {
-    return(sprintf("diminutive noise on every host (%s)", hosts_text(unique(verdicts$host),
-      ", ")))
+    return(sprintf("met on every host (%s)", hosts_text(unique(verdicts$host), ", ")))
   }
-  sprintf("not diminutive on %s of %s hosts: %s", format_number(uniqueN(bad$host)),
-    format_number(uniqueN(verdicts$host)),
-    hosts_text(unique(bad$host), ", "))
+  sprintf("not met on %s of %s hosts: %s", format_number(uniqueN(bad$host)),
+    format_number(uniqueN(verdicts$host)), hosts_text(unique(bad$host), ", "))
 }
 
 # One row per run and host: the host's noise (noise_percent, the mean over

@@ -1,5 +1,5 @@
 # Noise statistics of the Sequoia FWQ/FTQ analysis (the Octave analyze and
-# wanalyze scripts) and the Sequoia RFP's "diminutive noise" verdict.
+# wanalyze scripts) and the verdict of the requirements the kernels judged.
 
 # (t - min) / min: how much longer than the best sample each sample took.
 scaled_noise <- function(x) {
@@ -126,44 +126,56 @@ run_moments <- function(run) {
     skewness = nan(if (falls) -stat("skewness") else stat("skewness")))
 }
 
-is_diminutive <- function(mean, sd, kurtosis) {
-  # a constant sample (kurtosis NaN) has no tail at all
-  k <- ifelse(is.nan(kurtosis), 0, kurtosis)
-  mean < sequoia_limits[["mean"]] & sd < sequoia_limits[["sd"]] &
-    k < sequoia_limits[["kurtosis"]]
+# Each rank's verdict as its kernel judged it by the run's requirements
+# (src/lib/base/requirements.h): met (TRUE), not (FALSE) or NA where no rule
+# spoke of its figures; and the rules not met, "rule; rule".
+rank_verdicts <- function(run) {
+  judged <- rank_values(run, "requirements.judged")
+  unmet <- rank_values(run, "requirements.unmet")
+  list(meets = ifelse(is.na(judged) | judged == 0, NA, unmet == 0),
+    unmet_rules = ifelse(is.na(judged), NA_character_,
+      rank_values(run, "requirements.unmet_rules", "")))
 }
 
-node_verdict <- function(stats) {
-  judged <- stats[kernel %in% kernels_where(function(info) info$sequoia)]
+# The requirements' verdict of each group (`by`, columns of summary) of the
+# judged threads: how many, how many did not meet them, the rules they did
+# not meet and the verdict in words; one row a group, the words made for
+# every group at once (a machine's 10^4 hosts).
+requirements_verdicts <- function(summary, by = NULL) {
+  judged <- summary[!is.na(meets)]
   if (nrow(judged) == 0) {
-    return(list(diminutive = NA, text = sprintf("no %s run: the Sequoia criteria need one",
-      sequoia_labels())))
+    return(data.table(threads = integer(), failing = integer(), meets = logical(),
+      verdict = character()))
   }
-  w <- sequoia_worst(judged)
-  list(diminutive = w$diminutive, worst = c(mean = w$mean, sd = w$sd, kurtosis = w$kurtosis),
-    text = w$verdict)
+  v <- judged[, .(threads = .N, failing = sum(!meets),
+    rules = paste(unique(unlist(strsplit(unmet_rules[!meets], "; ", fixed = TRUE))),
+      collapse = "; ")), by = by]
+  v[, meets := failing == 0]
+  v[, verdict := ifelse(meets,
+    sprintf("met on all %s threads", format_number(threads)),
+    sprintf("not met on %s of %s threads: %s", format_number(failing), format_number(threads),
+      rules))]
+  v[, rules := NULL][]
 }
 
-sequoia_labels <- function() {
-  paste(vapply(kernels_where(function(info) info$sequoia), kernel_label, ""), collapse = " or ")
+# The rules each run's ranks were judged by and where they came from (a
+# site's file, or "default": the catalogue's, the Sequoia criteria); a row a
+# run and rule.
+requirements_table <- function(runs) {
+  rbindlist(lapply(names(runs), function(n) {
+    q <- runs[[n]]$meta$requirements
+    if (is.null(q)) return(NULL)
+    data.table(run = n, source = q$source, rule = as.character(unlist(q$rules)))
+  }))
 }
 
-# The Sequoia verdict of each group (`by`, columns of stats) of threads of
-# the Sequoia kernels: its worst scaled-noise mean, sd and kurtosis, whether
-# they meet the limits, and the verdict in words; one row a group, the
-# words made for every group at once (a machine's 10^4 hosts).
-sequoia_worst <- function(stats, by = NULL) {
-  # a constant sample (kurtosis NaN) has no tail at all
-  w <- stats[, .(threads = .N, mean = max(scaled_noise_mean), sd = max(scaled_noise_sd),
-    kurtosis = if (all(is.na(kurtosis))) 0 else max(kurtosis, na.rm = TRUE)), by = by]
-  w[, diminutive := is_diminutive(mean, sd, kurtosis)]
-  w[, verdict := sprintf(
-    paste("%s: over %d %s threads the largest scaled-noise mean is %s (limit %s),",
-      "sd %s (limit %s), kurtosis %s (limit %s)"),
-    ifelse(diminutive, "diminutive noise", "not diminutive"), threads, sequoia_labels(),
-    format_number(mean), format_number(sequoia_limits[["mean"]]),
-    format_number(sd), format_number(sequoia_limits[["sd"]]),
-    format_number(kurtosis), format_number(sequoia_limits[["kurtosis"]]))][]
+# Where the requirements came from, in words.
+requirements_words <- function(requirements) {
+  sources <- unique(requirements$source)
+  if (length(sources) == 0) return("the requirements")
+  named <- ifelse(sources == "default", "the default requirements (Sequoia's diminutive noise)",
+    sprintf("the requirements of %s", sources))
+  paste(named, collapse = " and ")
 }
 
 # The values each kernel's noise is measured on: sample ticks (FWQ), work
@@ -265,20 +277,17 @@ noise_summary <- function(run, run_name) {
   rows[, names(speed) := speed]
   place <- cpu_places(run)
   rows[, names(place) := place]
+  verdict <- rank_verdicts(run)
+  rows[, names(verdict) := verdict]
   rows[, `:=`(
     run = run_name, kernel = run$kernel,
-    diminutive = if (isTRUE(info$sequoia)) {
-      is_diminutive(scaled_noise_mean, scaled_noise_sd, kurtosis)
-    } else {
-      NA
-    },
     work = meta$work %||% NA_character_,
     sampling_hz = if (fixed_time(info)) ftq_sampling_hz(meta) else NA_real_,
     inject = unit_injects(run)
   )]
   setnames(rows, "unit", "thread")
   setcolorder(rows, c("run", "kernel", "host", "thread", "cpu", "samples", "scaled_noise_mean",
-    "scaled_noise_sd", "kurtosis", "skewness", "noise_percent", "diminutive"))
+    "scaled_noise_sd", "kurtosis", "skewness", "noise_percent", "meets", "unmet_rules"))
   rows[]
 }
 

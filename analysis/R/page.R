@@ -50,9 +50,9 @@ report_html <- function(data, tables, verdict, first_screen, figures, untraced =
         "<p>Outliers: no node stands out from the other nodes of its run, no core from the other cores of its node.</p>"
       }),
     html_section("summary", "Evidence",
-      sprintf('<p class="verdict">%s</p>', html_escape(paste0("Sequoia criteria: ", verdict))),
-      verdicts_on_page(tables$verdicts,
-        "Verdict per host and work kind (the Sequoia RFP's diminutive noise)"),
+      sprintf('<p class="verdict">%s</p>', html_escape(paste0("Requirements: ", verdict))),
+      verdicts_on_page(tables$verdicts, sprintf("Verdict per host, kernel and work kind, by %s",
+        requirements_words(tables$requirements))),
       html_table(pick(tables$psnap_cores, c("cores", "runs", "calibration_time_s",
         "mean_run_time_s", "run_time_sd_s", "noise_percent", "system_correlation")),
         "P-SNAP, PRACE style, per core count", "psnap_cores.csv"),
@@ -224,13 +224,14 @@ tails_by_run <- function(tails) {
     above_1000us_per_hour = max(above_1000us_per_hour)), by = .(run, kernel)]
 }
 
-# The verdicts on the page: those not diminutive first, at most
-# detail_units_max rows, the caption saying how many of how many.
+# The verdicts on the page: those not met first, at most detail_units_max
+# rows, the caption saying how many of how many.
 verdicts_on_page <- function(verdicts, caption) {
-  shown <- utils::head(verdicts[order(diminutive)], detail_units_max)
+  shown <- utils::head(verdicts[order(meets)], detail_units_max)
   if (nrow(shown) < nrow(verdicts)) {
-    caption <- sprintf("%s; the %d of %d rows not diminutive first", caption, nrow(shown),
+    caption <- sprintf("%s; the %d of %d rows not met first", caption, nrow(shown),
       nrow(verdicts))
   }
-  html_table(shown[, .(host, work, threads, verdict)], caption, "verdicts.csv")
+  shown <- shown[, .(host, kernel = vapply(kernel, kernel_label, ""), work, threads, verdict)]
+  html_table(shown, caption, "verdicts.csv")
 }

@@ -65,7 +65,7 @@ system_paragraph <- function(sys, tables, labels, processes, runs, quoted = NA) 
     },
     worse_sentence(tables$outliers[run == ref & (host %in% on | is.na(host))]),
     cause_sentence(tables$causes, ref, on),
-    sequoia_sentence(tables$verdicts[host %in% on]),
+    requirements_sentence(tables$verdicts[host %in% on], requirements_words(tables$requirements)),
     slowdown_sentence(tables$scale, quoted, processes, labels)
   )
   list(run = ref, label = label, text = paste(words, collapse = " "))
@@ -128,14 +128,19 @@ cause_sentence <- function(causes, ref, on) {
     paste(sprintf("%s on %s", pct(top$share), top$class), collapse = ", "))
 }
 
-sequoia_sentence <- function(verdicts) {
+# The verdict of the requirements the kernels judged each rank by (a site's
+# file, or the Sequoia criteria), as the kernels gave it.
+requirements_sentence <- function(verdicts, requirements) {
   if (is.null(verdicts) || nrow(verdicts) == 0) {
-    return("Sequoia's diminutive-noise criteria need an FWQ run without injection: none here.")
+    return(sprintf("No rule of %s speaks of a run without injection here.", requirements))
   }
-  bad <- verdicts[diminutive == FALSE]
-  if (nrow(bad) == 0) return("The noise is diminutive by the Sequoia criteria.")
-  sprintf("The noise is not diminutive by the Sequoia criteria (%s of %s FWQ work kinds and hosts).",
-    format_number(nrow(bad)), format_number(nrow(verdicts)))
+  bad <- verdicts[meets == FALSE]
+  if (nrow(bad) == 0) {
+    return(sprintf("The runs meet %s on all %s threads judged.", requirements,
+      format_number(sum(verdicts$threads))))
+  }
+  sprintf("The runs do not meet %s: %s of the %s threads judged fail them (Evidence, below).",
+    requirements, format_number(sum(bad$failing)), format_number(sum(verdicts$threads)))
 }
 
 slowdown_sentence <- function(scale, quoted, at_processes, labels) {

@@ -91,6 +91,7 @@ write_report <- function(results_dir, hosts = NULL, out = NULL, machine_cpus = N
     },
     lines = machine_lines(runs),
     verdicts = verdicts,
+    requirements = requirements_table(runs),
     nodes = node_table(runs, summary, yardsticks, places),
     outliers = outlier_table(runs, summary, yardsticks, causes, places),
     tails = rbind(tail_table(runs), stream_tail_table(streams), fill = TRUE),

@@ -55,10 +55,11 @@ write_fwq <- function(dir, prefix, ticks, tpn = 1, hosts = NULL, cpus = NULL, fi
     c(rank_entry(t, hosts, cpus, samples = length(x), files = list(file),
       stats = sample_stats(x)),
       loss_entry(x, min(x), 1 / tpn / 1e3, sum(x) / tpn / 1e9),
-      stretches_entry(cumsum(as.numeric(x)) / tpn / 1e9, x, run_s), fields[[t + 1]])
+      stretches_entry(cumsum(as.numeric(x)) / tpn / 1e9, x, run_s), fwq_requirements(x),
+      fields[[t + 1]])
   })
   write_json_run(dir, prefix, c(common_meta("fwq", tpn), list(work = "multiiter",
-    ranks = ranks)))
+    requirements = default_requirements, ranks = ranks)))
 }
 
 # counts: one vector of work counts per thread, quanta of 1 / fs s; bits:

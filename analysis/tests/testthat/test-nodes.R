@@ -37,21 +37,21 @@ test_that("one host: no other host to compare, nothing flagged", {
   expect_true(is.na(nodes$robust_z) && !nodes$outlier)
 })
 
-test_that("the Sequoia verdict is per host, and injected ranks are left out", {
+test_that("the requirements' verdict is per host, and injected ranks are left out", {
   dir <- withr_tempdir()
   quiet <- rep(1000, 5000)
   write_fwq(dir, "fwq", list(quiet, fwq_ticks(5000, 0.1, 1)), hosts = c("ok", "bad"))
   runs <- read_results(dir)$runs
   summary <- noise_summary(runs$fwq, "fwq")
   v <- host_verdicts(summary)
-  expect_equal(v[host == "ok"]$diminutive, TRUE)
-  expect_equal(v[host == "bad"]$diminutive, FALSE)
-  expect_match(verdict_text(v), "not diminutive on 1 of 2 hosts: bad")
+  expect_equal(v[host == "ok"]$meets, TRUE)
+  expect_equal(v[host == "bad"]$meets, FALSE)
+  expect_match(verdict_text(v), "not met on 1 of 2 hosts: bad")
   # the same noisy rank, injected: out of the verdict
   summary[host == "bad", inject := "1000:100"]
   v <- host_verdicts(summary)
   expect_equal(v$host, "ok")
-  expect_match(verdict_text(v), "diminutive noise on every host")
+  expect_match(verdict_text(v), "met on every host")
 })
 
 test_that("each rank's own injection decides whether it is injected", {

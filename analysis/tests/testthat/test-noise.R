@@ -46,18 +46,17 @@ test_that("whole counts are summed over their table, with the same moments and m
     noise_moments(ticks))
 })
 
-test_that("the Sequoia verdict needs all three limits met", {
-  expect_true(is_diminutive(5e-7, 5e-4, 50))
-  expect_false(is_diminutive(2e-6, 5e-4, 50))
-  expect_false(is_diminutive(5e-7, 2e-3, 50))
-  expect_false(is_diminutive(5e-7, 5e-4, 150))
-  stats <- data.table(kernel = "fwq", scaled_noise_mean = c(1e-7, 5e-7),
-    scaled_noise_sd = c(1e-4, 2e-3), kurtosis = c(3, 3))
-  v <- node_verdict(stats)
-  expect_false(v$diminutive)
-  expect_equal(v$worst[["sd"]], 2e-3)
-  expect_true(node_verdict(stats[1])$diminutive)
-  expect_true(is.na(node_verdict(stats[0])$diminutive))
+test_that("a group meets the requirements when every judged thread does", {
+  summary <- data.table(host = c("a", "a", "b", "b", "c"), meets = c(TRUE, FALSE, TRUE, TRUE, NA),
+    unmet_rules = c("", "kurtosis < 100; scaled_noise_sd < 0.001", "", "", NA))
+  v <- requirements_verdicts(summary, "host")
+  # host c's thread was judged by no rule: no verdict, not a pass
+  expect_equal(v$host, c("a", "b"))
+  expect_equal(v$meets, c(FALSE, TRUE))
+  expect_equal(v$failing, c(1L, 0L))
+  expect_equal(v$verdict[1], "not met on 1 of 2 threads: kurtosis < 100; scaled_noise_sd < 0.001")
+  expect_equal(v$verdict[2], "met on all 2 threads")
+  expect_equal(nrow(requirements_verdicts(summary[host == "c"])), 0)
 })
 
 test_that("FWQ noise is the share of time not spent on the work", {
@@ -70,7 +69,9 @@ test_that("FWQ noise is the share of time not spent on the work", {
   s <- noise_summary(run, "fwq")
   expect_equal(s$noise_percent, c(100 * 0.01 / 1.01, 0))
   expect_equal(s$scaled_noise_mean, c(0.01, 0))
-  expect_equal(s$diminutive, c(FALSE, TRUE))
+  # the kernel's verdict, read: the first rank fails the Sequoia mean
+  expect_equal(s$meets, c(FALSE, TRUE))
+  expect_equal(s$unmet_rules[1], "scaled_noise_mean < 1e-06 kernel=fwq; scaled_noise_sd < 0.001 kernel=fwq")
   expect_equal(s$samples, c(10000, 10000))
 })
 

@@ -31,7 +31,8 @@ test_that("the report holds the page, the figures and the tables", {
     expect_gt(file.size(file.path(out, p)), 5000)
     expect_match(html, p, fixed = TRUE)
   }
-  expect_match(html, "not diminutive", fixed = TRUE)
+  expect_match(html, paste("do not meet the default requirements (Sequoia's diminutive noise):",
+    "1 of the 2 threads judged fail them"), fixed = TRUE)
   expect_match(html, "test CPU", fixed = TRUE)
   expect_length(list.files(dir, "^\\.report"), 0)
 })
@@ -41,11 +42,11 @@ test_that("summary.csv has a row per kernel and thread with the noise measured",
   write_report(dir, pdf = FALSE)
   s <- fread(file.path(dir, "report", "summary.csv"))
   expect_true(all(c("kernel", "thread", "cpu", "samples", "scaled_noise_mean",
-    "scaled_noise_sd", "kurtosis", "skewness", "noise_percent", "diminutive") %in% names(s)))
+    "scaled_noise_sd", "kurtosis", "skewness", "noise_percent", "meets", "unmet_rules") %in% names(s)))
   expect_equal(nrow(s), 10)
   fwq <- s[kernel == "fwq"]
   expect_equal(fwq$scaled_noise_mean, c(0.01, 0))
-  expect_equal(fwq$diminutive, c(FALSE, TRUE))
+  expect_equal(fwq$meets, c(FALSE, TRUE))
   # FTQ: a hit of 500 counts every 20 (14) quanta of 1000
   expect_equal(s[run == "ftq_10khz"]$noise_percent, rep(2.5, 2))
   expect_equal(s[run == "ftq_7khz"]$noise_percent, rep(100 / 28, 2))

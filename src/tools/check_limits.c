@@ -10,41 +10,6 @@
 #include "errors.h"
 #include "machine.h"
 
-void read_limits(const char *path, struct limits *l, int have_lost, int have_detour)
-{
-	FILE *f = fopen(path, "r");
-	char line[256];
-	int n = 0;
-
-	if (!f)
-		nb_fail(NB_EXIT_USAGE, "--limits %s: %s", path, strerror(errno));
-	while (fgets(line, sizeof(line), f)) {
-		char key[64], *end;
-		double v;
-
-		n++;
-		line[strcspn(line, "#\n")] = '\0';
-		if (sscanf(line, "%63s", key) != 1)
-			continue;
-		const char *value = line + strspn(line, " \t") + strlen(key);
-
-		v = strtod(value, &end);
-		if (end == value || *(end + strspn(end, " \t")) || v <= 0)
-			nb_fail(NB_EXIT_USAGE, "%s:%d: '%s' wants one positive number", path, n, key);
-		if (strcmp(key, "max_lost_percent") == 0) {
-			if (!have_lost)
-				l->max_lost_percent = v;
-		} else if (strcmp(key, "max_detour_us") == 0) {
-			if (!have_detour)
-				l->max_detour_us = v;
-		} else {
-			nb_fail(NB_EXIT_USAGE, "%s:%d: unknown limit '%s' (max_lost_percent, "
-				"max_detour_us)", path, n, key);
-		}
-	}
-	fclose(f);
-}
-
 /* --- the survey: what the kernels' JSON files say, line by line ---------
  * The driver writes each rank's entry on a line of its own ({"rank":...},
  * in PREFIX.json or in a node's PREFIX_nodeK.json) and the run's head and
@@ -331,10 +296,10 @@ void limits_from_survey(const char *dir, double margin, FILE *out)
 			other ? other : "", other ? "" : " without injected noise");
 	}
 	fprintf(out,
-		"# noise-check limits for nodes of %s, derived by noise-check --limits-from %s:\n"
+		"# noise-check requirements for nodes of %s, from noise-check --limits-from %s:\n"
 		"# each node's worst CPU in each of %zu run(s) of %s (%zu node run(s), %zu CPU\n"
 		"# measurements), the 99th percentile over those node runs, times %g\n"
-		"max_lost_percent %.3g\nmax_detour_us %.0f\n",
+		"system_percent <= %.3g\nmax_loss_us <= %.0f\n",
 		kind, dir, runs, selfish ? "the selfish detour" : "the kernels (no selfish run)",
 		alike, cpus, margin,
 		fmin(100, fmax(MIN_LOST_PERCENT, margin * percentile(lost, alike, 0.99))),

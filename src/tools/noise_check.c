@@ -13,6 +13,11 @@
  * and running slow), the figure the report's verdict and the metrics'
  * noisebench_cpu_system_ratio give, not the work's own variation.
  *
+ * The limits are a requirements file's rules (requirements.h), the same the
+ * kernels judge by: selfish is given them, and its rank lines carry the
+ * verdict. Without a file, noise-check's own two: the system takes at most
+ * 1% of a CPU, and no detour is longer than 1000 us.
+ *
  * Exit 0 within the limits, 1 outside, 2 when it cannot measure (and why).
  * --metrics writes the figures as a Prometheus node_exporter textfile,
  * atomically. */
@@ -21,6 +26,7 @@
 #include <ftw.h>
 #include <getopt.h>
 #include <limits.h>
+#include <math.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -37,6 +43,7 @@
 #include "machine.h"
 #include "metrics.h"
 #include "output.h"
+#include "requirements.h"
 
 /* What the kernel's result line of one CPU gave. */
 struct cpu_result {
@@ -56,10 +63,13 @@ static void usage(FILE *f)
 		"Exit 0 within the limits, 1 outside, 2 when it cannot measure.\n"
 		"  --seconds S             measure for S seconds (default 5)\n"
 		"  --max-lost-percent P    the system may take at most P%% of a CPU's time\n"
-		"                          (detours and running slow; default 1)\n"
-		"  --max-detour-us U       and no detour longer than U us (default 1000)\n"
-		"  --limits FILE           the limits from FILE (lines 'max_lost_percent P',\n"
-		"                          'max_detour_us U'); options given win\n"
+		"                          (system_percent <= P: detours and running slow;\n"
+		"                          default 1)\n"
+		"  --max-detour-us U       and no detour longer than U us (max_loss_us <= U;\n"
+		"                          default 1000)\n"
+		"  --requirements FILE     the limits are FILE's rules, the file the kernels'\n"
+		"                          --requirements reads; options given win\n"
+		"  --limits FILE           the same as --requirements\n"
 		"  --limits-from DIR       measure nothing: print a limits file for nodes like\n"
 		"                          this one from the runs under DIR (a survey)\n"
 		"  --margin X              --limits-from: the survey's 99th percentile times X\n"
@@ -122,14 +132,25 @@ static void sibling(const char *name, char *path, size_t size)
 
 /* Runs selfish in dir, reads its rank lines into res (at most max); the
  * number read. Fails (exit 2) where it cannot measure. */
-static int measure(const char *dir, double seconds, int trace, struct cpu_result *res, int max)
+static int measure(const char *dir, double seconds, int trace, const struct nb_requirements *q,
+		   struct cpu_result *res, int max)
 {
 	char selfish[PATH_MAX + 32], secs[32], err_path[PATH_MAX + 32];
+	char rules_path[PATH_MAX + 32];
+	FILE *rules;
 	int fds[2], n = 0;
 
 	sibling("selfish", selfish, sizeof(selfish));
 	snprintf(secs, sizeof(secs), "%g", seconds);
 	snprintf(err_path, sizeof(err_path), "%s/selfish.stderr", dir);
+	/* selfish judges its lines by the check's own rules */
+	snprintf(rules_path, sizeof(rules_path), "%s/requirements", dir);
+	rules = fopen(rules_path, "w");
+	if (!rules)
+		nb_fail(NB_EXIT_USAGE, "cannot measure: %s: %s", rules_path, strerror(errno));
+	nb_requirements_print(q, rules);
+	if (fclose(rules) != 0)
+		nb_fail(NB_EXIT_USAGE, "cannot measure: %s: %s", rules_path, strerror(errno));
 	if (pipe(fds) != 0)
 		nb_fail(NB_EXIT_USAGE, "cannot measure: pipe: %s", strerror(errno));
 	pid_t pid = fork();
@@ -138,7 +159,8 @@ static int measure(const char *dir, double seconds, int trace, struct cpu_result
 		nb_fail(NB_EXIT_USAGE, "cannot measure: fork: %s", strerror(errno));
 	if (pid == 0) {
 		char *argv[] = { selfish, "-t", "0", "--seconds", secs, "--warmup-ms", "0",
-				 "-o", "selfish", trace ? "--trace" : NULL, NULL };
+				 "--requirements", "requirements", "-o", "selfish",
+				 trace ? "--trace" : NULL, NULL };
 		FILE *e = fopen(err_path, "w");
 
 		if (chdir(dir) != 0 || !e)
@@ -197,7 +219,7 @@ static int measure(const char *dir, double seconds, int trace, struct cpu_result
 
 /* The catalogue's metrics of each CPU (metrics.h), and the check's own. */
 static void write_metrics(const char *path, const struct cpu_result *res, int n,
-			  const struct limits *l, int outside, double wall_s)
+			  const struct nb_requirements *q, int outside, double wall_s)
 {
 	struct nb_outfile *o = nb_outfile_open(path);
 	struct nb_machine m;
@@ -210,11 +232,16 @@ static void write_metrics(const char *path, const struct cpu_result *res, int n,
 		lines[i] = res[i].line;
 	nb_metrics_info(o->f, &m);
 	nb_metrics_rank_lines(o->f, lines, n, "noise-check");
-	nb_metrics_gauge(o->f, "noisebench_check_limit_detour_ratio",
-			 "The most of a CPU's time the check lets the system take.",
-			 l->max_lost_percent / 100);
-	nb_metrics_gauge(o->f, "noisebench_check_limit_detour_seconds",
-			 "The longest detour the check lets pass.", l->max_detour_us / 1e6);
+	const struct nb_rule *lost = nb_requirements_find(q, "system_percent");
+	const struct nb_rule *longest = nb_requirements_find(q, "max_loss_us");
+
+	if (lost)
+		nb_metrics_gauge(o->f, "noisebench_check_limit_detour_ratio",
+				 "The most of a CPU's time the check lets the system take.",
+				 lost->bound / 100);
+	if (longest)
+		nb_metrics_gauge(o->f, "noisebench_check_limit_detour_seconds",
+				 "The longest detour the check lets pass.", longest->bound / 1e6);
 	nb_metrics_gauge(o->f, "noisebench_check_cpus_outside", "CPUs outside the limits.",
 			 outside);
 	nb_metrics_gauge(o->f, "noisebench_check_duration_seconds", "The check's wall time.",
@@ -264,6 +291,144 @@ static const char *cause_of(const struct cpu_result *r, char *buf, size_t size)
 	return buf;
 }
 
+/* The rules: the file's, else the check's own two; the options replace
+ * theirs. */
+static void read_rules(struct nb_requirements *q, const char *file, double max_lost,
+		       double max_detour)
+{
+	struct nb_rule rule;
+	char text[64];
+	const char *bad;
+
+	if (file) {
+		bad = nb_requirements_read(file, q);
+		if (bad)
+			nb_fail(NB_EXIT_USAGE, "--requirements %s", bad);
+	} else {
+		memset(q, 0, sizeof(*q));
+		snprintf(q->source, sizeof(q->source), "noise-check's defaults");
+		max_lost = max_lost > 0 ? max_lost : 1;
+		max_detour = max_detour > 0 ? max_detour : 1000;
+	}
+	if (max_lost > 0) {
+		snprintf(text, sizeof(text), "system_percent <= %.17g", max_lost);
+		nb_rule_parse(text, &rule);
+		nb_requirements_set(q, &rule);
+	}
+	if (max_detour > 0) {
+		snprintf(text, sizeof(text), "max_loss_us <= %.17g", max_detour);
+		nb_rule_parse(text, &rule);
+		nb_requirements_set(q, &rule);
+	}
+}
+
+/* What failing a rule reads as: "> 1" for "<= 1", ">= 1" for "< 1". */
+static const char *broken(const struct nb_rule *rule)
+{
+	return rule->or_equal ? ">" : ">=";
+}
+
+/* One line for each CPU outside the limits, the worst first (a health
+ * check's drain reason is the first line), naming the first rule it broke;
+ * how many there are. Ends the process (exit 2) when no rule speaks of the
+ * selfish detour's figures. */
+static int judge(const struct nb_requirements *q, struct cpu_result *res, int n)
+{
+	int outside = 0, judged = 0;
+
+	qsort(res, (size_t)n, sizeof(res[0]), by_loss);
+	for (int i = 0; i < n; i++) {
+		const struct cpu_result *r = &res[i];
+		unsigned char unmet[NB_RULES_MAX];
+		int nunmet, k = 0;
+		char cause[128];
+		double v = 0;
+
+		judged += nb_requirements_judge(q, r->line, unmet, &nunmet) > 0;
+		if (!nunmet)
+			continue;
+		outside++;
+		while (!unmet[k])
+			k++;
+		const struct nb_rule *rule = &q->rule[k];
+
+		nb_rule_value(rule, r->line, &v);
+		if (!strcmp(rule->figure, "system_percent"))
+			printf("noise: cpu%d took %.3g%% %s %.3g%% (detours; longest %.0f us%s)\n", r->cpu,
+			       r->system_percent, broken(rule), rule->bound, r->longest_us,
+			       cause_of(r, cause, sizeof(cause)));
+		else if (!strcmp(rule->figure, "max_loss_us"))
+			printf("noise: cpu%d detour of %.0f us %s %.0f us (took %.3g%%%s)\n", r->cpu,
+			       r->longest_us, broken(rule), rule->bound, r->system_percent,
+			       cause_of(r, cause, sizeof(cause)));
+		else
+			printf("noise: cpu%d %s %.4g %s %.4g (took %.3g%%; longest %.0f us%s)\n", r->cpu,
+			       rule->figure, v, broken(rule), rule->bound, r->system_percent,
+			       r->longest_us, cause_of(r, cause, sizeof(cause)));
+	}
+	if (!judged)
+		nb_fail(NB_EXIT_USAGE, "cannot judge: no rule of %s speaks of the selfish detour's "
+			"figures (e.g. system_percent, max_loss_us)", q->source);
+	return outside;
+}
+
+/* A rule in the summary line's words: "took <= 1%", or with the largest
+ * value of its figure over the CPUs, "took at most 0.31% <= 1%". */
+static void rule_words(const struct nb_rule *rule, const double *worst, char *buf, size_t size)
+{
+	const char *op = rule->or_equal ? "<=" : "<";
+	int lost = !strcmp(rule->figure, "system_percent");
+	int longest = !strcmp(rule->figure, "max_loss_us");
+	char at[64] = "";
+
+	if (worst && lost)
+		snprintf(at, sizeof(at), " at most %.3g%%", *worst);
+	else if (worst && longest)
+		snprintf(at, sizeof(at), " %.0f us", *worst);
+	else if (worst)
+		snprintf(at, sizeof(at), " at most %.4g", *worst);
+	if (lost)
+		snprintf(buf, size, "took%s %s %.3g%%", at, op, rule->bound);
+	else if (longest)
+		snprintf(buf, size, "%s%s %s %.0f us", worst ? "longest detour" : "detours", at, op,
+			 rule->bound);
+	else
+		snprintf(buf, size, "%s%s %s %.4g", rule->figure, at, op, rule->bound);
+}
+
+/* The summary line: how many CPUs, against which rules, the worst. */
+static void summary_line(const struct nb_requirements *q, const struct cpu_result *res, int n,
+			 int outside, double wall)
+{
+	char words[NB_RULES_MAX * 64] = "";
+	int longest = 0;
+
+	for (int i = 0; i < n; i++)
+		if (res[i].longest_us > res[longest].longest_us)
+			longest = i;
+	for (int k = 0; k < q->n; k++) {
+		const struct nb_rule *rule = &q->rule[k];
+		double worst = -INFINITY, v;
+		int seen = 0;
+		size_t used = strlen(words);
+
+		for (int i = 0; i < n; i++)
+			if (nb_rule_value(rule, res[i].line, &v) && (seen = 1) && v > worst)
+				worst = v;
+		if (!seen)
+			continue; /* a rule of other kernels' figures */
+		if (used)
+			used += (size_t)snprintf(words + used, sizeof(words) - used, ", ");
+		rule_words(rule, outside ? NULL : &worst, words + used, sizeof(words) - used);
+	}
+	if (outside)
+		printf("noise: %d of %d CPUs outside the limits (%s); worst cpu%d took %.3g%%, "
+		       "longest detour %.0f us on cpu%d; %.1f s\n", outside, n, words, res[0].cpu,
+		       res[0].system_percent, res[longest].longest_us, res[longest].cpu, wall);
+	else
+		printf("noise: %d CPUs within the limits (%s); %.1f s\n", n, words, wall);
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -271,6 +436,7 @@ int main(int argc, char **argv)
 		{ "max-lost-percent", required_argument, NULL, 'p' },
 		{ "max-detour-us", required_argument, NULL, 'u' },
 		{ "limits", required_argument, NULL, 'l' },
+		{ "requirements", required_argument, NULL, 'l' },
 		{ "limits-from", required_argument, NULL, 'f' },
 		{ "margin", required_argument, NULL, 'g' },
 		{ "trace", no_argument, NULL, 't' },
@@ -278,8 +444,9 @@ int main(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct limits lim = { 1.0, 1000.0 };
-	int have_lost = 0, have_detour = 0, trace = 0, c;
+	static struct nb_requirements rules;
+	double max_lost = 0, max_detour = 0;
+	int trace = 0, c;
 	double seconds = 5, margin = 2;
 	const char *survey = NULL, *limits_file = NULL, *metrics = NULL, *keep = NULL;
 	double start = now_s();
@@ -292,12 +459,10 @@ int main(int argc, char **argv)
 			seconds = nb_parse_double("--seconds", optarg, 0.1, 3600);
 			break;
 		case 'p':
-			lim.max_lost_percent = nb_parse_double("--max-lost-percent", optarg, 1e-6, 100);
-			have_lost = 1;
+			max_lost = nb_parse_double("--max-lost-percent", optarg, 1e-6, 100);
 			break;
 		case 'u':
-			lim.max_detour_us = nb_parse_double("--max-detour-us", optarg, 0.001, 1e9);
-			have_detour = 1;
+			max_detour = nb_parse_double("--max-detour-us", optarg, 0.001, 1e9);
 			break;
 		case 'l':
 			limits_file = optarg;
@@ -330,8 +495,7 @@ int main(int argc, char **argv)
 		limits_from_survey(survey, margin, stdout);
 		return 0;
 	}
-	if (limits_file)
-		read_limits(limits_file, &lim, have_lost, have_detour);
+	read_rules(&rules, limits_file, max_lost, max_detour);
 
 	char dir[PATH_MAX];
 
@@ -350,43 +514,14 @@ int main(int argc, char **argv)
 		nb_set_exit_hook(remove_scratch, 0);
 	}
 	static struct cpu_result res[NB_MAX_CPUS];
-	int n = measure(dir, seconds, trace, res, NB_MAX_CPUS);
+	int n = measure(dir, seconds, trace, &rules, res, NB_MAX_CPUS);
 
 	remove_scratch(0);
-	int outside = 0, worst = 0, longest = 0;
-
-	/* the worst first: a health check's drain reason is the first line */
-	qsort(res, (size_t)n, sizeof(res[0]), by_loss);
-	for (int i = 0; i < n; i++) {
-		const struct cpu_result *r = &res[i];
-		char cause[128];
-
-		if (r->longest_us > res[longest].longest_us)
-			longest = i;
-		if (r->system_percent > lim.max_lost_percent) {
-			printf("noise: cpu%d took %.3g%% > %.3g%% (detours; longest %.0f us%s)\n", r->cpu,
-			       r->system_percent, lim.max_lost_percent, r->longest_us,
-			       cause_of(r, cause, sizeof(cause)));
-			outside++;
-		} else if (r->longest_us > lim.max_detour_us) {
-			printf("noise: cpu%d detour of %.0f us > %.0f us (took %.3g%%%s)\n", r->cpu,
-			       r->longest_us, lim.max_detour_us, r->system_percent,
-			       cause_of(r, cause, sizeof(cause)));
-			outside++;
-		}
-	}
+	int outside = judge(&rules, res, n);
 	double wall = now_s() - start;
 
-	if (outside)
-		printf("noise: %d of %d CPUs outside the limits (took <= %.3g%%, detours <= %.0f us); "
-		       "worst cpu%d took %.3g%%, longest detour %.0f us on cpu%d; %.1f s\n",
-		       outside, n, lim.max_lost_percent, lim.max_detour_us, res[worst].cpu,
-		       res[worst].system_percent, res[longest].longest_us, res[longest].cpu, wall);
-	else
-		printf("noise: %d CPUs within the limits (took at most %.3g%% <= %.3g%%, longest "
-		       "detour %.0f us <= %.0f us); %.1f s\n", n, res[worst].system_percent,
-		       lim.max_lost_percent, res[longest].longest_us, lim.max_detour_us, wall);
+	summary_line(&rules, res, n, outside, wall);
 	if (metrics)
-		write_metrics(metrics, res, n, &lim, outside, wall);
+		write_metrics(metrics, res, n, &rules, outside, wall);
 	return outside ? 1 : 0;
 }

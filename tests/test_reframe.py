@@ -134,7 +134,7 @@ def test_checks_pass_on_the_local_partition(quiet):
         assert {k.split(":")[-1] for k in tc["perfvalues"]} == {
             "max_scaled_noise_mean", "max_scaled_noise_sd", "max_kurtosis",
             "max_system_percent", "max_detour_percent", "max_slow_percent",
-            "max_p99_9_loss_us"}
+            "max_p99_9_loss_us", "rules_unmet"}
     # the acceptance summary reads the same report
     summary = subprocess.run(["Rscript", ACCEPTANCE_R,
                               tmp_path / "report.json", tmp_path / "acceptance"],

@@ -13,10 +13,11 @@ from reframe.core.builtins import (fixture, parameter, performance_function, run
 
 from .catalogue import KERNELS, REPO, cause_share, ranks_line
 
-# Sequoia RFP's "diminutive noise": the default FWQ bounds of an acceptance
-# run (value, lower, upper, unit): the figure must stay below the value.
-SEQUOIA_REFERENCES = {f'max_{name}': (float(limit), None, 0.0, '')
-                      for name, limit in KERNELS['sequoia_limits'].items()}
+# The requirements' verdict as the kernel gave it (src/lib/base/requirements.h):
+# no rule unmet on any rank. The rules are a site's file (the check's
+# `requirements`, or its partition's extras['noisebench_requirements']) or
+# the kernels' default, the Sequoia criteria; they are judged once, in C.
+REQUIREMENTS_MET = {'rules_unmet': (0, None, 0.0, 'rules')}
 
 # the acceptance checks' tags (reframe/checks/<kernel>_checks.py)
 NOISE_TAGS = {'acceptance', 'noise', 'benchmark'}
@@ -75,6 +76,10 @@ class noise_run_base(rfm.RunOnlyRegressionTest):
     #: Busy-wait D us every P us on every thread ("P:D"): a known noise
     #: that an acceptance check must catch; empty: none
     inject = variable(str, value='')
+    #: A requirements file (docs/analysis.md, "Requirements"): the rules the
+    #: kernel judges every rank by, and the check's only reference; empty:
+    #: the partition's extras['noisebench_requirements'], else the default
+    requirements = variable(str, value=os.environ.get('NOISEBENCH_REQUIREMENTS', ''))
     #: Attribute every detour to its cause (--trace: root or tracefs access);
     #: adds a max_<class>_percent performance variable per cause class
     trace = variable(bool, value=False)
@@ -112,6 +117,8 @@ class noise_run_base(rfm.RunOnlyRegressionTest):
             opts += ['--inject', self.inject]
         if self.trace:
             opts += ['--trace']
+        if self.requirements_file():
+            opts += ['--requirements', os.path.abspath(self.requirements_file())]
         self.executable_opts = opts + self.kernel_args() + ['-o', self.kernel]
         # when the kernel ran (s since the epoch), for ReFrame's own overhead
         self.prerun_cmds = ['date +%s.%N > kernel_started']
@@ -130,11 +137,27 @@ class noise_run_base(rfm.RunOnlyRegressionTest):
         tail, which a mean hides."""
         return self.over_ranks('p99_9_loss_us_max')
 
+    def requirements_file(self):
+        """The site's requirements file for this check, or ''."""
+        return self.requirements or self.current_partition.extras.get(
+            'noisebench_requirements', '')
+
+    @performance_function('rules')
+    def rules_unmet(self):
+        """How many of the requirements' rules the worst rank did not meet, as
+        the kernel judged them; 0 where no rule speaks of its figures."""
+        return sn.max(sn.chain([0], sn.extractall(
+            rf'(?m){ranks_line(self.kernel)} .*\brules_unmet_max=(\S+)', self.stdout, 1, float)))
+
     @run_before('performance')
     def set_references(self):
-        """The partition's bounds (extras 'noisebench_references' of the
+        """With a requirements file, its verdict alone (REQUIREMENTS_MET).
+        Else the partition's bounds (extras 'noisebench_references' of the
         system's config file, for '<kernel>_<work>' or '<kernel>'), else the
         kernel's default ones."""
+        if self.requirements_file():
+            self.reference = {'*': dict(REQUIREMENTS_MET)}
+            return
         bounds = self.current_partition.extras.get('noisebench_references', {})
         work = getattr(self, 'work', None)
         chosen = bounds.get(f'{self.kernel}_{work}', bounds.get(self.kernel))

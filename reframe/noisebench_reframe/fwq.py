@@ -1,7 +1,8 @@
-"""FWQ's ReFrame base: the work kind and its size, Sequoia's three figures."""
+"""FWQ's ReFrame base: the work kind and its size, Sequoia's three figures
+(judged by the kernel: the base's rules_unmet)."""
 from reframe.core.builtins import performance_function, variable
 
-from .base import KERNELS, SEQUOIA_REFERENCES, noise_run_base, speed_figures
+from .base import KERNELS, REQUIREMENTS_MET, noise_run_base, speed_figures
 
 
 class fwq_base(noise_run_base, speed_figures):
@@ -22,7 +23,8 @@ class fwq_base(noise_run_base, speed_figures):
         return ['--work', self.work, '-w', str(work_bits), '-n', str(self.samples)]
 
     def default_references(self):
-        return SEQUOIA_REFERENCES
+        """The kernel's verdict by its default requirements, the Sequoia criteria."""
+        return REQUIREMENTS_MET
 
     @performance_function('')
     def max_scaled_noise_sd(self):

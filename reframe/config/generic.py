@@ -4,13 +4,12 @@
 
 The system files in reframe/config/systems/ come first: a host that one of
 them names (its `hostnames`) runs as that system, with that site's
-partitions and bounds. Any other host is `anynode`: partition `local` (this
+partitions and requirements. Any other host is `anynode`: partition `local` (this
 machine, no scheduler; always there) and `slurm` (a Slurm job each check;
 there when a Slurm controller answers). `--system anynode:local` or
 `--system anynode:slurm` picks one. A new system is one file: docs/reframe.md.
 """
 import glob
-import json
 import os
 import re
 import shutil
@@ -20,40 +19,10 @@ import reframe.utility as util
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
-# The generic partitions know nothing of the node: their bounds are those of
-# an ordinary shared machine (a laptop, a VM), loose enough for its daemons
-# and its hypervisor, tight enough that a noise taking 70% of each core fails
-# every check. A system's own file sets real bounds (per kernel, or per
-# '<kernel>_<work>'), or leaves Sequoia's defaults.
-COMMODITY_BOUNDS = {
-    # two FWQ threads on a VM's vCPUs slow each other down, even the
-    # register-only ASM loop (SMT siblings on the host: contention, not the
-    # OS, but FWQ sees it): 15-40% on the 2-vCPU VM of the tests, DAXPY up
-    # to 105% (one vCPU ran a whole run at two thirds of its speed). A noise
-    # taking 70% of each core reads as 2.3. One stall of the VM (up to 150 ms)
-    # among 20000 samples of 80 us gives an sd of 12.
-    'fwq': {'max_scaled_noise_mean': (1.5, None, 0.0, ''),
-            'max_scaled_noise_sd': (20.0, None, 0.0, ''),
-            'max_kurtosis': (1e6, None, 0.0, '')},
-    'ftq': {'noise_fraction': (0.25, None, 0.0, '')},
-    # measured against the fastest iteration, the run's too, P-SNAP counts the
-    # VM's changes of speed: up to 11% here in bursts. 70% of each core
-    # stolen reads over 200%.
-    'psnap': {'os_noise_percent': (25.0, None, 0.0, '%')},
-    'selfish': {'cpu_overhead_percent': (10.0, None, 0.0, '%')},
-}
-
-
-def generic_bounds():
-    """COMMODITY_BOUNDS, or the bounds in the JSON file that the environment
-    variable NOISEBENCH_REFERENCES names (the same shape: {kernel or
-    kernel_work: {figure: [reference, lower, upper, unit]}}), e.g. bounds a
-    site took from a reference run of its own."""
-    path = os.environ.get('NOISEBENCH_REFERENCES')
-    if not path:
-        return COMMODITY_BOUNDS
-    with open(path) as f:
-        return json.load(f)
+# The generic partitions know nothing of the node: their requirements are
+# those of an ordinary shared machine (commodity.requirements), unless the
+# environment's NOISEBENCH_REQUIREMENTS names a site's own.
+COMMODITY_REQUIREMENTS = os.path.join(HERE, 'commodity.requirements')
 
 
 def system_files():
@@ -109,7 +78,7 @@ SLURM_PARTITION = {
     'env_vars': [['SLURM_MPI_TYPE', 'pmix'],
                  ['OMPI_ALLOW_RUN_AS_ROOT', '1'],
                  ['OMPI_ALLOW_RUN_AS_ROOT_CONFIRM', '1']],
-    'extras': {'noisebench_references': generic_bounds()},
+    'extras': {'noisebench_requirements': COMMODITY_REQUIREMENTS},
     'processor': {'num_cpus': _slurm_cpus},
 }
 
@@ -129,7 +98,7 @@ site_configuration = {
                     'environs': ['builtin'],
                     # one check at a time: a noise check needs the cores to itself
                     'max_jobs': 1,
-                    'extras': {'noisebench_references': generic_bounds()},
+                    'extras': {'noisebench_requirements': COMMODITY_REQUIREMENTS},
                 },
             ] + ([SLURM_PARTITION] if _slurm_cpus else []),
         },

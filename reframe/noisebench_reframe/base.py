@@ -1,6 +1,6 @@
 """Base classes of the noisebench ReFrame checks, after hpctestlib: a build
 fixture, a run base that knows how to start a kernel on a partition and how
-to hold it to its references and to give its headline figure (the kernel
+to hold it to the requirements (the kernel's verdict) and to give its headline figure (the kernel
 catalogue's), and the speed figures. Each kernel's base is in its own module
 (fwq.py, ...); the leaves in reframe/checks/ only pick parameters and tags."""
 import os
@@ -13,10 +13,12 @@ from reframe.core.builtins import (fixture, parameter, performance_function, run
 
 from .catalogue import KERNELS, REPO, cause_share, ranks_line
 
-# The requirements' verdict as the kernel gave it (src/lib/base/requirements.h):
-# no rule unmet on any rank. The rules are a site's file (the check's
-# `requirements`, or its partition's extras['noisebench_requirements']) or
-# the kernels' default, the Sequoia criteria; they are judged once, in C.
+# A check's only reference: the requirements' verdict as the kernel gave it
+# (src/lib/base/requirements.h), no rule unmet on any rank. The rules are a
+# site's file (the check's `requirements`, or its partition's
+# extras['noisebench_requirements']) or the kernels' default, the Sequoia
+# criteria; they are judged once, in C, as the report, JUBE and noise-check
+# read them.
 REQUIREMENTS_MET = {'rules_unmet': (0, None, 0.0, 'rules')}
 
 # the acceptance checks' tags (reframe/checks/<kernel>_checks.py)
@@ -151,25 +153,13 @@ class noise_run_base(rfm.RunOnlyRegressionTest):
 
     @run_before('performance')
     def set_references(self):
-        """With a requirements file, its verdict alone (REQUIREMENTS_MET).
-        Else the partition's bounds (extras 'noisebench_references' of the
-        system's config file, for '<kernel>_<work>' or '<kernel>'), else the
-        kernel's default ones."""
-        if self.requirements_file():
-            self.reference = {'*': dict(REQUIREMENTS_MET)}
-            return
-        bounds = self.current_partition.extras.get('noisebench_references', {})
-        work = getattr(self, 'work', None)
-        chosen = bounds.get(f'{self.kernel}_{work}', bounds.get(self.kernel))
-        refs = chosen if chosen is not None else self.default_references()
-        self.reference = {'*': {name: tuple(ref) for name, ref in refs.items()}}
+        """The kernel's verdict by the requirements (REQUIREMENTS_MET); every
+        other figure is logged, not judged."""
+        self.reference = {'*': dict(REQUIREMENTS_MET)}
 
     def kernel_args(self):
         """The kernel's own options."""
         return []
-
-    def default_references(self):
-        return {}
 
     def over_ranks(self, figure):
         """FIGURE (KEY_min, KEY_avg, KEY_max) of the line of every thread's

@@ -2,7 +2,7 @@
 (judged by the kernel: the base's rules_unmet)."""
 from reframe.core.builtins import performance_function, variable
 
-from .base import KERNELS, REQUIREMENTS_MET, noise_run_base, speed_figures
+from .base import KERNELS, noise_run_base, speed_figures
 
 
 class fwq_base(noise_run_base, speed_figures):
@@ -21,10 +21,6 @@ class fwq_base(noise_run_base, speed_figures):
         bits = KERNELS['kernels'][self.kernel]['work_bits']
         work_bits = self.work_bits or bits.get(self.work, bits['default'])
         return ['--work', self.work, '-w', str(work_bits), '-n', str(self.samples)]
-
-    def default_references(self):
-        """The kernel's verdict by its default requirements, the Sequoia criteria."""
-        return REQUIREMENTS_MET
 
     @performance_function('')
     def max_scaled_noise_sd(self):

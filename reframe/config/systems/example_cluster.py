@@ -1,7 +1,7 @@
 """A production system's file, as a template: copy it to
 reframe/config/systems/<system>.py and set its hostnames, partitions and
-bounds. Partitions without `noisebench_references` hold FWQ to Sequoia's
-"diminutive noise" criteria (the checks' default)."""
+requirements. Partitions without `noisebench_requirements` hold FWQ to
+Sequoia's "diminutive noise" criteria (the kernels' default)."""
 
 site_configuration = {
     'systems': [
@@ -24,20 +24,12 @@ site_configuration = {
                 },
                 {
                     'name': 'login',
-                    'descr': 'Login nodes: site bounds, noisy by design',
+                    'descr': 'Login nodes: site requirements, noisy by design',
                     'scheduler': 'local',
                     'launcher': 'local',
                     'environs': ['gnu'],
-                    'extras': {
-                        'noisebench_references': {
-                            'fwq': {'max_scaled_noise_mean': (0.01, None, 0.0, ''),
-                                    'max_scaled_noise_sd': (0.1, None, 0.0, ''),
-                                    'max_kurtosis': (1000, None, 0.0, '')},
-                            'ftq': {'noise_fraction': (0.01, None, 0.0, '')},
-                            'psnap': {'os_noise_percent': (2.0, None, 0.0, '%')},
-                            'selfish': {'cpu_overhead_percent': (2.0, None, 0.0, '%')},
-                        }
-                    },
+                    # the login nodes' own rules (docs/analysis.md, Requirements)
+                    'extras': {'noisebench_requirements': '/etc/noisebench/login.requirements'},
                 },
             ],
         },

@@ -329,6 +329,7 @@ write_survey <- function(source, out, hosts, per_host, samples, bad_nodes = 2, b
     m
   })
   meta$frontend <- "mpi"
+  meta$requirements <- kernel_figures$default_requirements
   meta$ranks_in_run <- nrow(units)
   meta$ranks <- NULL
   text <- jsonlite::toJSON(meta, auto_unbox = TRUE, null = "null", digits = NA)
@@ -432,6 +433,8 @@ ranks_table <- function(u, samples, files, ranges, fig, place, same, tpn) {
     list(samples = rep(samples, nrow(u))), same, list(files.1 = files),
     if (!is.null(ranges)) list(file_ranges.1.1 = ranges[[1]], file_ranges.1.2 = ranges[[2]]),
     stats::setNames(fig$stats, paste0("stats.", names(fig$stats))),
+    stats::setNames(kernel_figures$fwq_requirements_table(fig$stats), paste0("requirements.",
+      c("judged", "unmet", "unmet_rules"))),
     stats::setNames(fig$tails, paste0("tails.", names(fig$tails))),
     list(tails.loss.base = fig$base, tails.loss.us_per_unit = 1 / tpn / 1e3,
       tails.loss.falling = FALSE, tails.loss.seconds = fig$seconds))

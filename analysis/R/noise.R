@@ -154,8 +154,20 @@ requirements_verdicts <- function(summary, by = NULL) {
   v[, verdict := ifelse(meets,
     sprintf("met on all %s threads", format_number(threads)),
     sprintf("not met on %s of %s threads: %s", format_number(failing), format_number(threads),
-      rules))]
+      rule_words(rules)))]
   v[, rules := NULL][]
+}
+
+# Rules as the page gives them: each bound a number for people (0.000001,
+# not the file's 1e-06); "rule; rule" in, the same out.
+rule_words <- function(rules) {
+  vapply(strsplit(rules, "; ", fixed = TRUE), function(each) {
+    paste(vapply(strsplit(each, " ", fixed = TRUE), function(w) {
+      bound <- suppressWarnings(as.numeric(w[3]))
+      if (!is.na(bound)) w[3] <- format_number(bound)
+      paste(w, collapse = " ")
+    }, ""), collapse = "; ")
+  }, "")
 }
 
 # The rules each run's ranks were judged by and where they came from (a

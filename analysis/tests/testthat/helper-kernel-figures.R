@@ -10,23 +10,30 @@ sample_stats <- function(x) {
     kurtosis = m$kurtosis, skewness = m$skewness)
 }
 
-# The default requirements' verdict on an FWQ rank, as the kernel judges it
-# (requirements.c, the catalogue's rules): the Sequoia criteria on its
-# scaled noise, a NaN kurtosis (a constant sample) meeting the last.
-fwq_requirements <- function(x) {
-  m <- noise_moments((x - min(x)) / min(x))
-  k <- m$kurtosis
-  unmet <- c(`scaled_noise_mean < 1e-06 kernel=fwq` = !(m$scaled_noise_mean < 1e-6),
-    `scaled_noise_sd < 0.001 kernel=fwq` = !isTRUE(m$scaled_noise_sd < 1e-3),
-    `kurtosis < 100 kernel=fwq nan=pass` = !is.nan(k) && !(k < 100))
-  list(requirements = list(judged = 3L, unmet = sum(unmet),
-    unmet_rules = paste(names(unmet)[unmet], collapse = "; ")))
-}
-
 # The rules the kernels judge by without --requirements, as the JSON names them.
 default_requirements <- list(source = "default", rules = list(
   "scaled_noise_mean < 1e-06 kernel=fwq", "scaled_noise_sd < 0.001 kernel=fwq",
   "kurtosis < 100 kernel=fwq nan=pass"))
+
+# The default requirements' verdict on FWQ ranks, as the kernel judges them
+# (requirements.c, the catalogue's rules), from their stats (sample_stats:
+# a value a rank): the Sequoia criteria on the scaled noise, a NaN kurtosis
+# (a constant sample) meeting the last. A column a member of the entries'
+# "requirements".
+fwq_requirements_table <- function(stats) {
+  mean <- (stats$mean - stats$min) / stats$min
+  sd <- stats$std / stats$min
+  k <- stats$kurtosis
+  unmet <- cbind(!(mean < 1e-6), is.na(sd) | !(sd < 1e-3), !is.nan(k) & !(k < 100))
+  rules <- unlist(default_requirements$rules)
+  list(judged = rep(3L, length(mean)), unmet = rowSums(unmet),
+    unmet_rules = apply(unmet, 1, function(u) paste(rules[u], collapse = "; ")))
+}
+
+# The same for one rank's samples x, as its entry holds it.
+fwq_requirements <- function(x) {
+  list(requirements = lapply(fwq_requirements_table(sample_stats(x)), `[`, 1))
+}
 
 # The stretches of one rank's samples, as the kernels reduce them
 # (stretches.h): the samples that ended at end_s (s from the start) and

@@ -55,6 +55,9 @@ test_that("a group meets the requirements when every judged thread does", {
   expect_equal(v$meets, c(FALSE, TRUE))
   expect_equal(v$failing, c(1L, 0L))
   expect_equal(v$verdict[1], "not met on 1 of 2 threads: kurtosis < 100; scaled_noise_sd < 0.001")
+  # the page's numbers are for people, the file's e-notation is not
+  expect_equal(rule_words("scaled_noise_mean < 1e-06 kernel=fwq; kurtosis <= 1e6"),
+    "scaled_noise_mean < 0.000001 kernel=fwq; kurtosis <= 1,000,000")
   expect_equal(v$verdict[2], "met on all 2 threads")
   expect_equal(nrow(requirements_verdicts(summary[host == "c"])), 0)
 })

@@ -141,6 +141,7 @@ bench:
 	benchmarks/report_time.py $(BUILD)/bin
 	benchmarks/check_rates.py $(BUILD)/bin
 	benchmarks/limits_from.py $(BUILD)/bin
+	benchmarks/work_kinds.py $(BUILD)/bin
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD) $(ARM_BUILD)

@@ -1,17 +1,23 @@
 """One run read through every door: each CPU's figures are the same number
-in the rank line, the JSON, the report's CSVs, the metrics file and
-noise-check's line, to the precision each prints; the loss's parts add up
+in the rank line, the JSON, the report's CSVs, the metrics file,
+noise-check's line, JUBE's table and ReFrame's performance log, to the
+precision each prints; the loss's parts add up
 to the whole; the first screen's sentence and key figures are recomputed
 from the CSVs (docs/analysis.md, "The figures")."""
 import csv
 import html
 import json
+import os
 import re
 import subprocess
+from pathlib import Path
 
 import pytest
-from nbtest import REPORT_R
+from nbtest import REPORT_R, ROOT
+from nbtest.jube_runs import project_copy, result_rows, run_to_end, workpackage_dirs
 from nbtest.lines import rank_lines, summaries
+
+NCPUS = len(os.sched_getaffinity(0))
 
 PARTS = ("detour_percent", "slow_percent", "variation_percent")
 
@@ -165,3 +171,86 @@ def test_noise_check_says_what_the_report_and_the_metrics_say(bin_dir, tmp_path)
             e["system_percent"] / 100, abs=5e-7)
         assert float(summary[cpu]["system_percent"]) == pytest.approx(e["system_percent"],
                                                                       rel=1e-9)
+
+
+def worst(meta, get):
+    return max(get(e) for e in meta["ranks"])
+
+
+def fwq_worst(meta):
+    """An FWQ run's figures over its ranks, as JUBE's and ReFrame's rows give them
+    (the ranks line's maxima), from the run's own JSON."""
+    return {
+        "system_percent": worst(meta, lambda e: e["system_percent"]),
+        "scaled_noise_mean": worst(meta, lambda e: e["stats"]["scaled_noise_mean"]),
+        "scaled_noise_sd": worst(meta, lambda e: e["stats"]["std"] / e["stats"]["min"]),
+        "kurtosis": worst(meta, lambda e: e["stats"]["kurtosis"]),
+        "p99_9_loss_us": worst(meta, lambda e: e["tails"]["p99_9_us"]),
+        "rules_unmet": worst(meta, lambda e: e["requirements"]["unmet"]),
+    }
+
+
+@pytest.mark.harness
+@pytest.mark.skipif(bool(os.environ.get("NB_SANITIZE")), reason="JUBE drives the release build")
+def test_jubes_table_is_its_runs_own(tmp_path):
+    """JUBE's FWQ row of a run on every CPU: each figure is the worst rank's
+    of the workpackage's own JSON, to the table's precision, and the
+    report of that workpackage says the same."""
+    jube_dir = project_copy(tmp_path, cores=[NCPUS], work=["multiiter"], fwq_samples=4000)
+    handle = run_to_end(jube_dir, "fwq", env={})
+    (row,) = result_rows(handle, "fwq")
+    (work,) = workpackage_dirs(handle, "fwq")
+    meta = json.loads((work / "fwq.json").read_text())
+    assert len(meta["ranks"]) == NCPUS
+    w = fwq_worst(meta)
+    assert float(row["system took of the worst CPU (%)"]) == pytest.approx(
+        w["system_percent"], rel=5e-3, abs=5e-5)
+    for key in ("scaled_noise_mean", "scaled_noise_sd", "kurtosis"):
+        assert float(row[f"{key}_max"]) == pytest.approx(w[key], rel=1e-3), key
+    assert float(row["p99.9 loss (us)"]) == pytest.approx(w["p99_9_loss_us"], abs=0.051)
+    assert row["requirements"] == ("met" if w["rules_unmet"] == 0 else "not met")
+    summary = read_csv(report(work) / "summary.csv")
+    assert max(float(r["system_percent"]) for r in summary) == pytest.approx(
+        w["system_percent"], rel=1e-9)
+    assert {r["meets"] for r in summary} <= {"TRUE", "FALSE"}
+    assert (w["rules_unmet"] == 0) == all(r["meets"] == "TRUE" for r in summary)
+
+
+@pytest.mark.harness
+@pytest.mark.skipif(bool(os.environ.get("NB_SANITIZE")), reason="ReFrame builds the release kernels")
+def test_reframes_performance_log_is_its_runs_own(tmp_path, bin_dir):
+    """ReFrame's FWQ checks (multiiter, each core count): each performance
+    variable in the perflog is the worst rank's of the check's own JSON."""
+    cmd = [ROOT / ".venv" / "bin" / "reframe", "-C", ROOT / "reframe" / "config" / "generic.py",
+           "-c", ROOT / "reframe" / "checks", "--system", "anynode:local",
+           "-n", "^fwq_noise_check", "-x", "asm|daxpy", "-S", "samples=4000",
+           "--keep-stage-files", "--report-file", tmp_path / "report.json", "-r"]
+    env = dict(os.environ, NOISEBENCH_BIN_DIR=str(bin_dir),
+               RFM_SQLITE_DB_FILE=str(tmp_path / "results.db"))
+    subprocess.run([str(c) for c in cmd], cwd=tmp_path, capture_output=True, text=True,
+                   timeout=900, env=env)
+    cases = [tc for tc in json.loads((tmp_path / "report.json").read_text())["runs"][-1]
+             ["testcases"] if not tc["fixture"]]
+    names = {tc["display_name"] for tc in cases}
+    logged = {}
+    # a line a check: time|result|name|system:partition|jobid|var=value unit (ref ..)|...
+    # (the file's first line names the fields)
+    for log in (tmp_path / "perflogs" / "anynode" / "local").glob("*.log"):
+        for line in log.read_text().splitlines():
+            fields = line.split("|")
+            if len(fields) > 5 and fields[2] in names:
+                logged[fields[2]] = dict(re.findall(r"(\w+)=(\S+) ", "|".join(fields[5:])))
+    assert cases and set(logged) == names
+    for tc in cases:
+        meta = json.loads((Path(tc["stagedir"]) / "fwq.json").read_text())
+        w, got = fwq_worst(meta), logged[tc["display_name"]]
+        assert len(meta["ranks"]) == tc["num_cpus_per_task"]
+        assert float(got["max_system_percent"]) == pytest.approx(w["system_percent"], abs=5e-5)
+        assert float(got["max_scaled_noise_mean"]) == pytest.approx(w["scaled_noise_mean"],
+                                                                    rel=1e-5)
+        assert float(got["max_scaled_noise_sd"]) == pytest.approx(w["scaled_noise_sd"], rel=1e-5)
+        assert float(got["max_kurtosis"]) == pytest.approx(w["kurtosis"], rel=1e-5)
+        assert float(got["max_p99_9_loss_us"]) == pytest.approx(w["p99_9_loss_us"], abs=5e-4)
+        assert float(got["rules_unmet"]) == w["rules_unmet"]
+        # the check's verdict is the kernel's: its reference is rules_unmet's 0
+        assert (tc["result"] == "pass") == (w["rules_unmet"] == 0), tc["result"]

@@ -13,7 +13,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from nbtest import REPORT_R, ROOT
+from nbtest import KERNELS, REPORT_R, ROOT, quick_args
 from nbtest.jube_runs import project_copy, result_rows, run_to_end, workpackage_dirs
 from nbtest.lines import rank_lines, summaries
 
@@ -95,20 +95,9 @@ def test_an_fwq_run_gives_one_number_a_figure_everywhere(run, tmp_path):
         # FWQ's own figure is the whole
         assert float(row["noise_percent"]) == pytest.approx(entry["lost_percent"], rel=1e-9)
         # the tails: the JSON's, the CSV's, the rank line's and the metrics'
-        t = entry["tails"]
-        assert float(tail["p99_9_us"]) == pytest.approx(t["p99_9_us"], rel=1e-9)
-        assert float(line["p99_9_loss_us"]) == pytest.approx(t["p99_9_us"], abs=5e-4)
-        assert float(line["max_loss_us"]) == pytest.approx(t["max_us"], abs=5e-4)
-        assert float(tail["max_us"]) == pytest.approx(t["max_us"], rel=1e-9)
-        assert prom[("noisebench_cpu_loss_p99_9_seconds", cpu)] == pytest.approx(
-            float(line["p99_9_loss_us"]) * 1e-6, rel=1e-6)
-        assert prom[("noisebench_cpu_longest_loss_seconds", cpu)] == pytest.approx(
-            float(line["max_loss_us"]) * 1e-6, rel=1e-6)
-        for us in (10, 100, 1000):
-            assert float(tail[f"above_{us}us_per_hour"]) == pytest.approx(
-                t[f"above_{us}us_per_hour"], rel=1e-9)
+        check_tails(cpu, line, entry, tail, prom)
         assert float(line["above_100us_per_hour"]) == pytest.approx(
-            t["above_100us_per_hour"], abs=0.05)
+            entry["tails"]["above_100us_per_hour"], abs=0.05)
         # a traced detour's causes add up to the loss the kernel counted
         c = entry["causes"]
         if c["attributed"]:
@@ -146,6 +135,51 @@ def test_an_fwq_run_gives_one_number_a_figure_everywhere(run, tmp_path):
     assert key, words[:3000]
     assert [number(key[i]) for i in (1, 2, 3)] == [number(said[1]), number(said[8]),
                                                     number(said[9])]
+
+
+def check_tails(cpu, line, entry, tail, prom):
+    """One CPU's tails: the JSON's (full precision), tails.csv's (the
+    JSON's), the rank line's (3 decimals) and the metrics' (the line's)."""
+    t = entry["tails"]
+    for key in ("p99_9_us", "max_us"):
+        assert float(tail[key]) == pytest.approx(t[key], rel=1e-9), (cpu, key)
+    assert float(line["p99_9_loss_us"]) == pytest.approx(t["p99_9_us"], abs=5e-4), cpu
+    assert float(line["max_loss_us"]) == pytest.approx(t["max_us"], abs=5e-4), cpu
+    for us in (10, 100, 1000):
+        assert float(tail[f"above_{us}us_per_hour"]) == pytest.approx(
+            t[f"above_{us}us_per_hour"], rel=1e-9), (cpu, us)
+    assert prom[("noisebench_cpu_loss_p99_9_seconds", cpu)] == pytest.approx(
+        float(line["p99_9_loss_us"]) * 1e-6, rel=1e-6)
+    assert prom[("noisebench_cpu_longest_loss_seconds", cpu)] == pytest.approx(
+        float(line["max_loss_us"]) * 1e-6, rel=1e-6)
+
+
+@pytest.mark.parametrize("kernel", [k for k in KERNELS if k != "fwq"])
+def test_every_kernel_gives_one_number_a_figure_everywhere(run, tmp_path, kernel):
+    """The other kernels' traced runs on every CPU, with --metrics: each
+    CPU's tails, and where the kernel splits its loss (all but FTQ, whose
+    quanta are not times) the loss and its parts, are one number in the
+    rank line, the JSON, summary.csv, tails.csv and the metrics; each
+    traced CPU's causes add up to its loss."""
+    done = run(kernel, "-t", 0, *quick_args(kernel), "--trace", "--metrics",
+               tmp_path / "m.prom", "-o", "one")
+    assert done.returncode == 0, done.stderr
+    meta = json.loads((tmp_path / "one.json").read_text())
+    lines = {int(r["cpu"]): r for r in summaries(done.stdout)}
+    prom = metrics(tmp_path / "m.prom")
+    out = report(tmp_path)
+    summary = {int(r["cpu"]): r for r in read_csv(out / "summary.csv")}
+    tails = {int(r["cpu"]): r for r in read_csv(out / "tails.csv")}
+    assert len(meta["ranks"]) == len(lines) == len(summary) == len(tails) == NCPUS
+    for entry in meta["ranks"]:
+        cpu = entry["cpu"]
+        check_tails(cpu, lines[cpu], entry, tails[cpu], prom)
+        if "lost_percent" in entry:
+            check_every_door(cpu, lines[cpu], entry, summary[cpu], prom)
+        c = entry["causes"]
+        if c["attributed"]:
+            assert sum(v["total_ns"] for v in c["classes"].values()) == pytest.approx(
+                c["noise_ns"], rel=1e-6, abs=1)
 
 
 def test_noise_check_says_what_the_report_and_the_metrics_say(bin_dir, tmp_path):

@@ -6,6 +6,8 @@ table is wider than the page, the first screen holds the verdict in words
 and its figure, every figure has a caption with units; the PDF's pages are
 A4 and render (pdftoppm). Screenshots of the first screens are written
 (.cache/report-first-screen-<kind>.png) for the docs."""
+import csv
+import html
 import re
 import subprocess
 
@@ -130,3 +132,58 @@ def test_the_pdf_is_a4_and_renders(report, tmp_path):
     pdf = report[1].parent / "report.pdf"
     assert pdf.exists(), "report.pdf beside index.html"
     check_pdf(pdf, tmp_path)
+
+
+def page_words(index):
+    text = html.unescape(re.sub(r"<[^>]+>", " ", index.read_text()))
+    return re.sub(r"\s+", " ", text)
+
+
+def number(text):
+    return float(text.replace(",", ""))
+
+
+def sig3(x):
+    return float(f"{x:.3g}")
+
+
+def test_every_number_of_the_first_screen_is_its_tables(report):
+    """The verdict's share, its CPU count, its worst CPU and the verdict of
+    the requirements are summary.csv's, and the key figures' row says the
+    same share (at 2 CPUs the split one, at 8,192 synthetic ranks the loss
+    unsplit)."""
+    kind, index = report
+    with open(index.parent / "summary.csv", newline="") as f:
+        rows = list(csv.DictReader(f))
+    quoted = [r for r in rows if r["kernel"] == "fwq" and r["inject"] == "none"]
+    words = page_words(index)
+    split = re.search(r"The system takes ([\d.,]+)% of each CPU \(the median of the ([\d,]+) "
+                      r"CPUs? measured: .*?\), ([\d.,]+)% of the worst, (\S+):(\d+)\.", words)
+    whole = re.search(r"Each CPU loses ([\d.,]+)% of its time \(the median of the ([\d,]+) CPUs? "
+                      r"measured; [^)]*\); the worst, (\S+):(\d+), lost ([\d.,]+)%", words)
+    assert split or whole, words[:2000]
+    # unsplit, the loss is the kernel's noise_percent where it gave no lost_percent
+    key = "system_percent" if split else (
+        "lost_percent" if all(r["lost_percent"] for r in quoted) else "noise_percent")
+    values = sorted(float(r[key]) for r in quoted)
+    median = values[(len(values) + 1) // 2 - 1]
+    worst = max(quoted, key=lambda r: float(r[key]))
+    said = split or whole
+    assert number(said[1]) == sig3(median)
+    assert int(number(said[2])) == len(quoted)
+    share, host, cpu = (split[3], split[4], split[5]) if split else (whole[5], whole[3], whole[4])
+    assert number(share) == sig3(float(worst[key]))
+    assert (host, int(cpu)) == (worst["host"], int(worst["cpu"]))
+    # the key figures' row of the quoted run begins with the same share
+    row = re.search(r"FWQ multiiter, ([\d,]+) CPUs? \1 ([\d.,]+) ", words)
+    assert row and number(row[2]) == number(said[1]), words[:4000]
+    # the requirements' verdict counts the threads summary.csv judged
+    judged = [r for r in rows if r["inject"] == "none" and r["meets"] in ("TRUE", "FALSE")]
+    failing = sum(r["meets"] == "FALSE" for r in judged)
+    if failing:
+        told = re.search(r"do not meet the default requirements \(Sequoia's diminutive noise\): "
+                         r"([\d,]+) of the ([\d,]+) threads judged fail them", words)
+        assert told and (number(told[1]), number(told[2])) == (failing, len(judged)), words
+    else:
+        assert f"meet the default requirements (Sequoia's diminutive noise) on all " \
+               f"{len(judged):,} threads judged" in words

@@ -72,9 +72,20 @@ def test_fwq_json_describes_the_run(run, tmp_path):
     machine = meta["machine"]
     for key in ("cpu_model", "cores", "smt", "numa_nodes", "kernel_release",
                 "kernel_cmdline", "isolcpus", "nohz_full", "clocksource", "tsc_flags",
-                "cpufreq_governor", "virtual_machine"):
+                "cpufreq_governor", "turbo", "turbo_source", "cpufreq_limits_khz",
+                "virtual_machine"):
         assert key in machine
     assert machine["kernel_release"] == os.uname().release
+    # turbo or boost as the file that said it (intel_pstate's no_turbo reads
+    # 1 for off, cpufreq's boost 1 for on), or null where no file says
+    if machine["turbo"] is None:
+        assert machine["turbo_source"] is None
+    else:
+        value = open(machine["turbo_source"]).read().strip()
+        on = "0" if machine["turbo_source"].endswith("no_turbo") else "1"
+        assert machine["turbo"] == ("on" if value == on else "off"), machine
+    limits = machine["cpufreq_limits_khz"]
+    assert not limits or 0 < limits["min"] <= limits["max"] <= limits["hardware_max"], limits
 
 
 # --node-files: the threads' data in ranges of one file a kind (the layout

@@ -77,6 +77,7 @@ current_settings <- function(run, covered = list(run)) {
     governor = if (length(governors)) {
       paste("cpufreq governor", paste(governors, collapse = ", "))
     } else "no cpufreq governor",
+    turbo = if (is.null(m$turbo)) "turbo not said by the kernel" else paste("turbo", m$turbo),
     setNames(vapply(names(knobs), knob, ""), names(knobs))
   )
 }

@@ -229,6 +229,38 @@ static void describe_governors(struct nb_machine *m)
 		snprintf(m->governors, sizeof(m->governors), "none");
 }
 
+/* Turbo or boost, from the first of: intel_pstate's no_turbo, the global
+ * cpufreq boost (acpi-cpufreq), CPU 0's policy's boost (amd-pstate). */
+static void describe_turbo(struct nb_machine *m)
+{
+	static const struct { const char *path; const char *on; } sources[] = {
+		{ "/sys/devices/system/cpu/intel_pstate/no_turbo", "0" },
+		{ "/sys/devices/system/cpu/cpufreq/boost", "1" },
+		{ "/sys/devices/system/cpu/cpufreq/policy0/boost", "1" },
+	};
+	char v[32];
+
+	for (size_t i = 0; i < sizeof(sources) / sizeof(*sources); i++) {
+		nb_read_line(sources[i].path, v, sizeof(v));
+		if (strcmp(v, "0") != 0 && strcmp(v, "1") != 0)
+			continue;
+		snprintf(m->turbo, sizeof(m->turbo), "%s", strcmp(v, sources[i].on) ? "off" : "on");
+		snprintf(m->turbo_source, sizeof(m->turbo_source), "%s", sources[i].path);
+		break;
+	}
+	static const char *const limits[] = { "scaling_min_freq", "scaling_max_freq",
+					      "cpuinfo_max_freq" };
+	long *into[] = { &m->freq_min_khz, &m->freq_max_khz, &m->freq_hardware_max_khz };
+
+	for (int i = 0; i < 3; i++) {
+		char path[96];
+
+		snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu0/cpufreq/%s", limits[i]);
+		nb_read_line(path, v, sizeof(v));
+		*into[i] = strtol(v, NULL, 10);
+	}
+}
+
 void nb_machine_describe(struct nb_machine *m)
 {
 	struct utsname u;
@@ -254,6 +286,7 @@ void nb_machine_describe(struct nb_machine *m)
 	describe_hypervisor(m);
 	describe_tsc(m);
 	describe_governors(m);
+	describe_turbo(m);
 	/* the cabinet, chassis, slot, board and node, where host names are
 	 * nid numbers (Frontier, LUMI, Aurora) */
 	nb_read_line("/etc/cray/xname", m->xname, sizeof(m->xname));
@@ -288,6 +321,15 @@ void nb_machine_json(const struct nb_machine *m, struct nb_json *j, const char *
 		}
 	}
 	nb_json_end(j, '}');
+	nb_json_string(j, "turbo", m->turbo[0] ? m->turbo : NULL);
+	nb_json_string(j, "turbo_source", m->turbo_source[0] ? m->turbo_source : NULL);
+	nb_json_object(j, "cpufreq_limits_khz");
+	if (m->freq_max_khz > 0) {
+		nb_json_int(j, "min", m->freq_min_khz);
+		nb_json_int(j, "max", m->freq_max_khz);
+		nb_json_int(j, "hardware_max", m->freq_hardware_max_khz);
+	}
+	nb_json_end(j, '}');
 	nb_json_bool(j, "virtual_machine", m->hypervisor[0] != '\0');
 	nb_json_string(j, "hypervisor", m->hypervisor[0] ? m->hypervisor : NULL);
 	nb_json_string(j, "xname", m->xname[0] ? m->xname : NULL);
@@ -306,5 +348,6 @@ void nb_machine_print(const struct nb_machine *m, FILE *f)
 	fprintf(f, "clock source:     %s\n", m->clocksource);
 	fprintf(f, "tsc flags:        %s\n", m->tsc_flags[0] ? m->tsc_flags : "(none)");
 	fprintf(f, "cpufreq governor: %s\n", m->governors);
+	fprintf(f, "turbo/boost:      %s\n", m->turbo[0] ? m->turbo : "not said by the kernel");
 	fprintf(f, "virtual machine:  %s\n", m->hypervisor[0] ? m->hypervisor : "no");
 }

@@ -25,6 +25,12 @@ struct nb_machine {
 	char tsc_flags[256]; /* the TSC-related CPU flags, space separated */
 	char hypervisor[64]; /* "" on bare metal */
 	char governors[4096]; /* "cpu:governor" pairs, or "none" without cpufreq */
+	/* turbo or boost, which brho's FTQ notes warn changes a loop's speed:
+	 * "on", "off", or "" where the kernel does not say; the file that said */
+	char turbo[8], turbo_source[64];
+	/* CPU 0's cpufreq policy: its governor's limits and the hardware's
+	 * largest frequency, in kHz; 0 where unknown */
+	long freq_min_khz, freq_max_khz, freq_hardware_max_khz;
 	char xname[64];       /* where an HPE Cray node sits (/etc/cray/xname), "" elsewhere */
 };
 

@@ -92,6 +92,23 @@ def test_node_files_keep_netgauge_head_line_to_a_range(run, tmp_path):
     check_ranks_tables(tmp_path / "s.json")
 
 
+def test_detours_without_seconds_run_until_each_rank_has_them(run, tmp_path):
+    """Netgauge's end: --detours N alone runs until every rank recorded N.
+    A busy-wait of 100 us every 1 ms is a detour each millisecond, so 300
+    come within about 0.3 s whatever else the machine does."""
+    done = run("selfish", "-t", 0, "--detours", 300, "--inject", "1000:100", "-o", "s")
+    assert done.returncode == 0, done.stderr
+    ranks = json.loads((tmp_path / "s.json").read_text())["ranks"]
+    assert len(ranks) == NCPUS
+    for rank in ranks:
+        assert rank["stopped_by"] == "detours" and rank["detours"] == 300, rank
+        # not the default 60 s, nor the hour it may take
+        assert rank["period_s"] < 30, rank
+    # the end asked for is no warning
+    assert "stored --detours" not in done.stderr and done.stderr == "", done.stderr
+    assert done.stdout.count("stopped=detours_full") == NCPUS
+
+
 def test_a_full_detour_store_stops_the_run_and_says_so(run, tmp_path):
     done = run("selfish", "--seconds", 5, "--threshold", 150, "--detours", 1000, "-o", "s")
     assert done.returncode == 0, done.stderr

@@ -253,6 +253,7 @@ void nb_driver_parse(struct nb_run *r)
 	if (optind < r->d->argc)
 		nb_fail(NB_EXIT_USAGE, "unexpected argument '%s' (see -h)", r->d->argv[optind]);
 	check_stream(r, samples_given);
+	r->seconds_given = r->seconds_opt > 0;
 	if (r->seconds_opt <= 0)
 		r->seconds_opt = k->default_seconds;
 	if (!k->has_work)

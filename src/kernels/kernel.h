@@ -172,6 +172,7 @@ struct nb_run {
 	/* options */
 	uint64_t samples;  /* per participant: the size of its buffer */
 	double seconds_opt; /* --seconds: the kernel's configure sets samples from it */
+	int seconds_given;  /* --seconds was on the command line, not the default */
 	struct nb_stream_opts stream;
 	const char *prefix;
 	int to_stdout;

@@ -23,6 +23,7 @@
 struct options {
 	uint64_t detours, threshold_percent;
 	int detours_given;
+	int until_detours; /* --detours without --seconds: Netgauge's end */
 };
 
 struct result {
@@ -67,11 +68,19 @@ static void option(struct nb_run *r, int c, const char *arg)
 	}
 }
 
+/* Netgauge's selfish runs until it recorded a given number of detours: so
+ * does --detours N without --seconds, for at most this long. */
+#define UNTIL_DETOURS_MAX_S 3600.0
+
 /* The store may hold --detours detours; by default as many as half the
  * memory available holds for one rank per CPU (it is faulted in only as it
  * fills). */
 static void check(struct nb_run *r)
 {
+	if (opt.detours_given && !r->seconds_given) {
+		opt.until_detours = 1;
+		r->seconds_opt = UNTIL_DETOURS_MAX_S;
+	}
 	if (!opt.detours_given) {
 		long cpus = sysconf(_SC_NPROCESSORS_ONLN);
 		uint64_t room = nb_memory_available() / 2 / (uint64_t)(cpus > 0 ? cpus : 1) /
@@ -294,7 +303,7 @@ static void reduce(struct nb_run *r, const void *mine, int nlocal, int signo)
 	if (!local)
 		nb_fail(NB_EXIT_FAILURE, "out of memory");
 	for (int i = 0; i < nlocal; i++) {
-		if (x[i].full)
+		if (x[i].full && !opt.until_detours)
 			nb_warn("rank %d stored --detours %llu detours after %.3f s of the %.3f s "
 				"asked: it stopped there (raise --detours)", x[i].p.rank,
 				(unsigned long long)opt.detours, x[i].period_s, r->seconds_opt);
@@ -434,9 +443,11 @@ static const struct nb_kernel selfish = {
 	.usage = "Selfish detour: record every loop iteration longer than THRESHOLD% of the\n"
 		 "minimal one, on every CPU, for SECONDS (the store of detours grows as it fills).\n"
 		 "Writes PREFIX_<rank>_detours.dat (start_ns length_ns) and PREFIX.json.\n"
-		 "  --detours N          keep at most N detours a rank, 16 bytes each, and stop\n"
-		 "                       early, saying so, when they are full (default: half the\n"
-		 "                       memory available over one rank per CPU)\n"
+		 "  --detours N          keep at most N detours a rank, 16 bytes each. Without\n"
+		 "                       --seconds, run until each rank has N (Netgauge's end;\n"
+		 "                       an hour at most); with it, stop early, saying so, when\n"
+		 "                       they are full (default: half the memory available over\n"
+		 "                       one rank per CPU)\n"
 		 "  --threshold PCT      detour threshold, % of the minimal iteration (default 900)\n",
 	.shortopts = "",
 	.longopts = longopts,

@@ -77,17 +77,25 @@ def check_every_door(cpu, line, entry, row, prom):
             float(line[key]) / 100, abs=1e-9), (cpu, metric)
 
 
-def test_an_fwq_run_gives_one_number_a_figure_everywhere(run, tmp_path):
-    done = run("fwq", "-t", 0, "-n", 4000, "-w", 12, "--trace", "--metrics", tmp_path / "m.prom",
-               "-o", "one")
+def traced_run(run, tmp_path, kernel, *args):
+    """A traced run of the kernel on every CPU with --metrics, and its report:
+    (stdout, JSON, {cpu: rank line}, metrics, {cpu: summary.csv row},
+    {cpu: tails.csv row}, the report's directory)."""
+    done = run(kernel, "-t", 0, *args, "--trace", "--metrics", tmp_path / "m.prom", "-o", "one")
     assert done.returncode == 0, done.stderr
     meta = json.loads((tmp_path / "one.json").read_text())
     lines = {int(r["cpu"]): r for r in summaries(done.stdout)}
-    prom = metrics(tmp_path / "m.prom")
     out = report(tmp_path)
     summary = {int(r["cpu"]): r for r in read_csv(out / "summary.csv")}
     tails = {int(r["cpu"]): r for r in read_csv(out / "tails.csv")}
-    assert len(meta["ranks"]) == len(lines) == len(summary) == len(rank_lines(done.stdout)) >= 1
+    assert len(meta["ranks"]) == len(lines) == len(summary) == len(tails) == NCPUS
+    return done.stdout, meta, lines, metrics(tmp_path / "m.prom"), summary, tails, out
+
+
+def test_an_fwq_run_gives_one_number_a_figure_everywhere(run, tmp_path):
+    stdout, meta, lines, prom, summary, tails, out = traced_run(run, tmp_path, "fwq", "-n", 4000,
+                                                                "-w", 12)
+    assert len(rank_lines(stdout)) == NCPUS
     for entry in meta["ranks"]:
         cpu = entry["cpu"]
         line, row, tail = lines[cpu], summary[cpu], tails[cpu]
@@ -161,16 +169,8 @@ def test_every_kernel_gives_one_number_a_figure_everywhere(run, tmp_path, kernel
     quanta are not times) the loss and its parts, are one number in the
     rank line, the JSON, summary.csv, tails.csv and the metrics; each
     traced CPU's causes add up to its loss."""
-    done = run(kernel, "-t", 0, *quick_args(kernel), "--trace", "--metrics",
-               tmp_path / "m.prom", "-o", "one")
-    assert done.returncode == 0, done.stderr
-    meta = json.loads((tmp_path / "one.json").read_text())
-    lines = {int(r["cpu"]): r for r in summaries(done.stdout)}
-    prom = metrics(tmp_path / "m.prom")
-    out = report(tmp_path)
-    summary = {int(r["cpu"]): r for r in read_csv(out / "summary.csv")}
-    tails = {int(r["cpu"]): r for r in read_csv(out / "tails.csv")}
-    assert len(meta["ranks"]) == len(lines) == len(summary) == len(tails) == NCPUS
+    _, meta, lines, prom, summary, tails, _ = traced_run(run, tmp_path, kernel,
+                                                         *quick_args(kernel))
     for entry in meta["ranks"]:
         cpu = entry["cpu"]
         check_tails(cpu, lines[cpu], entry, tails[cpu], prom)

@@ -26,6 +26,7 @@ from nbtest.competitor import beside_competitors
 from nbtest.crowd import start_crowd
 from nbtest.ground_truth import load_injections
 from nbtest.kernel_files import check_node_data, check_node_parts, load_description, part_bytes
+from nbtest.launch import wait_for_files
 from nbtest.lines import check_ranks_line, rank_lines, summaries
 CLASSES = set(CATALOGUE["cause_classes"])
 
@@ -315,9 +316,13 @@ def test_sigterm_writes_the_samples_first_and_removes_the_instance(bin_dir, tmp_
     follow) writes what it measured at once: the trace, whose reading takes
     longer, is left unread, the JSON says so, and no tracefs instance is
     left recording, nor any file half written."""
-    proc = subprocess.Popen([bin_dir / "fwq", "-t", "0", "-n", "2000000", "-w", "9",
+    proc = subprocess.Popen([bin_dir / "fwq", "-t", "0", "-n", "5000000", "-w", "9",
                              "--trace", "-o", "cut"], cwd=tmp_path, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True)
+    # the trace records once each thread's causes file exists; then come
+    # the calibration (100 ms) and the warm-up (300 ms), and then samples
+    wait_for_files(proc, tmp_path, "cut_*_causes.dat.*.tmp",
+                   len(os.sched_getaffinity(0)))
     time.sleep(2)
     instances = list(Path("/sys/kernel/tracing/instances").glob(f"noisebench-{proc.pid}"))
     proc.send_signal(signal.SIGTERM)

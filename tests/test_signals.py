@@ -7,6 +7,7 @@ import time
 import numpy as np
 import pytest
 from nbtest.ground_truth import load_injections
+from nbtest.launch import wait_for_files
 
 
 @pytest.mark.parametrize("kernel,sig", [("fwq", signal.SIGTERM), ("ftq", signal.SIGINT)])
@@ -19,7 +20,8 @@ def test_signal_keeps_samples_so_far(bin_dir, tmp_path, kernel, sig):
     proc = subprocess.Popen([bin_dir / kernel, "-t", "0", "-n", "10000000", *args, "-o", "cut"],
                             cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True)
-    time.sleep(2.5)
+    wait_for_files(proc, tmp_path, "cut.json.*.tmp", 1)
+    time.sleep(2.5)  # past the calibration and the 300 ms warm-up
     proc.send_signal(sig)
     out, err = proc.communicate(timeout=120)
     assert proc.returncode == 128 + sig, err

@@ -56,3 +56,16 @@ def once_more_after_foreign_crash(launch, workdir):
                 shutil.rmtree(child) if child.is_dir() else child.unlink()
         time.sleep(PAUSE_S)
     return launch()
+
+
+def wait_for_files(proc, directory, pattern, count, timeout=120):
+    """Waits until `count` files match `pattern` in `directory`, the sign that
+    a run has passed a step of its start (each kernel creates its temporary
+    files before measuring, and its causes files once the trace records).
+    A fixed sleep would not do: on a loaded machine under ASan, setting up
+    the trace's buffers alone can take seconds."""
+    deadline = time.monotonic() + timeout
+    while len(list(directory.glob(pattern))) < count:
+        assert proc.poll() is None, f"the run ended before creating {count} {pattern}"
+        assert time.monotonic() < deadline, f"no {count} {pattern} after {timeout} s"
+        time.sleep(0.01)

@@ -8,9 +8,10 @@ drives the release build: the sanitizer suite checks the kernels."""
 import json
 import os
 import re
+import subprocess
 
 import pytest
-from nbtest import KERNELS
+from nbtest import CATALOGUE, KERNELS, ROOT
 from nbtest.jube_runs import jube, project_copy, result_rows, run_to_end, workpackage_dirs
 
 pytestmark = [pytest.mark.harness,
@@ -99,6 +100,95 @@ def test_the_catalogue_sweeps_every_kernel_it_lists(tmp_path, bin_dir):
                 else f"{r['kernel']} summary ")
         printed = re.search(rf"(?m)^{line}.*\b{headline['key']}=(\S+)", out)[1]
         assert float(r["value"]) == pytest.approx(float(printed), rel=1e-3), (r, printed)
+
+
+def test_slurm_sweeps_the_cpus_and_work_of_the_nodes_not_the_host(tmp_path, slurm_nodes, bin_dir):
+    """Under tag slurm the core counts swept are those of the partition's
+    nodes as Slurm gives them (here one CPU each, on a host of more), and
+    the work kinds those that build on the nodes' processor: a system file
+    that says aarch64 gets no asm. The jobs ran where the sweep said."""
+    nodes = subprocess.run(["scontrol", "-o", "show", "node"], capture_output=True, text=True,
+                           check=True, env=dict(os.environ, **slurm_nodes)).stdout
+    node_cpus = {int(c) for c in re.findall(r"\bCPUEfctv=(\d+)", nodes)}
+    assert len(node_cpus) == 1, nodes
+    (cpus,) = node_cpus
+    jube_dir = project_copy(tmp_path, fwq_samples=2000, site_arch="aarch64")
+    env = dict(slurm_nodes, NOISEBENCH_BIN_DIR=str(bin_dir))
+    handle = run_to_end(jube_dir, "fwq", env, "slurm")
+    rows = result_rows(handle, "fwq", env)
+    sweep = [2 ** i for i in range(cpus.bit_length()) if 2 ** i < cpus] + [cpus]
+    arm_kinds = [k for k, info in CATALOGUE["work_kinds"].items()
+                 if "aarch64" in info.get("arch", ["aarch64"])]
+    assert "asm" not in arm_kinds
+    assert sorted((r["work"], int(r["cores"])) for r in rows) == sorted(
+        (k, c) for k in arm_kinds for c in sweep), (cpus, os.cpu_count(), rows)
+    for r in rows:
+        assert r["status"] == "ok" and int(r["job_id"]) > 0, r
+    for work in workpackage_dirs(handle, "fwq"):
+        meta = json.loads((work / "fwq.json").read_text())
+        assert len(meta["ranks"]) <= cpus
+
+
+def test_the_node_shape_takes_the_system_files_values_and_the_core_spec(slurm_nodes):
+    """include/node_shape.sh: a system file's CPUs win over Slurm's; cores
+    the jobs keep for the system (--core-spec) come off every node's, and a
+    partition that would leave a job none, or that does not exist, is an
+    error of one line that names it."""
+    script = ROOT / "jube" / "include" / "node_shape.sh"
+    env = dict(os.environ, **slurm_nodes)
+
+    def shape(*args):
+        return subprocess.run([script, *args], capture_output=True, text=True, env=env)
+
+    assert shape("cpus", "slurm", "debug", "288").stdout == "288"
+    assert shape("arch", "slurm", "debug").stdout == os.uname().machine
+    none_left = shape("cpus", "slurm", "debug", "", "1")
+    assert none_left.returncode == 2 and none_left.stdout == ""
+    assert none_left.stderr == "node_shape.sh: partition debug leaves no CPU to a job\n"
+    missing = shape("cpus", "slurm", "nosuch")
+    assert missing.returncode == 2 and "no node of partition nosuch" in missing.stderr
+
+
+def test_the_acceptance_tag_runs_every_core_at_the_catalogues_lengths(tmp_path, bin_dir):
+    """-t acceptance reads the catalogue's acceptance entry (kernels.json):
+    one workpackage a kernel (FTQ's two frequencies), every CPU of the node,
+    FWQ's preset work kind, each kernel at the entry's lengths. The entry
+    is made short here, in a copy of the catalogue the benchmark's
+    source_dir points to; nothing else of the project is changed."""
+    alt = tmp_path / "alt"
+    (alt / "src" / "kernels").mkdir(parents=True)
+    for entry in ROOT.iterdir():
+        if entry.name not in ("src", ".git"):
+            (alt / entry.name).symlink_to(entry)
+    for entry in (ROOT / "src").iterdir():
+        if entry.name != "kernels":
+            (alt / "src" / entry.name).symlink_to(entry)
+    for entry in (ROOT / "src" / "kernels").iterdir():
+        if entry.name != "kernels.json":
+            (alt / "src" / "kernels" / entry.name).symlink_to(entry)
+    catalogue = json.loads((ROOT / "src" / "kernels" / "kernels.json").read_text())
+    short = {"fwq": {"samples": 3000}, "ftq": {"seconds": 1},
+             "psnap": {"reps": 300, "granularity_us": 500}, "selfish": {"seconds": 1}}
+    for kernel, values in short.items():
+        catalogue["acceptance"][kernel].update(values)
+    (alt / "src" / "kernels" / "kernels.json").write_text(json.dumps(catalogue))
+    (tmp_path / "copy").mkdir()
+    jube_dir = project_copy(tmp_path / "copy", source_dir=alt)
+    handle = run_to_end(jube_dir, "noise", {"NOISEBENCH_BIN_DIR": str(bin_dir)}, "acceptance")
+    preset = catalogue["acceptance"]
+    ncpus = len(os.sched_getaffinity(0))
+    flags = {"samples": "-n", "reps": "-n", "granularity_us": "-g", "seconds": "--seconds",
+             "work": "--work"}
+    for kernel in KERNELS:
+        works = workpackage_dirs(handle, kernel)
+        assert len(works) == (2 if kernel == "ftq" else 1), (kernel, works)
+        for work in works:
+            meta = json.loads((work / f"{kernel}.json").read_text())
+            assert meta["complete"] is True and len(meta["ranks"]) == ncpus
+            line = " ".join(meta["command_line"]) + " "
+            for key, value in preset[kernel].items():
+                if key in flags:
+                    assert re.search(rf" {flags[key]} {value}(\.0)? ", line), (key, line)
 
 
 def test_failed_and_killed_jobs_show_as_such(tmp_path, slurm, bin_dir):

@@ -8,6 +8,7 @@ import re
 import subprocess
 
 import pytest
+from nbtest import WORK_KINDS
 
 pytestmark = pytest.mark.release
 
@@ -28,8 +29,7 @@ def functions(build_dir):
 
 
 def test_every_kind_has_both_loops(functions):
-    kinds = {"multiiter", "daxpy"} | ({"asm"} if os.uname().machine == "x86_64" else set())
-    assert set(functions) == {f"nb_{k}_{w}" for k in ("fwq", "ftq") for w in kinds} | {
+    assert set(functions) == {f"nb_{k}_{w}" for k in ("fwq", "ftq") for w in WORK_KINDS} | {
         "nb_selfish_min_iteration", "nb_selfish_ordinary_iteration", "nb_selfish_loop"}
 
 
@@ -81,6 +81,18 @@ def test_asm_loop_is_llnl_fwq_loop(functions):
         assert loop == ["inc"] + ["nop"] * 16 + ["cmp", "js"], (name, loop)
 
 
+def test_increment_loop_is_one_increment_and_its_loop(functions):
+    """MULTIITER unset, as the Sequoia code has it: a work loop is one
+    increment of a register counter, beside the loop's own count, compare
+    and branch, and no memory reference."""
+    if os.uname().machine != "x86_64":
+        pytest.skip("x86-64 only")
+    for name in ("nb_fwq_increment", "nb_ftq_increment"):
+        loop = inner_loop(functions[name][1])
+        assert len(loop) <= 4 and loop[-1].startswith("j"), (name, loop)
+        assert sum(op in ("add", "inc") for op in loop) == 2, (name, loop)
+
+
 def test_a_work_loop_takes_ticks_its_instructions_can_take(functions, bin_dir):
     """Each work loop's cost (noise-info, the fastest of its FWQ samples)
     against its instruction count from the machine code: between an issue
@@ -92,7 +104,7 @@ def test_a_work_loop_takes_ticks_its_instructions_can_take(functions, bin_dir):
         pytest.skip("x86-64 only")
     info = json.loads(subprocess.run([bin_dir / "noise-info", "--json"], check=True,
                                      capture_output=True, text=True).stdout)
-    for kind in ("asm", "multiiter"):
+    for kind in ("asm", "multiiter", "increment"):
         instructions = len(inner_loop(functions[f"nb_fwq_{kind}"][1]))
         ticks = info["ticks_per_work_loop"][kind]
         assert instructions / 6 / 2.5 <= ticks <= instructions * 4, (kind, instructions, ticks)

@@ -71,11 +71,12 @@ def test_every_rank_reports_and_writes_its_files(kernel, bin_dir, tmp_path):
         # beyond 64 ranks, one histogram of every rank's iterations, summed
         # where the ranks ran: every iteration in it once, and no block a rank
         assert not re.search(r"(?m)^(#rank|# \d+ )", done.stdout)
-        block = done.stdout.split(f"# all ranks={RANKS}\n")[1].split("rank kernel=psnap ")[0]
-        assert sum(int(line.split()[1]) for line in block.splitlines()) == \
+        block = done.stdout.split(f"#all ranks={RANKS}\n")[1].split("rank kernel=psnap ")[0]
+        bins = [line for line in block.splitlines() if not line.startswith("#")]
+        assert sum(int(line.split()[1]) for line in bins) == \
             sum(r["samples"] for r in meta["ranks"])
         # and the JSON's, which the report draws, is the same one
-        lines = dict(line.split() for line in block.splitlines())
+        lines = dict(line.split() for line in bins)
         overflow = int(lines.pop("overflow", 0))
         assert json_histogram(meta) == ({float(t): int(n) for t, n in lines.items() if int(n)}, overflow)
 

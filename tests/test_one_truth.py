@@ -257,7 +257,7 @@ def test_reframes_performance_log_is_its_runs_own(tmp_path, bin_dir):
     variable in the perflog is the worst rank's of the check's own JSON."""
     cmd = [ROOT / ".venv" / "bin" / "reframe", "-C", ROOT / "reframe" / "config" / "generic.py",
            "-c", ROOT / "reframe" / "checks", "--system", "anynode:local",
-           "-n", "^fwq_noise_check", "-x", "asm|daxpy", "-S", "samples=4000",
+           "-n", "^fwq_noise_check", "-x", "asm|daxpy|increment", "-S", "samples=4000",
            "--keep-stage-files", "--report-file", tmp_path / "report.json", "-r"]
     env = dict(os.environ, NOISEBENCH_BIN_DIR=str(bin_dir),
                RFM_SQLITE_DB_FILE=str(tmp_path / "results.db"))

@@ -5,7 +5,7 @@ import subprocess
 
 import numpy as np
 import pytest
-from nbtest import KERNELS, quick_args
+from nbtest import KERNELS, REPORT_R, WORK_KINDS, quick_args
 from nbtest.kernel_files import check_node_data, load_run
 from nbtest.lines import check_ranks_line, ranks_line, summaries
 
@@ -157,6 +157,27 @@ def test_stdout_mode(run, tmp_path):
     assert (tmp_path / "s.json").exists()
 
 
+def test_a_single_threaded_run_names_its_files_as_the_sequoia_tools(run, tmp_path):
+    """The Sequoia document's run, `ftq -o testrun -n 1000`, writes
+    testrun_counts.dat and testrun_times.dat of 1000 lines each; with -t,
+    even -t 1, each thread's files carry its number. The JSON names what
+    was written, and the report reads it."""
+    assert run("ftq", "-o", "testrun", "-n", 1000).returncode == 0
+    assert run("fwq", "-o", "w", "-n", 500).returncode == 0
+    assert run("ftq", "-t", 1, "-o", "t1", "-n", 100).returncode == 0
+    names = sorted(p.name for p in tmp_path.iterdir())
+    assert names == sorted(["testrun.json", "testrun_counts.dat", "testrun_times.dat",
+                            "w.json", "w_times.dat", "t1.json", "t1_0_counts.dat",
+                            "t1_0_times.dat"]), names
+    for suffix in ("counts", "times"):
+        assert len((tmp_path / f"testrun_{suffix}.dat").read_text().splitlines()) == 1000
+    meta = json.loads((tmp_path / "testrun.json").read_text())
+    assert meta["ranks"][0]["files"] == ["testrun_counts.dat", "testrun_times.dat"]
+    done = subprocess.run(["Rscript", REPORT_R, tmp_path], capture_output=True, text=True,
+                          timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+
+
 def test_threaded_sequoia_aliases(bin_dir, tmp_path):
     for alias in ("t_fwq", "t_ftq"):
         res = subprocess.run([bin_dir / alias, "-n", "50", "-t", "1", "-o", alias],
@@ -173,15 +194,14 @@ def test_cpus_option_pins(run, tmp_path):
     assert [t["cpu"] for t in meta["ranks"]] == [last]
 
 
-@pytest.mark.parametrize("work", ["multiiter", "asm", "daxpy"])
+@pytest.mark.parametrize("work", WORK_KINDS)
 def test_every_work_kind_runs(run, tmp_path, work):
-    if os.uname().machine != "x86_64" and work == "asm":
-        pytest.skip("the ASM loop exists for x86-64 only")
     for kernel in ("fwq", "ftq"):
         res = run(kernel, "--work", work, "-n", 300, "-o", f"{kernel}_{work}")
         assert res.returncode == 0, res.stderr
         meta = json.loads((tmp_path / f"{kernel}_{work}.json").read_text())
-        assert meta["work"] == work and meta["ticks_per_work_loop_min"] > 1
+        # one increment and its loop take less than a tick on a fast core
+        assert meta["work"] == work and meta["ticks_per_work_loop_min"] > 0.1
 
 
 @pytest.mark.timing

@@ -177,7 +177,7 @@ def test_trace_gives_each_cause_class_a_figure(tmp_path, built):
     lost: a vCPU running slow adds to "hardware")."""
     # FWQ's multiiter checks: -n's "%" is ReFrame's parameter syntax
     result, cases = reframe(tmp_path, "anynode:local", "-n", "^fwq_noise_check",
-                            "-x", "asm|daxpy", "-S", "trace=true", "-S", "inject=1000:700",
+                            "-x", "asm|daxpy|increment", "-S", "trace=true", "-S", "inject=1000:700",
                             *SHORT, env=built)
     assert cases, result.stdout[-3000:]
     classes = CATALOGUE["cause_classes"]
@@ -280,3 +280,35 @@ def test_the_results_database_shows_what_added_noise_changed(tmp_path, injected,
     for r in levels:
         assert float(r["noisy"]) >= 65, r
         assert float(r["pdiff"]) > 0 or float(r["quiet"]) >= 65, r
+
+
+def test_the_acceptance_preset_runs_every_core_at_the_catalogues_lengths(tmp_path, built):
+    """-S acceptance=true (a dry run: the jobs are written, not run): one
+    check a kernel and FTQ frequency, on every core only, FWQ's preset work
+    kind only, each with the catalogue's lengths."""
+    cmd = [ROOT / ".venv" / "bin" / "reframe", "-C", ROOT / "reframe" / "config" / "generic.py",
+           "-c", ROOT / "reframe" / "checks", "--system", "anynode:local",
+           "-S", "acceptance=true", "--dry-run"]
+    result = subprocess.run([str(c) for c in cmd], cwd=tmp_path, capture_output=True, text=True,
+                            timeout=300, env=dict(os.environ, RFM_SQLITE_DB_FILE=str(
+                                tmp_path / "results.db"), **built))
+    assert result.returncode == 0, result.stdout[-3000:]
+    scripts = {p.parent.name: p.read_text() for p in tmp_path.glob("stage/**/rfm_job.sh")
+               if "noisebench_build" not in str(p)}
+    ncpus = os.cpu_count()
+    preset = CATALOGUE["acceptance"]
+    commands = {}
+    for name, text in scripts.items():
+        (command,) = [line for line in text.splitlines()
+                      if "/bin/" in line and not line.startswith("#")]
+        commands.setdefault(name.split("_noise_check")[0], []).append(command)
+    assert sorted(commands) == sorted(KERNELS), commands
+    assert len(commands["ftq"]) == 2  # the two frequencies
+    for kernel, lines in commands.items():
+        for line in lines:
+            assert f" -t {ncpus} " in line, line
+            for key, value in preset[kernel].items():
+                flag = {"samples": "-n", "reps": "-n", "granularity_us": "-g",
+                        "seconds": "--seconds", "work": "--work"}.get(key)
+                if flag:
+                    assert re.search(rf" {flag} {value}(\.0)? ", line), (key, line)

@@ -13,7 +13,7 @@ import re
 import subprocess
 
 import pytest
-from nbtest import REPORT_R, ROOT
+from nbtest import KERNELS, REPORT_R, ROOT, quick_args
 from nbtest.jube_runs import project_copy, result_rows, run_to_end
 from nbtest.lines import rank_lines, ranks_line
 
@@ -119,7 +119,7 @@ def test_reframe_takes_its_verdict_from_the_file(bin_dir, tmp_path, rules):
         report_file = tmp_path / f"{name}.json"
         cmd = [ROOT / ".venv" / "bin" / "reframe", "-C", ROOT / "reframe" / "config" / "generic.py",
                "-c", ROOT / "reframe" / "checks", "--system", "anynode:local",
-               "-n", "^fwq_noise_check", "-x", "asm|daxpy", "-S", "samples=2000",
+               "-n", "^fwq_noise_check", "-x", "asm|daxpy|increment", "-S", "samples=2000",
                "-S", f"requirements={rules[name]}", "--report-file", report_file, "-r"]
         env = dict(os.environ, NOISEBENCH_BIN_DIR=str(bin_dir),
                    RFM_SQLITE_DB_FILE=str(tmp_path / "results.db"))
@@ -145,3 +145,21 @@ def test_jube_gives_the_file_verdict_in_its_table(tmp_path, rules):
                                 fwq_samples=2000, requirements=rules[name])
         rows = result_rows(run_to_end(jube_dir, "fwq", env={}), "fwq")
         assert len(rows) == 2 and {r["requirements"] for r in rows} == {met}, rows
+
+
+def test_the_commitments_template_judges_every_rule_on_its_kernel(run):
+    """site/acceptance/commitments.requirements, the file DESCRIPTION.md
+    asks a vendor to fill in: the kernels read it, and every rule of a
+    kernel's is judged on each of its ranks (its figure is on the rank
+    line: none is silently left out)."""
+    template = ROOT / "site" / "acceptance" / "commitments.requirements"
+    rules = [line.split() for line in template.read_text().splitlines()
+             if line.strip() and not line.startswith("#")]
+    for kernel in KERNELS:
+        mine = [r for r in rules if f"kernel={kernel}" in r]
+        assert mine, kernel
+        done = run(kernel, *quick_args(kernel), "--requirements", template, "-o", kernel)
+        assert done.returncode == 0, done.stderr
+        lines = rank_lines(done.stdout)
+        assert lines and all(f" rules_judged={len(mine)} " in line + " " for line in lines), (
+            kernel, lines[:1])

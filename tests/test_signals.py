@@ -78,7 +78,7 @@ def test_signal_in_the_warm_up_writes_empty_files(bin_dir, tmp_path):
     proc.send_signal(signal.SIGTERM)
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 128 + signal.SIGTERM
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["x.json", "x_0_times.dat"]
-    assert (tmp_path / "x_0_times.dat").read_text() == ""
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["x.json", "x_times.dat"]
+    assert (tmp_path / "x_times.dat").read_text() == ""
     meta = json.loads((tmp_path / "x.json").read_text())
     assert meta["complete"] is False and meta["ranks"][0]["samples"] == 0

@@ -5,7 +5,7 @@ import re
 import subprocess
 import sys
 
-from nbtest import ROOT
+from nbtest import CATALOGUE, ROOT
 
 RECIPE = ROOT / "spack-repo" / "packages" / "noisebench" / "package.py"
 
@@ -35,10 +35,13 @@ def test_every_cmake_option_the_recipe_passes_exists():
 
 
 def test_work_variant_values_are_the_projects_work_kinds():
+    """The portable kinds of the catalogue are the work variant's values,
+    and each kind for some processors only (asm) a variant of its own."""
     recipe = RECIPE.read_text()
     values = re.search(r'any_combination_of\(([^)]*)\)', recipe).group(1)
-    # the portable kinds, and asm as a variant of its own (x86-64 targets)
-    kinds = set(re.findall(r'"(\w+)"', values)) | {"asm"}
-    assert re.search(r'variant\(\s*"asm", default=True, when="target=x86_64:"', recipe)
-    cmake = (ROOT / "CMakeLists.txt").read_text()
-    assert kinds == set(re.search(r"subset of: ([\w ]+)\)", cmake).group(1).split())
+    kinds = CATALOGUE["work_kinds"]
+    assert set(re.findall(r'"(\w+)"', values)) == {k for k, v in kinds.items() if "arch" not in v}
+    assert re.search(r'with_default\(\s*"multiiter,increment,daxpy"', recipe)
+    for kind in (k for k, v in kinds.items() if "arch" in v):
+        assert kinds[kind]["arch"] == ["x86_64"]
+        assert re.search(rf'variant\(\s*"{kind}", default=True, when="target=x86_64:"', recipe)

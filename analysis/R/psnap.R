@@ -48,6 +48,28 @@ psnap_by_cores <- function(run_table) {
   ), by = .(cores = tasks)][order(cores)]
 }
 
+# P-SNAP per node, as the PRACE notes sum the ranks' '#' lines by host (a
+# node's ranks in the kernel's stdout, or beyond 64 ranks in its node's
+# histograms file): the ranks' total times against the time their
+# iterations would take at the granularity, and the node's slowdown,
+# (1 - nominal / total) * 100 as the notes' awk computes it.
+psnap_node_table <- function(runs) {
+  psnap <- Filter(function(r) r$kernel == "psnap", runs)
+  out <- rbindlist(lapply(names(psnap), function(name) {
+    run <- psnap[[name]]
+    reps <- as.numeric(run$meta$reps %||% NA_real_)
+    granularity_us <- as.numeric(run$meta$granularity_us %||% NA_real_)
+    ranks <- data.table(host = rank_values(run, "host", NA_character_),
+      total_us = rank_values(run, "total_time_us"))
+    ranks[, .(run = name, ranks = .N, reps = reps, granularity_us = granularity_us,
+      total_time_s = sum(total_us) / 1e6,
+      nominal_time_s = .N * reps * granularity_us / 1e6,
+      slowdown_percent = 100 * (1 - .N * reps * granularity_us / sum(total_us))), by = host]
+  }))
+  if (nrow(out)) setcolorder(out, c("run", "host"))
+  out
+}
+
 # Iteration times over all ranks of all P-SNAP runs, in us (their files).
 psnap_iterations <- function(runs) {
   psnap <- Filter(function(r) r$kernel == "psnap", runs)

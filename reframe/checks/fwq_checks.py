@@ -5,19 +5,20 @@ import platform
 import reframe as rfm
 from reframe.core.builtins import parameter, run_after
 
-from noisebench_reframe.base import NOISE_TAGS as TAGS
+from noisebench_reframe.base import KERNELS, NOISE_TAGS as TAGS
 from noisebench_reframe.fwq import fwq_base
 
 
 @rfm.simple_test
 class fwq_noise_check(fwq_base):
-    #: Work loop: multiiter (32 inc, 31 dec), asm (x86-64 registers only), daxpy
-    work = parameter(['multiiter', 'asm', 'daxpy'])
+    #: Work loop: every work kind of the catalogue (kernels.json, work_kinds)
+    work = parameter(list(KERNELS['work_kinds']))
     descr = 'FWQ scaled noise against the Sequoia criteria'
     tags = TAGS
 
     @run_after('setup')
-    def skip_asm_elsewhere(self):
-        # the kernels are built here, and have an ASM loop on x86-64 only
-        self.skip_if(self.work == 'asm' and platform.machine() != 'x86_64',
-                     'the asm work loop is x86-64 only')
+    def skip_kinds_the_node_lacks(self):
+        # the kernels are built here, for this host's processor
+        builds_on = KERNELS['work_kinds'][self.work].get('arch', [platform.machine()])
+        self.skip_if(platform.machine() not in builds_on,
+                     f'the {self.work} work loop builds on {", ".join(builds_on)} only')

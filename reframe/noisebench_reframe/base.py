@@ -85,6 +85,10 @@ class noise_run_base(rfm.RunOnlyRegressionTest):
     #: Attribute every detour to its cause (--trace: root or tracefs access);
     #: adds a max_<class>_percent performance variable per cause class
     trace = variable(bool, value=False)
+    #: The acceptance preset (docs/reframe.md): each kernel once, on every
+    #: core of every node the partition has free (ReFrame's flexible
+    #: allocation), at the lengths of the catalogue's acceptance entry
+    acceptance = variable(bool, value=False)
     #: The kernel's name (its binary's)
     kernel = variable(str)
     noisebench = fixture(noisebench_build, scope='environment')
@@ -102,6 +106,26 @@ class noise_run_base(rfm.RunOnlyRegressionTest):
     def cores(self):
         return self.layout[1]
 
+    @run_after('setup')
+    def apply_acceptance(self):
+        """-S acceptance=true: only the every-core point of the sweep (and
+        FWQ's acceptance work kind), at the catalogue's lengths (its keys
+        are this check's variables), with a time limit of 1.5 times what
+        the kernel measures plus 15 minutes."""
+        if not self.acceptance:
+            return
+        preset = KERNELS['acceptance'][self.kernel]
+        ncores = self.current_partition.processor.num_cpus or os.cpu_count()
+        self.skip_if(self.cores != ncores, 'the acceptance preset runs on every core')
+        work = preset.get('work')
+        self.skip_if(work is not None and getattr(self, 'work', work) != work,
+                     f'the acceptance preset runs the {work} work kind')
+        for key, value in preset.items():
+            if key not in ('work', 'measure_s'):
+                # the variable's own type: FTQ's seconds are a float
+                setattr(self, key, type(getattr(self, key))(value))
+        self.time_limit = f"{-(-int(1.5 * preset['measure_s']) // 60) + 15}m"
+
     @run_before('run')
     def set_command(self):
         mpi = self.current_partition.launcher_type.registered_name != 'local'
@@ -109,6 +133,8 @@ class noise_run_base(rfm.RunOnlyRegressionTest):
         self.executable = os.path.join(self.noisebench.kernels, binary)
         if mpi:
             self.num_tasks = self.num_tasks_per_node = self.cores
+            if self.acceptance:
+                self.num_tasks = 0  # flexible: every node free in the partition
             self.num_cpus_per_task = 1
             opts = []
         else:

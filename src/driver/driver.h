@@ -28,6 +28,10 @@ struct nb_driver {
 	int housekeeping[NB_MAX_CPUS];
 	int nhousekeeping;
 	int pin;
+	/* one participant of the threads front end, and no -t or --cpus: the
+	 * data files are named as the single-threaded Sequoia tools name them,
+	 * PREFIX_<suffix> (files.c) */
+	int single_files;
 	unsigned warmup_ms;
 	double ticks_per_ns_opt;
 	int node_files; /* --node-files, or more ranks than one JSON should describe */

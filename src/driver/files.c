@@ -16,12 +16,27 @@
 static const char *const injections_suffix[] = { NB_INJECTIONS_SUFFIX };
 static const char *const causes_suffix[] = { NB_CAUSES_SUFFIX };
 
+/* Whether suffix is one of the kernel's data files' (not a log or causes). */
+static int data_suffix(const struct nb_run *r, const char *suffix)
+{
+	for (int f = 0; f < r->k->nfiles; f++)
+		if (strcmp(r->k->suffixes[f], suffix) == 0)
+			return 1;
+	return 0;
+}
+
 void nb_driver_file_name(struct nb_run *r, int rank, const char *suffix, char *buf, size_t size,
 			 int base)
 {
 	const char *slash = strrchr(r->prefix, '/');
+	const char *prefix = base && slash ? slash + 1 : r->prefix;
 
-	snprintf(buf, size, "%s_%d_%s", base && slash ? slash + 1 : r->prefix, rank, suffix);
+	/* ftq -o testrun writes testrun_counts.dat, as the Sequoia document
+	 * shows; a threaded run testrun_0_counts.dat, testrun_1_counts.dat ... */
+	if (r->d->single_files && data_suffix(r, suffix))
+		snprintf(buf, size, "%s_%s", prefix, suffix);
+	else
+		snprintf(buf, size, "%s_%d_%s", prefix, rank, suffix);
 }
 
 void nb_driver_node_file_name(struct nb_run *r, int node, char *buf, size_t size, int base)

@@ -180,3 +180,21 @@ void nb_node_set_write(struct nb_run *r, struct nb_node_set *s, nb_node_writer *
 	free(at);
 	free(sinks);
 }
+
+void nb_run_node_text(struct nb_run *r, const char *suffix, nb_node_writer *write, void *arg)
+{
+	struct nb_node_set set;
+	char why[4400] = "";
+
+	if (nb_node_set_open(r, &set, 1, &suffix, why, sizeof(why)) != 0)
+		nb_fail(NB_EXIT_FAILURE, "%s", why);
+	nb_node_set_write(r, &set, write, arg);
+	free(set.ranges);
+}
+
+void nb_run_node_text_name(const struct nb_run *r, const char *suffix, char *buf, size_t size)
+{
+	const char *slash = strrchr(r->prefix, '/');
+
+	snprintf(buf, size, NB_NODE_DATA_FILE_PATTERN, slash ? slash + 1 : r->prefix, suffix);
+}

@@ -19,10 +19,8 @@ struct nb_node_set {
 	uint64_t (*ranges)[2];     /* [offset, bytes]: nfiles per local participant */
 };
 
-/* Writes local participant i's files of the set, files[i * nfiles + f];
- * returns how many of them have a part (the others' entries name no file:
- * a node's files in which none has are not kept). */
-typedef int nb_node_writer(struct nb_run *r, FILE **files, void *arg);
+/* nb_node_writer (kernel.h): writes local participant i's files of the
+ * set, files[i * nfiles + f]. */
 
 /* Node `node`'s file of this suffix (base: without the prefix's directory,
  * as the JSON names it). */

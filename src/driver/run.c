@@ -237,6 +237,8 @@ int nb_driver_main(const struct nb_kernel *k, int argc, char **argv)
 	if (k->check)
 		k->check(r);
 	nb_ranks_place(&r->ranks, r->d->threads_opt, r->d->cpus_opt, r->d->pin);
+	r->d->single_files = r->d->threads_opt < 0 && !r->d->cpus_opt && r->ranks.size == 1 &&
+			     strcmp(nb_ranks_frontend(), "mpi") != 0;
 	if (r->to_stdout && r->ranks.nlocal < r->ranks.size)
 		nb_fail(NB_EXIT_USAGE, "-s: %d MPI ranks cannot share stdout; leave -s out to get "
 			"one data file per rank", r->ranks.size);

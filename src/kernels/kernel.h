@@ -215,6 +215,19 @@ void nb_run_max(struct nb_run *r, double *v, size_t n, int signo);
 void *nb_run_gather(struct nb_run *r, const void *mine, size_t each, int signo, int *n);
 /* In the finish: the signal that ended the run, 0 when it completed. */
 int nb_run_signal(const struct nb_run *r);
+/* Writes local participant i's part of a node's files into files[i] (or,
+ * for a set of several, files[i * nfiles + f]); returns how many have a
+ * part (a node's file in which none has is not kept). */
+typedef int nb_node_writer(struct nb_run *r, FILE **files, void *arg);
+/* On every process of a complete run at once: a text file a node of the
+ * kernel's own, named as the catalogue's node_files.data_file_name says
+ * with this suffix, each local participant's part from write, by rank.
+ * Nothing of it passes through the root: it is for what grows with the
+ * ranks. */
+void nb_run_node_text(struct nb_run *r, const char *suffix, nb_node_writer *write, void *arg);
+/* Those files' name, with {node} for the node's number and without the
+ * prefix's directory (as the JSON names files). */
+void nb_run_node_text_name(const struct nb_run *r, const char *suffix, char *buf, size_t size);
 /* Whether each node describes its own ranks (node files: beyond 4,096
  * ranks, or --node-files): the root then prints no line a rank, and a
  * kernel's lines about the run should not either. */

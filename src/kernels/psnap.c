@@ -23,8 +23,12 @@
 enum { MAX_STEPS = 24, MAX_BINS = 8192, CALIBRATION_SAMPLES = 5 };
 /* Up to this many ranks stdout has each rank's histogram, as P-SNAP printed
  * it; beyond, the histogram of all ranks together, summed where the ranks
- * are: rank 0 never holds a histogram per rank of a large run (32 KiB each). */
+ * are: rank 0 never holds a histogram per rank of a large run (64 KiB each).
+ * Each rank's, with its '#' line, is also in its node's HISTOGRAMS file,
+ * written where the ranks are, so that the PRACE notes' grep of the '#'
+ * lines works on the same files at any size. */
 enum { HISTOGRAMS_PER_RANK_MAX = 64 };
+static const char HISTOGRAMS[] = "histograms.txt";
 
 struct options {
 	uint64_t warmup_reps, count, granularity_us, bucket_us;
@@ -84,6 +88,7 @@ static int nbins;
  * the root's sum of every one, the JSON's iteration_histogram */
 static struct histogram *hist, *hists, total;
 static int per_rank;
+static int nodes; /* the root's count of them, when the nodes' files hold the histograms */
 static struct rank_head *heads;
 static struct summary run_summary; /* the root's: reduce */
 
@@ -284,11 +289,11 @@ static void exchange(struct nb_run *r, const size_t *n, int signo)
 			add_histogram(&total, &hists[i]);
 		return;
 	}
-	for (int i = 1; i < rk->nlocal; i++)
-		add_histogram(&hist[0], &hist[i]);
-	nb_ranks_sum_u64(rk, &hist[0].overflow, 1 + MAX_BINS);
-	hists = hist;
-	total = hist[0];
+	/* each participant's stays whole for its node's file (reduce) */
+	for (int i = 0; i < rk->nlocal; i++)
+		add_histogram(&total, &hist[i]);
+	nb_ranks_sum_u64(rk, &total.overflow, 1 + MAX_BINS);
+	hists = &total;
 }
 
 static void summarise(struct nb_run *r, int local, size_t n, void *record)
@@ -367,13 +372,63 @@ static void json_options(const struct nb_run *r, struct nb_json *j)
 	nb_json_bool(j, "count_given", opt.count != 0);
 }
 
-static void print_bins(const struct histogram *h)
+static void print_bins(FILE *f, const struct histogram *h)
 {
 	for (int b = 0; b < nbins; b++)
 		if (h->bins[b])
-			printf("%g %llu\n", b * bucket_us, (unsigned long long)h->bins[b]);
+			fprintf(f, "%g %llu\n", b * bucket_us, (unsigned long long)h->bins[b]);
 	if (h->overflow)
-		printf("overflow %llu\n", (unsigned long long)h->overflow);
+		fprintf(f, "overflow %llu\n", (unsigned long long)h->overflow);
+}
+
+/* A rank's calibration line ('#rank', which the PRACE notes grep for the
+ * counts), the '#columns' line of the blocks, and a rank's block: its '#'
+ * line (rank, correlation with rank 0, total time, host) and its bins. */
+static void print_calibration(FILE *f, const struct rank_head *x)
+{
+	fprintf(f, "#rank %d host %s cpu %d count %llu calibrated_us %.3f ideal_us %.3f\n", x->rank,
+		x->host, x->cpu, (unsigned long long)x->count, x->calibrated_us, x->ideal_us);
+}
+
+static void print_columns(FILE *f)
+{
+	/* no "# " in it: the PRACE notes' grep takes every line with one */
+	fprintf(f, "#columns: a rank's block: '#' rank correlation_with_rank_0 total_time_us host, "
+		"then per line 'iteration_time_us iterations' (buckets of %g us; 'overflow' counts "
+		"%g us or more)\n", bucket_us, nbins * bucket_us);
+}
+
+static void print_block(FILE *f, const struct rank_head *x, const struct histogram *h)
+{
+	fprintf(f, "# %d %.6f %.0f %s\n", x->rank, x->correlation, x->total_us, x->host);
+	print_bins(f, h);
+}
+
+static struct rank_head head_of(const struct result *x)
+{
+	struct rank_head h = { .rank = x->p.rank, .cpu = x->p.cpu, .count = x->count,
+			       .calibrated_us = x->calibrated_us, .ideal_us = x->ideal_us,
+			       .correlation = x->correlation, .total_us = x->total_us };
+
+	memcpy(h.host, x->p.host, sizeof(h.host));
+	return h;
+}
+
+/* nb_node_writer of the node's histograms file: the columns line first,
+ * then each participant's calibration line and block. */
+static int write_histograms(struct nb_run *r, FILE **files, void *arg)
+{
+	const struct result *x = arg;
+
+	for (int i = 0; i < r->ranks.nlocal; i++) {
+		struct rank_head h = head_of(&x[i]);
+
+		if (i == 0 && r->ranks.node_first)
+			print_columns(files[i]);
+		print_calibration(files[i], &h);
+		print_block(files[i], &h, &hist[i]);
+	}
+	return r->ranks.nlocal;
 }
 
 /* P-SNAP's own lines first: the calibration (rank 0's, the root's first
@@ -386,28 +441,24 @@ static void print_head(const struct nb_run *r, int nranks)
 		printf("count = %llu, time = %.0f\n", (unsigned long long)states[0].step_count[s],
 		       states[0].step_us[s]);
 	if (!per_rank) {
-		printf("#columns: '# all ranks=N', then per line 'iteration_time_us iterations' "
+		printf("#columns: '#all ranks=N', then per line 'iteration_time_us iterations' "
 		       "over every rank (buckets of %g us; 'overflow' counts %g us or more)\n",
 		       bucket_us, nbins * bucket_us);
-		printf("# all ranks=%d\n", nranks);
-		print_bins(hists);
-		return;
+		printf("#all ranks=%d\n", nranks);
+		print_bins(stdout, hists);
+	} else {
+		for (int i = 0; i < nranks; i++)
+			print_calibration(stdout, &heads[i]);
+		print_columns(stdout);
+		for (int i = 0; i < nranks; i++)
+			print_block(stdout, &heads[i], &hists[i]);
 	}
-	for (int i = 0; i < nranks; i++) {
-		const struct rank_head *x = &heads[i];
+	if (nodes) {
+		char name[4096];
 
-		printf("#rank %d host %s cpu %d count %llu calibrated_us %.3f ideal_us %.3f\n",
-		       x->rank, x->host, x->cpu, (unsigned long long)x->count, x->calibrated_us,
-		       x->ideal_us);
-	}
-	printf("#columns: '# rank correlation_with_rank_0 total_time_us host', then per line "
-	       "'iteration_time_us iterations' (buckets of %g us; 'overflow' counts %g us or more)\n",
-	       bucket_us, nbins * bucket_us);
-	for (int i = 0; i < nranks; i++) {
-		const struct rank_head *x = &heads[i];
-
-		printf("# %d %.6f %.0f %s\n", x->rank, x->correlation, x->total_us, x->host);
-		print_bins(&hists[i]);
+		nb_run_node_text_name(r, HISTOGRAMS, name, sizeof(name));
+		printf("#histograms of each rank: in its node's file, %s, {node} from 0 to %d\n",
+		       name, nodes - 1);
 	}
 }
 
@@ -454,20 +505,20 @@ static void reduce(struct nb_run *r, const void *mine, int nlocal, int signo)
 	s->sd = n > 1 ? sqrt(fmax(0, (sums[3] - sums[2] * sums[2] / n) / (n - 1))) : 0;
 	s->noise = 100.0 * (s->mean - s->calib) / s->calib;
 	s->maxcorr = maxcorr == -INFINITY ? NAN : maxcorr;
+	if (!signo) {
+		double first = r->ranks.node_first;
+
+		nb_run_node_text(r, HISTOGRAMS, write_histograms, (void *)x);
+		nb_run_sum(r, &first, 1, signo);
+		nodes = (int)first;
+	}
 	if (!per_rank)
 		return;
 	local = calloc(nlocal, sizeof(*local));
 	if (!local)
 		nb_fail(NB_EXIT_FAILURE, "out of memory");
-	for (int i = 0; i < nlocal; i++) {
-		local[i] = (struct rank_head){ .rank = x[i].p.rank, .cpu = x[i].p.cpu,
-					       .count = x[i].count,
-					       .calibrated_us = x[i].calibrated_us,
-					       .ideal_us = x[i].ideal_us,
-					       .correlation = x[i].correlation,
-					       .total_us = x[i].total_us };
-		memcpy(local[i].host, x[i].p.host, sizeof(local[i].host));
-	}
+	for (int i = 0; i < nlocal; i++)
+		local[i] = head_of(&x[i]);
 	heads = nb_run_gather(r, local, sizeof(*local), signo, &nheads);
 	free(local);
 }
@@ -512,6 +563,15 @@ static void json_run(const struct nb_run *r, struct nb_json *j, int nranks)
 
 	nb_json_uint(j, "reps", r->samples);
 	iteration_histogram_json(j);
+	if (nodes) {
+		char name[4096];
+
+		nb_run_node_text_name(r, HISTOGRAMS, name, sizeof(name));
+		nb_json_object(j, "rank_histograms");
+		nb_json_string(j, "file_name", name);
+		nb_json_int(j, "nodes", nodes);
+		nb_json_end(j, '}');
+	}
 	nb_json_string(j, "sample_unit", "ns per iteration");
 	nb_json_object(j, "summary");
 	nb_json_int(j, "ranks", nranks);

@@ -11,6 +11,9 @@ const struct nb_work_kind nb_work_kinds[] = {
 #ifdef NB_WORK_HAVE_MULTIITER
 	{ "multiiter", nb_fwq_multiiter, nb_ftq_multiiter },
 #endif
+#ifdef NB_WORK_HAVE_INCREMENT
+	{ "increment", nb_fwq_increment, nb_ftq_increment },
+#endif
 #ifdef NB_WORK_HAVE_ASM
 	{ "asm", nb_fwq_asm, nb_ftq_asm },
 #endif

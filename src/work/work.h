@@ -2,8 +2,9 @@
  *
  * A "work loop" is one iteration of the Sequoia/LLNL FWQ's loop, which FWQ
  * repeats 2^w times (-w, as the original's) and FTQ counts per_count at a
- * time:
+ * time (src/kernels/kernels.json, work_kinds, says which build where):
  *   multiiter  32 increments then 31 decrements of a register counter
+ *   increment  one increment of a register counter (MULTIITER unset)
  *   asm        LLNL's x86-64 loop: incq, 16 nops, cmpq $0 and js
  *   daxpy      y = a*x + y over the thread's vectors (1024 doubles by default)
  */
@@ -66,6 +67,7 @@ extern volatile uint64_t nb_work_sink;
 	void nb_ftq_##kind(struct nb_work_ctx *, struct nb_ftq_sample *, size_t, uint64_t,   \
 			   uint64_t, uint64_t);
 NB_WORK_DECLARE(multiiter)
+NB_WORK_DECLARE(increment)
 NB_WORK_DECLARE(asm)
 NB_WORK_DECLARE(daxpy)
 

@@ -4,12 +4,16 @@ their reduction), launch (MPI's environment, the launchers), verdicts
 matched to what a kernel measured), competitor (noise made on purpose),
 jube_runs, browser (Chromium over DevTools). conftest.py holds the fixtures."""
 import json
+import os
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 # the kernel catalogue: what each kernel is, for the tests that run them all
 CATALOGUE = json.loads((ROOT / "src" / "kernels" / "kernels.json").read_text())
 KERNELS = CATALOGUE["kernels"]
+# the work kinds that build on this machine's processor, in the catalogue's order
+WORK_KINDS = [kind for kind, info in CATALOGUE["work_kinds"].items()
+              if os.uname().machine in info.get("arch", [os.uname().machine])]
 
 
 def quick_args(kernel):

@@ -27,7 +27,8 @@ def project_copy(tmp_path, **params):
 
 def set_parameter(jube_dir, name, value):
     value = ",".join(map(str, value)) if isinstance(value, (list, tuple)) else str(value)
-    for path in [*jube_dir.glob("include/*.xml"), *jube_dir.glob("platforms/*/system.xml")]:
+    # the site values are the test cluster's, platforms/localhost
+    for path in [*jube_dir.glob("include/*.xml"), jube_dir / "platforms/localhost/system.xml"]:
         text = path.read_text()
         pattern = re.compile(rf'<parameter name="{name}"[^>]*>.*?</parameter>', re.S)
         if pattern.search(text):

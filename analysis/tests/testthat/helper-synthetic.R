@@ -103,20 +103,22 @@ spectrum_entry <- function(x, fs) {
 # from the ranks' stats, tails and stretches, written as the kernel writes
 # them); a test that read them would fail.
 write_psnap <- function(dir, prefix, ns, correlation = rep(0, length(ns)),
-                        calibrated_us = 1000) {
+                        calibrated_us = 1000, hosts = rep("synth", length(ns))) {
   ideal_us <- pmin(calibrated_us, vapply(ns, min, numeric(1)) / 1e3)
   ranks <- lapply(seq_along(ns) - 1, function(r) {
     file <- sprintf("%s_%d_times.dat", prefix, r)
     write_column(file.path(dir, file), ns[[r + 1]])
-    c(list(rank = r, host = "synth", cpu = r, files = list(file), samples = length(ns[[r + 1]]),
-      calibrated_us = calibrated_us, ideal_us = ideal_us[r + 1],
+    c(list(rank = r, host = hosts[r + 1], cpu = r, files = list(file),
+      samples = length(ns[[r + 1]]), calibrated_us = calibrated_us, ideal_us = ideal_us[r + 1],
+      total_time_us = sum(ns[[r + 1]]) / 1e3,
       mean_us = -1, correlation = correlation[r + 1], stats = sample_stats(ns[[r + 1]])),
       loss_entry(ns[[r + 1]], ideal_us[r + 1] * 1e3, 1e-3, sum(ns[[r + 1]]) / 1e9),
       stretches_entry(cumsum(as.numeric(ns[[r + 1]])) / 1e9, ns[[r + 1]],
         max(vapply(ns, sum, numeric(1))) / 1e9))
   })
   write_json_run(dir, prefix, c(common_meta("psnap"), list(work = "multiiter",
-    granularity_us = 1000, iteration_histogram = iteration_histogram(unlist(ns)),
+    granularity_us = 1000, reps = length(ns[[1]]),
+    iteration_histogram = iteration_histogram(unlist(ns)),
     summary = list(ranks = length(ns), calibration_time_s = -1, mean_run_time_s = -1,
       sd_run_time_s = -1, os_noise_percent = -1, max_correlation = max(correlation[-1], 0)),
     ranks = ranks)))

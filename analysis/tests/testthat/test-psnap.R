@@ -18,6 +18,21 @@ test_that("the PRACE tables come from each run and each core count", {
   expect_equal(nrow(psnap_iterations(runs)), 500)
 })
 
+test_that("P-SNAP per node is the PRACE recipe's sum of its ranks' total times", {
+  dir <- withr_tempdir()
+  # two nodes of two ranks, 100 iterations of a 1000 us granularity each
+  write_psnap(dir, "p", list(rep(1.01e6, 100), rep(1.03e6, 100), rep(1e6, 100),
+    rep(1e6, 100)), hosts = c("n1", "n1", "n2", "n2"))
+  nodes <- psnap_node_table(read_results(dir)$runs)
+  expect_equal(nodes$host, c("n1", "n2"))
+  expect_equal(nodes$ranks, c(2, 2))
+  expect_equal(nodes$total_time_s, c(0.204, 0.2))
+  expect_equal(nodes$nominal_time_s, c(0.2, 0.2))
+  # (1 - 2 x 100 x 1000 / total) x 100, as the notes' awk computes it
+  expect_equal(nodes$slowdown_percent, c(100 * (1 - 0.2 / 0.204), 0))
+  expect_equal(nrow(psnap_node_table(list())), 0)
+})
+
 test_that("P-SNAP noise in the summary is its slowdown of the calibrated loop", {
   dir <- withr_tempdir()
   write_psnap(dir, "p", list(c(rep(1e6, 99), 1.1e6)))

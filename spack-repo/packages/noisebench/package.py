@@ -32,7 +32,9 @@ class Noisebench(CMakePackage):
 
     variant(
         "work",
-        values=any_combination_of("multiiter", "daxpy").with_default("multiiter,daxpy"),
+        values=any_combination_of("multiiter", "increment", "daxpy").with_default(
+            "multiiter,increment,daxpy"
+        ),
         description="Portable work loops compiled into FWQ, FTQ and P-SNAP",
     )
     # the register-only x86-64 loop: on by default wherever it builds

@@ -38,7 +38,7 @@ void nb_ranks_init(struct nb_ranks *r, int *argc, char ***argv)
 void nb_ranks_place(struct nb_ranks *r, int threads_opt, const char *cpus_opt, int pin)
 {
 	r->pin = pin;
-	r->nlocal = r->size = nb_team_place(threads_opt, cpus_opt, r->cpus);
+	r->nlocal = r->size = nb_team_place(threads_opt, cpus_opt, r->cpus, pin);
 	r->local = calloc(r->nlocal, sizeof(*r->local));
 	if (!r->local)
 		nb_fail(NB_EXIT_FAILURE, "out of memory");

@@ -77,7 +77,7 @@ double nb_team_steal_ms(struct nb_thread *t)
 	return (double)(after - t->steal_before_ns) / 1e6;
 }
 
-int nb_team_place(int threads_opt, const char *cpus_opt, int *cpus)
+int nb_team_place(int threads_opt, const char *cpus_opt, int *cpus, int pin)
 {
 	static int allowed[NB_MAX_CPUS];
 	int nallowed = nb_team_cpus_available(allowed, NB_MAX_CPUS), n;
@@ -111,10 +111,17 @@ int nb_team_place(int threads_opt, const char *cpus_opt, int *cpus)
 		return n;
 	}
 	n = threads_opt < 0 ? nb_team_default_threads() : threads_opt == 0 ? nallowed : threads_opt;
+	if (n > nallowed && !pin && n <= NB_MAX_CPUS) {
+		nb_warn("-t %d --no-pin: %d threads share the %d CPUs available (%s): what they "
+			"measure is mostly their time sharing", n, n, nallowed, allowed_list);
+		for (int i = 0; i < n; i++)
+			cpus[i] = allowed[i % nallowed];
+		return n;
+	}
 	if (n > nallowed)
 		nb_fail(NB_EXIT_USAGE,
-			"-t %d: only %d CPUs are available to this process (%s), and each measuring "
-			"thread needs its own",
+			"-t %d: only %d CPUs are available to this process (%s), and each pinned "
+			"measuring thread needs its own (fewer threads, or --no-pin to share them)",
 			n, nallowed, allowed_list);
 	memcpy(cpus, allowed, sizeof(int) * n);
 	return n;

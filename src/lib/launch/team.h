@@ -69,9 +69,12 @@ int nb_team_cpus_available(int *cpus, int max);
 
 /* Thread i runs on cpus[i]: the i-th CPU available, or the i-th of the list
  * cpus_opt (e.g. "0-3,8"); threads_opt -1 is the front end's default, 0 every
- * CPU available. Returns the thread count; impossible choices fail the run
- * with one line (exit 2). */
-int nb_team_place(int threads_opt, const char *cpus_opt, int *cpus);
+ * CPU available. Pinned, each thread needs a CPU of its own; unpinned
+ * (!pin) more threads than CPUs share them, as oversubscribed MPI ranks
+ * do, with a warning (a functional run: what they measure is mostly time
+ * sharing). Returns the thread count; impossible choices fail the run with
+ * one line (exit 2). */
+int nb_team_place(int threads_opt, const char *cpus_opt, int *cpus, int pin);
 
 /* Runs the team to the end. */
 void nb_team_run(struct nb_team *team, struct nb_thread *threads);

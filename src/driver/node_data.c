@@ -25,13 +25,18 @@
 
 enum { BUFFER_BYTES = 1 << 20 };
 
-void nb_node_file_name(const struct nb_run *r, int node, const char *suffix, char *buf,
-		       size_t size, int base)
+/* The prefix, or with base its last component (as the JSON names files). */
+static const char *prefix_of(const struct nb_run *r, int base)
 {
 	const char *slash = strrchr(r->prefix, '/');
 
-	snprintf(buf, size, NB_NODE_DATA_FILE_FORMAT, base && slash ? slash + 1 : r->prefix, node,
-		 suffix);
+	return base && slash ? slash + 1 : r->prefix;
+}
+
+void nb_node_file_name(const struct nb_run *r, int node, const char *suffix, char *buf,
+		       size_t size, int base)
+{
+	snprintf(buf, size, NB_NODE_DATA_FILE_FORMAT, prefix_of(r, base), node, suffix);
 }
 
 int nb_node_set_open(struct nb_run *r, struct nb_node_set *s, int nfiles,
@@ -194,7 +199,5 @@ void nb_run_node_text(struct nb_run *r, const char *suffix, nb_node_writer *writ
 
 void nb_run_node_text_name(const struct nb_run *r, const char *suffix, char *buf, size_t size)
 {
-	const char *slash = strrchr(r->prefix, '/');
-
-	snprintf(buf, size, NB_NODE_DATA_FILE_PATTERN, slash ? slash + 1 : r->prefix, suffix);
+	snprintf(buf, size, NB_NODE_DATA_FILE_PATTERN, prefix_of(r, 1), suffix);
 }

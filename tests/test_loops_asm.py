@@ -21,7 +21,7 @@ def functions(build_dir):
                    capture_output=True)
     text = (build_dir / "asm" / "work-loops.s").read_text()
     found = {}
-    for m in re.finditer(r"^([0-9a-f]+) <(nb_f[wt]q_\w+|nb_selfish_\w+)>:\n(.*?)(?=^[0-9a-f]+ <|\Z)",
+    for m in re.finditer(r"^([0-9a-f]+) <(nb_fixed_(?:work|time)_\w+|nb_selfish_\w+)>:\n(.*?)(?=^[0-9a-f]+ <|\Z)",
                          text,
                          re.S | re.M):
         found[m.group(2)] = (int(m.group(1), 16), m.group(3))
@@ -29,7 +29,7 @@ def functions(build_dir):
 
 
 def test_every_kind_has_both_loops(functions):
-    assert set(functions) == {f"nb_{k}_{w}" for k in ("fwq", "ftq") for w in WORK_KINDS} | {
+    assert set(functions) == {f"nb_fixed_{k}_{w}" for k in ("work", "time") for w in WORK_KINDS} | {
         "nb_selfish_min_iteration", "nb_selfish_ordinary_iteration", "nb_selfish_loop"}
 
 
@@ -76,7 +76,7 @@ def test_asm_loop_is_llnl_fwq_loop(functions):
     nops, cmpq $0 and js, one work loop an iteration."""
     if os.uname().machine != "x86_64":
         pytest.skip("x86-64 only")
-    for name in ("nb_fwq_asm", "nb_ftq_asm"):
+    for name in ("nb_fixed_work_asm", "nb_fixed_time_asm"):
         loop = inner_loop(functions[name][1])
         assert loop == ["inc"] + ["nop"] * 16 + ["cmp", "js"], (name, loop)
 
@@ -87,7 +87,7 @@ def test_increment_loop_is_one_increment_and_its_loop(functions):
     and branch, and no memory reference."""
     if os.uname().machine != "x86_64":
         pytest.skip("x86-64 only")
-    for name in ("nb_fwq_increment", "nb_ftq_increment"):
+    for name in ("nb_fixed_work_increment", "nb_fixed_time_increment"):
         loop = inner_loop(functions[name][1])
         assert len(loop) <= 4 and loop[-1].startswith("j"), (name, loop)
         assert sum(op in ("add", "inc") for op in loop) == 2, (name, loop)
@@ -105,7 +105,7 @@ def test_a_work_loop_takes_ticks_its_instructions_can_take(functions, bin_dir):
     info = json.loads(subprocess.run([bin_dir / "noise-info", "--json"], check=True,
                                      capture_output=True, text=True).stdout)
     for kind in ("asm", "multiiter", "increment"):
-        instructions = len(inner_loop(functions[f"nb_fwq_{kind}"][1]))
+        instructions = len(inner_loop(functions[f"nb_fixed_work_{kind}"][1]))
         ticks = info["ticks_per_work_loop"][kind]
         assert instructions / 6 / 2.5 <= ticks <= instructions * 4, (kind, instructions, ticks)
 

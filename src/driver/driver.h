@@ -1,8 +1,13 @@
 /* The driver's own state, beside the run the kernels see (kernel.h), and
  * the calls between its files, one a job: options.c (the options), files.c
- * (the files), run.c (the run's life), finish.c (the finish), node_data.c
- * (a node's shared data files), ranks_table.c (a node's ranks as a table)
- * and stream_result.c (a streamed run's results). Only they include it. */
+ * (the files), run.c (the run's life), collective.c (what the ranks do
+ * together), services.c (what a kernel asks of its run), finish.c (the
+ * finish's order), attribution.c (the causes), rank_line.c (a rank's
+ * line), run_json.c (the JSON), rank_report.c (the ranks reported),
+ * node_metrics.c (the metrics), node_data.c (a node's shared data files),
+ * ranks_table.c (a node's ranks as a table) and stream_result.c (a
+ * streamed run's results). Only they include it; they call each other one
+ * way (tests/test_layers.py). */
 #ifndef NB_DRIVER_H
 #define NB_DRIVER_H
 
@@ -16,6 +21,16 @@
 #include "runinfo.h"
 #include "tracefs.h"
 #include "tuning.h"
+
+/* getopt values of the driver's long options, below a kernel's own */
+enum {
+	NB_OPT_CPUS = 256, NB_OPT_WARMUP, NB_OPT_TPN, NB_OPT_INJECT, NB_OPT_NO_PIN,
+	NB_OPT_VERSION, NB_OPT_TRACE, NB_OPT_WORK, NB_OPT_DAXPY, NB_OPT_SECONDS,
+	NB_OPT_STREAM, NB_OPT_CHECKPOINT, NB_OPT_STREAM_TOP, NB_OPT_STREAM_CONTEXT,
+	NB_OPT_NODE_FILES, NB_OPT_HOUSEKEEPING, NB_OPT_METRICS, NB_OPT_REQUIREMENTS,
+	NB_OPT_DRIVER_END
+};
+_Static_assert(NB_OPT_DRIVER_END <= NB_OPT_KERNEL, "the driver's options reach a kernel's");
 
 struct nb_driver {
 	int argc;
@@ -103,6 +118,42 @@ void nb_driver_commit_files(struct nb_run *r, char *mine);
 
 /* finish.c: the one finish sequence, complete (signo 0) or interrupted */
 void nb_driver_finish(struct nb_run *r, int signo);
+
+/* Every participant's loss histogram summed where the participants are: the
+ * whole run's distribution of the loss, in fixed memory whatever the ranks. */
+struct nb_run_loss {
+	struct nb_loss_histogram sum;
+	double seconds, measured;
+};
+
+/* attribution.c: with --trace, each local participant's detours (n[i]
+ * samples of participant i) joined to their causes, into its record */
+void nb_driver_attribute(struct nb_run *r, const size_t *n, char *mine);
+
+/* rank_line.c: a rank's line as text, to free; with verdict set, the
+ * requirements' verdict and the newline after its figures. add: the line
+ * into the figures of the ranks line, its text in *text unless NULL. */
+struct nb_figures;
+char *nb_driver_rank_line_text(const struct nb_run *r, const void *record, int verdict);
+void nb_driver_add_rank_line(const struct nb_run *r, const void *record, struct nb_figures *fs,
+			     char **text);
+
+/* run_json.c: PREFIX.json's head, a participant's entry (in it or in its
+ * node's file), the loss histogram, and its tail (which commits the file
+ * and prints the run line) */
+void nb_driver_json_head(struct nb_run *r, struct nb_json *j, int signo);
+void nb_driver_json_rank_entry(struct nb_run *r, struct nb_json *j,
+			       const struct nb_participant *p);
+void nb_driver_json_loss_histogram(struct nb_json *j, const struct nb_run_loss *l);
+void nb_driver_json_tail(struct nb_run *r, struct nb_json *j, int n, uint64_t samples);
+
+/* rank_report.c: on every rank, the report of nall ranks: the root's lines
+ * and JSON, or each node's files */
+void nb_driver_report(struct nb_run *r, char *mine, const struct nb_run_loss *loss, int nall,
+		      int signo);
+
+/* node_metrics.c: with --metrics, each node's textfile */
+void nb_driver_write_metrics(struct nb_run *r, char *mine, int signo);
 
 /* The local participant's record in `mine`, the records of them all. */
 static inline struct nb_participant *nb_driver_participant_at(const struct nb_run *r, char *mine,

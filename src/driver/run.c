@@ -1,6 +1,6 @@
 /* The run's life: the driver's main (options, placement, files, calibration,
- * the kernel's configuration, the measurement, the finish), the signals that
- * end it early, and the nb_run_* calls the kernels make (kernel.h). */
+ * the kernel's configuration, the measurement, the finish) and the signals
+ * that end it early. */
 #define _GNU_SOURCE
 #include "driver.h"
 
@@ -18,25 +18,6 @@
 
 /* The run the signal thread finishes when SIGINT/SIGTERM arrives. */
 static struct nb_run *current;
-
-void nb_driver_agree_or_exit(struct nb_run *r, const char *why, int code)
-{
-	int first = nb_ranks_first_failing(&r->ranks, why != NULL);
-
-	if (first < 0)
-		return;
-	nb_outfile_discard_all();
-	nb_set_exit_hook(NULL, 0);
-	if (first == r->ranks.rank)
-		fprintf(stderr, "%s: error: %s\n", nb_program(), why);
-	nb_ranks_finalize(&r->ranks);
-	exit(code);
-}
-
-void nb_driver_agree(struct nb_run *r, const char *why)
-{
-	nb_driver_agree_or_exit(r, why, NB_EXIT_USAGE);
-}
 
 static void check_memory(struct nb_run *r)
 {
@@ -265,77 +246,4 @@ int nb_driver_main(const struct nb_kernel *k, int argc, char **argv)
 	fflush(stdout);
 	free_run(r);
 	return 0;
-}
-
-void nb_run_samples_for(struct nb_run *r, double sample_seconds)
-{
-	if (r->seconds_opt <= 0)
-		return;
-	/* whole samples covering it, but for 10 ppm: FTQ's quantum is whole
-	 * ticks, so 2 s at 10 kHz is 20000 quanta, not 20001 */
-	double x = r->seconds_opt / sample_seconds, n = ceil(x - 1e-5 * x);
-
-	r->samples = n < 1 ? 1 : (uint64_t)n;
-}
-
-void *nb_run_gather(struct nb_run *r, const void *mine, size_t each, int signo, int *n)
-{
-	struct nb_ranks *rk = &r->ranks;
-	void *all;
-
-	*n = signo ? rk->nlocal : rk->size;
-	all = rk->root ? calloc(*n, each) : NULL;
-	if (rk->root && !all)
-		nb_fail(NB_EXIT_FAILURE, "out of memory for the results");
-	if (signo && rk->root)
-		memcpy(all, mine, each * rk->nlocal);
-	else if (!signo)
-		nb_ranks_gather(rk, mine, each, all);
-	return all;
-}
-
-uint64_t nb_run_start_tick(const struct nb_run *r)
-{
-	return r->d->team.start_tick;
-}
-
-int nb_run_node_files(const struct nb_run *r)
-{
-	return r->d->node_files;
-}
-
-int nb_run_signal(const struct nb_run *r)
-{
-	return r->d->info.signo;
-}
-
-void nb_run_sum(struct nb_run *r, double *v, size_t n, int signo)
-{
-	if (!signo)
-		nb_ranks_sum_doubles(&r->ranks, v, n);
-}
-
-void nb_run_sum_u64(struct nb_run *r, uint64_t *v, size_t n, int signo)
-{
-	if (!signo)
-		nb_ranks_sum_u64(&r->ranks, v, n);
-}
-
-void nb_run_max(struct nb_run *r, double *v, size_t n, int signo)
-{
-	if (!signo)
-		nb_ranks_max_doubles(&r->ranks, v, n);
-}
-
-double nb_run_ticks_per_work_loop(const struct nb_run *r)
-{
-	static double ticks;
-	struct nb_work_ctx ctx;
-
-	if (ticks == 0) {
-		nb_work_ctx_init(&ctx, r->daxpy_len);
-		ticks = nb_work_ticks_per_loop(r->work, &ctx, r->cal.ticks_per_ns);
-		nb_work_ctx_free(&ctx);
-	}
-	return ticks;
 }

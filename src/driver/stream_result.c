@@ -19,7 +19,7 @@ static const char *const loss_names[] = { "p50", "p99", "p99_9", "max" };
 /* A fixed-work stream's values are ticks (P-SNAP's too); FTQ's, its unit. */
 static const char *unit(const struct nb_run *r)
 {
-	return r->k->stream_kind == NB_STREAM_FWQ ? "ticks" : r->k->value_unit;
+	return r->k->stream_kind == NB_STREAM_FIXED_WORK ? "ticks" : r->k->value_unit;
 }
 
 static size_t taken(struct nb_run *r, int local, int signo)
@@ -41,7 +41,7 @@ static void summarise(struct nb_run *r, int local, size_t n, void *record)
 	x->seconds = span / s->ticks_per_s;
 	x->lost_percent = span > 0 ? 100.0 * s->lost_ticks / span : NAN;
 	x->reference = s->reference;
-	x->us_per_unit = (s->kind == NB_STREAM_FWQ ? 1 : (double)s->quantum_ticks /
+	x->us_per_unit = (s->kind == NB_STREAM_FIXED_WORK ? 1 : (double)s->quantum_ticks /
 							   (double)(s->reference ? s->reference : 1)) /
 			 (s->ticks_per_s / 1e9) / 1e3;
 	x->loss[3] = 0;

@@ -19,6 +19,7 @@
 #include "kernel.h"
 #include "errors.h"
 #include "samples.h"
+#include "timer.h"
 
 enum { CALIBRATION_SAMPLES = 7, MAX_STEPS = 16, COLLECTIVE_PROBES = 200 };
 

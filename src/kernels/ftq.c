@@ -76,7 +76,7 @@ static void measure_stream(struct nb_thread *t)
 {
 	struct nb_run *r = t->arg;
 	struct nb_stream *s = t->stream;
-	struct nb_ftq_sample *ring = s->ring;
+	struct nb_quantum_sample *ring = s->ring;
 	uint64_t start = nb_run_start_tick(r), chunk_ticks = s->chunk_samples * interval_ticks;
 
 	s->start_tick = start;
@@ -107,7 +107,7 @@ static void write_samples(struct nb_run *r, int local, size_t n)
 	const uint64_t *words = r->ranks.local[local].samples;
 
 	if (r->to_stdout) { /* "end_tick count" per line, as the original -s */
-		const struct nb_ftq_sample *s = r->ranks.local[local].samples;
+		const struct nb_quantum_sample *s = r->ranks.local[local].samples;
 
 		for (size_t i = 0; i < n; i++)
 			printf("%llu %llu\n", (unsigned long long)s[i].tick,
@@ -115,9 +115,9 @@ static void write_samples(struct nb_run *r, int local, size_t n)
 		return;
 	}
 	nb_write_u64_column(nb_run_file(r, local, 0),
-			    words + offsetof(struct nb_ftq_sample, count) / 8, n, 2);
+			    words + offsetof(struct nb_quantum_sample, count) / 8, n, 2);
 	nb_write_u64_column(nb_run_file(r, local, 1),
-			    words + offsetof(struct nb_ftq_sample, tick) / 8, n, 2);
+			    words + offsetof(struct nb_quantum_sample, tick) / 8, n, 2);
 }
 
 /* Moves the counts to the front of the buffer: sample i is read at word 2i
@@ -127,7 +127,7 @@ static uint64_t *values(struct nb_thread *t, size_t n)
 	uint64_t *words = t->samples;
 
 	for (size_t i = 0; i < n; i++)
-		words[i] = words[2 * i + offsetof(struct nb_ftq_sample, count) / 8];
+		words[i] = words[2 * i + offsetof(struct nb_quantum_sample, count) / 8];
 	return words;
 }
 
@@ -149,7 +149,7 @@ static double best(const struct nb_stats *s)
  * each end (where the quantum's edges fall). */
 static size_t detours(struct nb_run *r, int local, size_t n, struct nb_cause_detour **out)
 {
-	const struct nb_ftq_sample *s = r->ranks.local[local].samples;
+	const struct nb_quantum_sample *s = r->ranks.local[local].samples;
 	double rate = INFINITY,
 	       unit = (double)per_count * nb_run_ticks_per_work_loop(r) + r->cal.timer_read_ticks;
 	double threshold = NB_CAUSE_THRESHOLD * (double)interval_ticks + unit +
@@ -199,7 +199,7 @@ static void summary(const struct nb_participant *p, const struct nb_stats *s, FI
 static void stretches(const struct nb_run *r, const struct nb_thread *t, size_t n,
 		      struct nb_stretches *s)
 {
-	const struct nb_ftq_sample *x = t->samples;
+	const struct nb_quantum_sample *x = t->samples;
 	uint64_t start = nb_run_start_tick(r);
 
 	for (size_t i = 0; i < n; i++)
@@ -256,12 +256,12 @@ static const struct nb_kernel ftq = {
 	.has_work = 1,
 	.has_stdout = 1,
 	.has_stream = 1,
-	.stream_kind = NB_STREAM_FTQ,
+	.stream_kind = NB_STREAM_FIXED_TIME,
 	.value_unit = NB_FTQ_VALUE_UNIT,
 	.nfiles = NB_FTQ_NFILES,
 	.suffixes = suffixes,
-	.sample_size = sizeof(struct nb_ftq_sample),
-	.done_word = offsetof(struct nb_ftq_sample, tick),
+	.sample_size = sizeof(struct nb_quantum_sample),
+	.done_word = offsetof(struct nb_quantum_sample, tick),
 	.option = option,
 	.check = check,
 	.configure = configure,

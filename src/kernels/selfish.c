@@ -19,6 +19,7 @@
 #include "speed.h"
 #include "stats.h"
 #include "tails.h"
+#include "timer.h"
 
 struct options {
 	uint64_t detours, threshold_percent;

@@ -27,8 +27,8 @@
 	WORK_UNIT()
 #endif
 
-void NB_CAT(nb_fwq_, NB_WORK_KIND)(struct nb_work_ctx *ctx, uint64_t *restrict samples,
-				   size_t n, uint64_t loops, uint64_t *first)
+void NB_CAT(nb_fixed_work_, NB_WORK_KIND)(struct nb_work_ctx *ctx, uint64_t *restrict samples,
+					  size_t n, uint64_t loops, uint64_t *first)
 {
 	WORK_DECL(ctx);
 	/* One read ends a sample and starts the next: every tick of the run is
@@ -47,9 +47,9 @@ void NB_CAT(nb_fwq_, NB_WORK_KIND)(struct nb_work_ctx *ctx, uint64_t *restrict s
 	WORK_SINK();
 }
 
-void NB_CAT(nb_ftq_, NB_WORK_KIND)(struct nb_work_ctx *ctx,
-				   struct nb_ftq_sample *restrict samples, size_t n,
-				   uint64_t start, uint64_t interval, uint64_t per_count)
+void NB_CAT(nb_fixed_time_, NB_WORK_KIND)(struct nb_work_ctx *ctx,
+					  struct nb_quantum_sample *restrict samples, size_t n,
+					  uint64_t start, uint64_t interval, uint64_t per_count)
 {
 	WORK_DECL(ctx);
 	uint64_t end = start;

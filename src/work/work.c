@@ -5,20 +5,18 @@
 #include "samples.h"
 #include "timer.h"
 
-volatile uint64_t nb_work_sink;
-
 const struct nb_work_kind nb_work_kinds[] = {
 #ifdef NB_WORK_HAVE_MULTIITER
-	{ "multiiter", nb_fwq_multiiter, nb_ftq_multiiter },
+	{ "multiiter", nb_fixed_work_multiiter, nb_fixed_time_multiiter },
 #endif
 #ifdef NB_WORK_HAVE_INCREMENT
-	{ "increment", nb_fwq_increment, nb_ftq_increment },
+	{ "increment", nb_fixed_work_increment, nb_fixed_time_increment },
 #endif
 #ifdef NB_WORK_HAVE_ASM
-	{ "asm", nb_fwq_asm, nb_ftq_asm },
+	{ "asm", nb_fixed_work_asm, nb_fixed_time_asm },
 #endif
 #ifdef NB_WORK_HAVE_DAXPY
-	{ "daxpy", nb_fwq_daxpy, nb_ftq_daxpy },
+	{ "daxpy", nb_fixed_work_daxpy, nb_fixed_time_daxpy },
 #endif
 	{ NULL, NULL, NULL },
 };

@@ -23,7 +23,7 @@ struct nb_work_ctx {
 
 /* One FTQ quantum: work loops done and the tick at which the quantum ended.
  * 16 bytes, so 256 samples a page (the 40 Hz line at 10 kHz in brho's FTQ notes). */
-struct nb_ftq_sample {
+struct nb_quantum_sample {
 	uint64_t count;
 	uint64_t tick;
 };
@@ -31,17 +31,17 @@ struct nb_ftq_sample {
 /* FWQ: samples[i] = ticks taken by `loops` work loops; *first = the tick of
  * the read that starts samples[0], stored before the loop begins, so that
  * sample i starts at *first plus the samples before it. */
-typedef void (*nb_fwq_loop_fn)(struct nb_work_ctx *ctx, uint64_t *samples, size_t n,
-			       uint64_t loops, uint64_t *first);
+typedef void (*nb_fixed_work_fn)(struct nb_work_ctx *ctx, uint64_t *samples, size_t n,
+				 uint64_t loops, uint64_t *first);
 /* FTQ: quantum i ends at the first tick >= start + (i + 1) * interval; its
  * count is of per_count work loops each. */
-typedef void (*nb_ftq_loop_fn)(struct nb_work_ctx *ctx, struct nb_ftq_sample *samples,
-			       size_t n, uint64_t start, uint64_t interval, uint64_t per_count);
+typedef void (*nb_fixed_time_fn)(struct nb_work_ctx *ctx, struct nb_quantum_sample *samples,
+				 size_t n, uint64_t start, uint64_t interval, uint64_t per_count);
 
 struct nb_work_kind {
 	const char *name;
-	nb_fwq_loop_fn fixed_work;
-	nb_ftq_loop_fn fixed_time;
+	nb_fixed_work_fn fixed_work;
+	nb_fixed_time_fn fixed_time;
 };
 
 /* The kinds compiled in, and lookup by name (NULL when not compiled in). */
@@ -63,9 +63,9 @@ extern volatile uint64_t nb_work_sink;
 
 /* The kernels' loops, defined by loops.h in each work_<kind>.c. */
 #define NB_WORK_DECLARE(kind)                                                                \
-	void nb_fwq_##kind(struct nb_work_ctx *, uint64_t *, size_t, uint64_t, uint64_t *);  \
-	void nb_ftq_##kind(struct nb_work_ctx *, struct nb_ftq_sample *, size_t, uint64_t,   \
-			   uint64_t, uint64_t);
+	void nb_fixed_work_##kind(struct nb_work_ctx *, uint64_t *, size_t, uint64_t, uint64_t *);   \
+	void nb_fixed_time_##kind(struct nb_work_ctx *, struct nb_quantum_sample *, size_t,         \
+				  uint64_t, uint64_t, uint64_t);
 NB_WORK_DECLARE(multiiter)
 NB_WORK_DECLARE(increment)
 NB_WORK_DECLARE(asm)

@@ -120,7 +120,7 @@ static void test_cpu_lists(void)
 static void test_samples_taken(void)
 {
 	enum { N = 1000 };
-	struct nb_ftq_sample *s = nb_samples_alloc(N, sizeof(*s));
+	struct nb_quantum_sample *s = nb_samples_alloc(N, sizeof(*s));
 
 	CHECK(nb_samples_taken(s, N, sizeof(*s), 8) == 0);
 	for (int i = 0; i < 537; i++) {
@@ -385,7 +385,7 @@ static int unit_stream(struct nb_stream *s, char *dir)
 		CHECK(!"a temporary directory");
 		return -1;
 	}
-	nb_stream_init(s, &unit_stream_opts, NB_STREAM_FWQ, 1e6, 1.0);
+	nb_stream_init(s, &unit_stream_opts, NB_STREAM_FIXED_WORK, 1e6, 1.0);
 	snprintf(s->path, sizeof(s->path), "%s/u_0_", dir);
 	s->kernel = "fwq";
 	s->work = "multiiter";

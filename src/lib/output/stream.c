@@ -79,8 +79,8 @@ void nb_stream_init(struct nb_stream *s, const struct nb_stream_opts *o, enum nb
 		    double sample_time_ticks, double ticks_per_ns)
 {
 	s->kind = kind;
-	s->sample_size = kind == NB_STREAM_FWQ ? sizeof(uint64_t) : 2 * sizeof(uint64_t);
-	s->done_word = kind == NB_STREAM_FWQ ? 0 : sizeof(uint64_t);
+	s->sample_size = kind == NB_STREAM_FIXED_WORK ? sizeof(uint64_t) : 2 * sizeof(uint64_t);
+	s->done_word = kind == NB_STREAM_FIXED_WORK ? 0 : sizeof(uint64_t);
 	s->ticks_per_s = ticks_per_ns * 1e9;
 	s->chunk_samples = chunk_samples_for(sample_time_ticks, ticks_per_ns);
 	s->nchunks = nchunks_for(o, s->chunk_samples, sample_time_ticks, ticks_per_ns);
@@ -165,7 +165,7 @@ double nb_stream_quantile(const struct nb_stream *s, double p)
  * ticks: an FTQ count short of the reference is that share of a quantum. */
 static double loss_of(const struct nb_stream *s, uint64_t value, double *ticks)
 {
-	int falling = s->kind == NB_STREAM_FTQ;
+	int falling = s->kind == NB_STREAM_FIXED_TIME;
 	double l = nb_loss((double)value, (double)s->reference, 1, falling);
 
 	*ticks = !falling ? l : s->reference ? l / (double)s->reference * (double)s->quantum_ticks : 0;
@@ -179,7 +179,7 @@ static void emit_second(struct nb_stream *s)
 	if (!n->n || !s->seconds_file)
 		return;
 	/* of the time its samples covered: the first and last second are partial */
-	double covered = s->kind == NB_STREAM_FWQ ? n->sum : (double)n->n * (double)s->quantum_ticks;
+	double covered = s->kind == NB_STREAM_FIXED_WORK ? n->sum : (double)n->n * (double)s->quantum_ticks;
 
 	fprintf(s->seconds_file, "%llu %llu %llu %llu %.3f %.6f\n", (unsigned long long)s->second,
 		(unsigned long long)n->n, (unsigned long long)n->min, (unsigned long long)n->max,
@@ -270,7 +270,7 @@ static void chunk_samples(const struct nb_stream *s, uint64_t seq, size_t count,
 		const uint64_t *x = sample_at(s, seq, i);
 
 		value[i] = x[0];
-		if (s->kind == NB_STREAM_FWQ) {
+		if (s->kind == NB_STREAM_FIXED_WORK) {
 			at += x[0];
 			tick[i] = at;
 		} else {
@@ -343,7 +343,7 @@ static uint64_t gap_before(const struct nb_stream *s, uint64_t seq, uint64_t pre
 {
 	uint64_t first = s->chunks[seq & (s->nchunks - 1)].first_tick;
 
-	return s->kind == NB_STREAM_FWQ && prev_end && first > prev_end ? first - prev_end : 0;
+	return s->kind == NB_STREAM_FIXED_WORK && prev_end && first > prev_end ? first - prev_end : 0;
 }
 
 /* The reference: the best sample of the chunks that cover the first second
@@ -351,14 +351,14 @@ static uint64_t gap_before(const struct nb_stream *s, uint64_t seq, uint64_t pre
 static void choose_reference(struct nb_stream *s, uint64_t done)
 {
 	uint64_t m = s->chunk_samples, values[m], ticks[m], prev_end = 0;
-	uint64_t best = s->kind == NB_STREAM_FWQ ? UINT64_MAX : 0;
+	uint64_t best = s->kind == NB_STREAM_FIXED_WORK ? UINT64_MAX : 0;
 
 	for (uint64_t seq = 0; seq < done && seq < s->nchunks; seq++) {
 		chunk_samples(s, seq, m, values, ticks);
 		values[0] += gap_before(s, seq, prev_end);
 		prev_end = ticks[m - 1];
 		for (uint64_t j = 0; j < m; j++)
-			best = s->kind == NB_STREAM_FWQ ? (values[j] < best ? values[j] : best)
+			best = s->kind == NB_STREAM_FIXED_WORK ? (values[j] < best ? values[j] : best)
 							: (values[j] > best ? values[j] : best);
 		if ((double)(ticks[m - 1] - s->start_tick) >= s->ticks_per_s)
 			break;
@@ -389,7 +389,7 @@ static void fold_chunk(struct nb_stream *s, uint64_t seq, size_t count)
 	int ok = chunk_intact(s, seq);
 
 	for (size_t j = 0; ok && j < count; j++)
-		if (values[j] == NB_SAMPLE_UNSET || (s->kind == NB_STREAM_FTQ && ticks[j] == NB_SAMPLE_UNSET))
+		if (values[j] == NB_SAMPLE_UNSET || (s->kind == NB_STREAM_FIXED_TIME && ticks[j] == NB_SAMPLE_UNSET))
 			ok = 0;
 	if (!ok) {
 		s->lost += count;
@@ -576,14 +576,14 @@ static void fill_json(struct nb_stream *s, FILE *f)
 	nb_json_int(&j, "cpu", s->cpu);
 	nb_json_string(&j, "host", s->host);
 	nb_json_string(&j, "work", s->work);
-	if (s->kind == NB_STREAM_FWQ)
+	if (s->kind == NB_STREAM_FIXED_WORK)
 		nb_json_uint(&j, "work_loops_per_sample",
 			     __atomic_load_n(&s->loops, __ATOMIC_RELAXED));
 	else
 		nb_json_uint(&j, "quantum_ticks", s->quantum_ticks);
 	nb_json_double(&j, "ticks_per_ns", s->ticks_per_s / 1e9);
 	nb_json_uint(&j, "start_tick", s->start_tick);
-	nb_json_string(&j, "unit", s->kind == NB_STREAM_FWQ ? "ticks" : "counts");
+	nb_json_string(&j, "unit", s->kind == NB_STREAM_FIXED_WORK ? "ticks" : "counts");
 	nb_json_uint(&j, "reference", s->reference);
 	nb_json_uint(&j, "samples", s->samples);
 	nb_json_uint(&j, "lost_samples", s->lost);

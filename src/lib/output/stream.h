@@ -21,7 +21,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-enum nb_stream_kind { NB_STREAM_FWQ, NB_STREAM_FTQ };
+enum nb_stream_kind { NB_STREAM_FIXED_WORK, NB_STREAM_FIXED_TIME };
 
 /* The loss (nb_loss, tails.h) on buckets 1% wide, so that a streamed run's
  * percentiles are known to 1% without its samples (the tails' 1-2-5 buckets

@@ -1,13 +1,13 @@
-/* What a kernel is, and all it sees of the run. A kernel is one small C file
- * (fwq.c, ftq.c, psnap.c, selfish.c, bsp.c): its measured loop and a
- * struct nb_kernel of narrow hooks. The driver (src/driver/) does the rest, the
- * same way for every kernel: options, placement of the participants
- * (threads of one process, OpenMP threads or MPI ranks: the launch layer
- * linked in, ranks.h), the files, calibration, the start, signals, and one
- * finish sequence: write the data files, commit them, summarise each
- * participant, gather, print a result line a rank, write the JSON.
- * docs/architecture.md says where else a new kernel appears (only its entry in
- * kernels.json and its docs). */
+/* The kernel contract: what a kernel provides (struct nb_kernel and its
+ * struct nb_results of hooks) and what the driver gives it (struct nb_run,
+ * each participant's struct nb_participant, the nb_run_* services). The
+ * driver (this folder) does the rest the same way for every kernel:
+ * options, placement of the participants (threads of one process, OpenMP
+ * threads or MPI ranks: the launch layer linked in, ranks.h), the files,
+ * calibration, the start, signals, and one finish sequence. A kernel is one
+ * small C file above this layer (src/kernels/), its measured loop and its
+ * hooks; docs/architecture.md lists the files a new kernel needs. This
+ * header holds only what a kernel uses: the types its hooks see by value. */
 #ifndef NB_KERNEL_H
 #define NB_KERNEL_H
 
@@ -18,7 +18,6 @@
 #include "calibrate.h"
 #include "causes.h"
 #include "inject.h"
-#include "json.h"
 #include "kcounts.h"
 #include "kernel_files.h"
 #include "machine.h"
@@ -26,18 +25,13 @@
 #include "stream.h"
 #include "stretches.h"
 #include "tails.h"
-#include "team.h"
-#include "timer.h"
-#include "work.h"
 
-/* getopt values of the driver's long options; a kernel's start at NB_OPT_KERNEL */
-enum {
-	NB_OPT_CPUS = 256, NB_OPT_WARMUP, NB_OPT_TPN, NB_OPT_INJECT, NB_OPT_NO_PIN,
-	NB_OPT_VERSION, NB_OPT_TRACE, NB_OPT_WORK, NB_OPT_DAXPY, NB_OPT_SECONDS,
-	NB_OPT_STREAM, NB_OPT_CHECKPOINT, NB_OPT_STREAM_TOP, NB_OPT_STREAM_CONTEXT,
-	NB_OPT_NODE_FILES, NB_OPT_HOUSEKEEPING, NB_OPT_METRICS, NB_OPT_REQUIREMENTS,
-	NB_OPT_KERNEL
-};
+/* The first getopt value of a kernel's own long options: the driver's are
+ * below it (driver.h). */
+#define NB_OPT_KERNEL 1024
+
+struct nb_json;
+struct nb_work_kind;
 
 struct nb_run;
 

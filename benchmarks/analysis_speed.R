@@ -39,7 +39,7 @@ timed <- list(
   # the spectra of a run read beforehand
   ftq_spectra = function(dir) {
     run <- read_run(file.path(dir, "ftq.json"))
-    function() ftq_peak_table(list(ftq = run))
+    function() peak_table(list(ftq = run))
   },
   # the tails, the slowdown at scale and a comparison (with itself) of a run
   # read beforehand

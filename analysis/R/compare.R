@@ -367,14 +367,14 @@ write_comparison <- function(dir_a, dir_b, out = NULL) {
       # A's noisiest CPUs and its quietest, where it has more than a few
       cpus <- vapply(detail_run(ra, noise_summary(ra, "A")$noise_percent)$threads,
         function(t) t$cpu, integer(1))
-      s <- rbind(ftq_peak_table(list(A = ra))$spectra[, side := "A"],
-        ftq_peak_table(list(B = rb))$spectra[, side := "B"])[cpu %in% cpus]
+      s <- rbind(peak_table(list(A = ra))$spectra[, side := "A"],
+        peak_table(list(B = rb))$spectra[, side := "B"])[cpu %in% cpus]
       plot <- ggplot2::ggplot(s, ggplot2::aes(frequency_hz, power, colour = side)) +
         ggplot2::geom_line(linewidth = 0.3, alpha = 0.7) + ggplot2::scale_y_log10() +
         ggplot2::facet_wrap(~cpu, ncol = 1, labeller = ggplot2::label_both) +
         ggplot2::labs(title = paste(p$what, ": spectra of A and B"), x = "frequency (Hz)",
           y = "power (counts^2)", colour = NULL) + theme_noise()
-      caption <- paste0(p$what, ": the FTQ spectra (power in counts^2, log, against Hz) of A ",
+      caption <- paste0(p$what, ": the ", kernel_info(ra$kernel)$label, " spectra (power in counts^2, log, against Hz) of A ",
         "and B overlaid, per CPU. A line in one and not the other is a periodic source one ",
         "system has.", detail_note(length(cpus), length(ra$threads), "CPUs of A",
           "compare.csv"))

@@ -150,26 +150,3 @@ tile_band_names <- function(single) {
 
 heatmap_height <- function(rows) 1.5 + 0.4 * min(rows, heatmap_rows_named)
 
-# The kernel's buckets (1 us unless widened) up to the 99.9th percentile;
-# the few longer iterations are counted in a note (NULL: none left out), not
-# stretched across the axis.
-psnap_shown <- function(histogram) {
-  bins <- histogram$bins[n > 0]
-  total <- sum(bins$n) + histogram$overflow
-  shown <- bins[cumsum(n) <= ceiling(0.999 * total) | seq_len(.N) == 1]
-  over <- total - sum(shown$n)
-  # 2 significant digits, never as an exponent (all of them: 100, not 1e+02)
-  hidden <- sprintf("%.0f iterations (%s%%)", over,
-    trimws(formatC(signif(100 * over / total, 2), format = "fg", digits = 2)))
-  beyond <- sprintf("%.0f us or more, beyond the kernel's buckets", histogram$overflow_from_us)
-  note <- if (over == 0) {
-    NULL
-  } else if (over == histogram$overflow) {
-    sprintf("%s of %s, are not shown", hidden, beyond)
-  } else {
-    sprintf("%s longer than %.0f us are not shown%s", hidden, max(shown$hi),
-      if (histogram$overflow > 0) sprintf(", %.0f of them %s", histogram$overflow, beyond) else "")
-  }
-  list(bins = shown, note = note)
-}
-

@@ -28,6 +28,14 @@ kernels_where <- function(has) {
   names(Filter(function(info) isTRUE(has(info)), noisebench_kernels$kernels))
 }
 
+# The labels of the kernels has(info) holds for, as a page names them:
+# "FWQ and P-SNAP".
+kernel_labels <- function(has) {
+  labels <- vapply(kernels_where(has), function(k) noisebench_kernels$kernels[[k]]$label, "")
+  if (length(labels) < 2) return(paste(labels, collapse = ""))
+  paste(paste(utils::head(labels, -1), collapse = ", "), "and", utils::tail(labels, 1))
+}
+
 # Of a named list of runs, those of the kernels has(info) holds for.
 runs_where <- function(runs, has) Filter(function(r) isTRUE(has(kernel_info(r$kernel))), runs)
 

@@ -55,7 +55,7 @@ machine_lines <- function(runs, cell_bins = 3) {
 }
 
 # The two-frequency test (spectrum.R) on the machine's lines: a line of run
-# a is external when a partner run (ftq_partner_runs: another sampling
+# a is external when a partner run (spectrum_partners: another sampling
 # frequency) has one at the same Hz (folded into its band), an artifact of
 # the benchmark when it has one where a fixed number of quanta would put it
 # (f fs_b / fs_a), each within 3 of its bins or rel_tol; a partner's line
@@ -68,11 +68,11 @@ machine_lines_origin <- function(lines, runs, min_share = sqrt(0.1), rel_tol = 0
   timed <- runs_where(runs, fixed_time)
   rbindlist(lapply(split(lines, by = "run", sorted = FALSE), function(mine) {
     a <- mine$run[1]
-    fs_a <- ftq_sampling_hz(timed[[a]]$meta)
-    partners <- utils::head(intersect(ftq_partner_runs(timed, a), lines$run), 5)
+    fs_a <- run_sampling_hz(timed[[a]]$meta)
+    partners <- utils::head(intersect(spectrum_partners(timed, a), lines$run), 5)
     verdicts <- lapply(partners, function(b) {
       theirs <- lines[run == b]
-      fs_b <- ftq_sampling_hz(timed[[b]]$meta)
+      fs_b <- run_sampling_hz(timed[[b]]$meta)
       has <- function(f, share) {
         tol <- max(3 * theirs$resolution_hz[1], rel_tol * f)
         any(abs(theirs$frequency_hz - alias_hz(f, fs_b)) <= tol &

@@ -51,18 +51,3 @@ node_table <- function(runs, summary, yardsticks = lapply(runs, stretch_yardstic
   }), fill = TRUE)
 }
 
-# P-SNAP's iteration times combined per node, as the PRACE assessments
-# compared nodes: one histogram per host over all its ranks.
-plot_psnap_nodes <- function(iterations, title) {
-  top <- stats::quantile(iterations$us, 0.999, names = FALSE)
-  d <- iterations[us <= top]
-  breaks <- seq(floor(min(d$us)), ceiling(top) + 1)
-  counts <- rbindlist(lapply(unique(d$host), function(h) {
-    bin_counts(d[host == h]$us, h, breaks)
-  }))
-  plot_bins(counts) +
-    ggplot2::facet_wrap(~label, ncol = 1, scales = "free_y") +
-    ggplot2::labs(title = title, x = "iteration time (us), 1 us bins", y = "iterations",
-      caption = "the longest 0.1% of the iterations of all nodes are not shown") +
-    theme_noise()
-}

@@ -222,6 +222,10 @@ lost_percent <- function(kernel, total, n, best) {
   100 * pmax(share, 0) # never below 0 but for rounding
 }
 
+# The time (ns) each rank's detours took beyond an ordinary iteration, of a
+# kernel that records detours: the sum of its stretches (stretches.h).
+detours_lost_ns <- function(run) rowSums(rank_matrix(run, "stretches.sum"), na.rm = TRUE)
+
 # One row per run and thread (or rank): the moments of its scaled noise and
 # the share of the machine it lost, as noise_percent (lost_percent; for
 # P-SNAP its own slowdown of the calibrated loop, 100 (mean - ideal) / ideal,
@@ -234,7 +238,7 @@ lost_percent <- function(kernel, total, n, best) {
 #' summary.csv), its share of time lost over the run (\code{noise_over_time}),
 #' the tails of the loss per sample (\code{tail_table}, tails.csv), the
 #' comparison of two surveys (\code{compare_table}, compare.csv), FTQ's
-#' spectral lines (\code{ftq_peak_table}, peaks.csv), the predicted slowdown of
+#' spectral lines (\code{peak_table}, peaks.csv), the predicted slowdown of
 #' bulk-synchronous applications (\code{scale_table}, scale.csv), and the
 #' acceptance summary of a ReFrame run (\code{acceptance_table}, and as
 #' Markdown \code{acceptance_markdown}).
@@ -255,7 +259,7 @@ lost_percent <- function(kernel, total, n, best) {
 #'   own).
 #' @param report_path ReFrame's JSON report (\code{--report-file}).
 #' @param table a table from \code{acceptance_table}.
-#' @return A \code{data.table}; \code{ftq_peak_table} a list of tables;
+#' @return A \code{data.table}; \code{peak_table} a list of tables;
 #' \code{acceptance_markdown} lines of text.
 #' @order 1
 #' @export
@@ -269,7 +273,7 @@ noise_summary <- function(run, run_name) {
     if (anyNA(detours)) stop_input(run$path, "no \"detours\" in the run description")
     as.data.table(c(place, list(samples = detours, scaled_noise_mean = NA_real_,
       scaled_noise_sd = NA_real_, kurtosis = NA_real_, skewness = NA_real_,
-      noise_percent = 100 * selfish_lost_ns(run) / 1e9 / rank_values(run, "period_s"))))
+      noise_percent = 100 * detours_lost_ns(run) / 1e9 / rank_values(run, "period_s"))))
   } else {
     m <- run_moments(run)
     noise <- if (!is.null(info$ideal)) {
@@ -294,7 +298,7 @@ noise_summary <- function(run, run_name) {
   rows[, `:=`(
     run = run_name, kernel = run$kernel,
     work = meta$work %||% NA_character_,
-    sampling_hz = if (fixed_time(info)) ftq_sampling_hz(meta) else NA_real_,
+    sampling_hz = if (fixed_time(info)) run_sampling_hz(meta) else NA_real_,
     inject = unit_injects(run)
   )]
   setnames(rows, "unit", "thread")

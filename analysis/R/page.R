@@ -21,6 +21,14 @@ report_html <- function(data, tables, verdict, first_screen, figures, untraced =
     } else rows
     html_table(pick(shown(rows), columns), if (nzchar(caption)) caption, csv)
   }
+  # the kernels' own tables (the catalogue's), in the section each names
+  kernel_tables_on_page <- function(section) {
+    unlist(lapply(Filter(function(t) identical(t$section %||% "details", section),
+      kernel_tables()), function(t) {
+      on_page(tables[[t$name]], paste0(t$name, ".csv"), unlist(t$columns), t$title,
+        noisiest = t$noisiest)
+    }))
+  }
   machine <- machine_description(data)
   pictures <- figures[is_whole_system(figures)]
   figures <- figures[!is_whole_system(figures)]
@@ -53,9 +61,7 @@ report_html <- function(data, tables, verdict, first_screen, figures, untraced =
       sprintf('<p class="verdict">%s</p>', html_escape(paste0("Requirements: ", verdict))),
       verdicts_on_page(tables$verdicts, sprintf("Verdict per host, kernel and work kind, by %s",
         requirements_words(tables$requirements))),
-      html_table(pick(tables$psnap_cores, c("cores", "runs", "calibration_time_s",
-        "mean_run_time_s", "run_time_sd_s", "noise_percent", "system_correlation")),
-        "P-SNAP, PRACE style, per core count", "psnap_cores.csv"),
+      kernel_tables_on_page("evidence"),
       html_table(pick(shown(tails_by_run(tables$tails)), c("run", "ranks", "p99_us", "p99_9_us",
         "max_us", "above_100us_per_hour", "above_1000us_per_hour")),
         "Tails: the time a sample lost to noise, the worst rank of each run", "tails.csv"),
@@ -93,22 +99,15 @@ report_html <- function(data, tables, verdict, first_screen, figures, untraced =
         "p99_99_us", "max_us", "above_100us_per_hour"),
         "Tails per run and CPU, the longest p99.9 of each run first", noisiest = "p99_9_us"),
       on_page(tables$peaks, "peaks.csv", c("run", "host", "cpu", "frequency_hz",
-        "share_percent", "origin", "above_floor"), paste("FTQ: the strongest lines of each",
-        "spectrum; origin external when a run at another sampling frequency shows the same",
+        "share_percent", "origin", "above_floor"), paste(paste0(kernel_labels(fixed_time),
+        ": the strongest lines of each"), "spectrum; origin external when a run at another sampling frequency shows the same",
         "Hz, artifact when the line moved with the sampling")),
       if (nrow(tables$lines)) {
         html_table(pick(shown(tables$lines[, utils::head(.SD, machine_lines_shown), by = run]),
           c("run", "frequency_hz", "cpus", "hosts", "share_percent_median", "worst",
             "origin")), "The lines of every CPU, the most common of each run", "lines.csv")
       },
-      html_table(pick(shown(tables$psnap_runs), c("run", "nodes", "tasks",
-        "calibration_time_s", "mean_run_time_s", "sd_run_time_s", "os_noise_percent",
-        "system_correlation")), "P-SNAP per run (a PRACE Tier-0 assessment)",
-        "psnap_runs.csv"),
-      unlist(lapply(kernel_tables(), function(t) {
-        on_page(tables[[t$name]], paste0(t$name, ".csv"), unlist(t$columns), t$title,
-          noisiest = t$noisiest)
-      })),
+      kernel_tables_on_page("details"),
       if (!is.null(untraced) && nrow(untraced)) {
         html_table(shown(untraced), "Runs asked to trace that could not")
       },

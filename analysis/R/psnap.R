@@ -34,6 +34,9 @@ psnap_runs <- function(runs) {
   }))
 }
 
+# The catalogue's psnap_cores table: psnap_by_cores of the runs' table.
+psnap_core_table <- function(runs) psnap_by_cores(psnap_runs(runs))
+
 psnap_by_cores <- function(run_table) {
   if (nrow(run_table) == 0) return(data.table())
   run_table[, .(
@@ -158,4 +161,43 @@ psnap_nodes_figure <- function(dir, name, run, label) {
       "the others', or whose tail is longer, is the noisy one (nodes.csv names it).",
       detail_note(length(hosts), nrow(tails),
         "nodes (by the largest 99th percentile of their ranks' loss)", "nodes.csv")))
+}
+
+# The kernel's buckets (1 us unless widened) up to the 99.9th percentile;
+# the few longer iterations are counted in a note (NULL: none left out), not
+# stretched across the axis.
+psnap_shown <- function(histogram) {
+  bins <- histogram$bins[n > 0]
+  total <- sum(bins$n) + histogram$overflow
+  shown <- bins[cumsum(n) <= ceiling(0.999 * total) | seq_len(.N) == 1]
+  over <- total - sum(shown$n)
+  # 2 significant digits, never as an exponent (all of them: 100, not 1e+02)
+  hidden <- sprintf("%.0f iterations (%s%%)", over,
+    trimws(formatC(signif(100 * over / total, 2), format = "fg", digits = 2)))
+  beyond <- sprintf("%.0f us or more, beyond the kernel's buckets", histogram$overflow_from_us)
+  note <- if (over == 0) {
+    NULL
+  } else if (over == histogram$overflow) {
+    sprintf("%s of %s, are not shown", hidden, beyond)
+  } else {
+    sprintf("%s longer than %.0f us are not shown%s", hidden, max(shown$hi),
+      if (histogram$overflow > 0) sprintf(", %.0f of them %s", histogram$overflow, beyond) else "")
+  }
+  list(bins = shown, note = note)
+}
+
+# P-SNAP's iteration times combined per node, as the PRACE assessments
+# compared nodes: one histogram per host over all its ranks.
+plot_psnap_nodes <- function(iterations, title) {
+  top <- stats::quantile(iterations$us, 0.999, names = FALSE)
+  d <- iterations[us <= top]
+  breaks <- seq(floor(min(d$us)), ceiling(top) + 1)
+  counts <- rbindlist(lapply(unique(d$host), function(h) {
+    bin_counts(d[host == h]$us, h, breaks)
+  }))
+  plot_bins(counts) +
+    ggplot2::facet_wrap(~label, ncol = 1, scales = "free_y") +
+    ggplot2::labs(title = title, x = "iteration time (us), 1 us bins", y = "iterations",
+      caption = "the longest 0.1% of the iterations of all nodes are not shown") +
+    theme_noise()
 }

@@ -145,11 +145,12 @@ big_heatmap_figure <- function(dir, name, tiles, n, label) {
       "noisy CPU."))
 }
 
-# FWQ's and P-SNAP's scaled noise, a panel a run, the CPUs shown in detail.
+# The scaled noise of the kernels that time a fixed work (FWQ's and
+# P-SNAP's), a panel a run, the CPUs shown in detail.
+timed_work <- function(info) !fixed_time(info) && !records_detours(info)
+
 scaled_noise_figure <- function(dir, runs, summary, label) {
-  chosen <- panel_runs(names(runs_where(runs, function(info) {
-    !fixed_time(info) && !records_detours(info)
-  })), summary)
+  chosen <- panel_runs(names(runs_where(runs, timed_work)), summary)
   if (length(chosen) == 0) return(NULL)
   d <- rbindlist(lapply(chosen, function(n) {
     run <- detail_run(runs[[n]], summary[run == n]$noise_percent)
@@ -168,7 +169,8 @@ scaled_noise_figure <- function(dir, runs, summary, label) {
       x = "scaled noise (t - min) / min, bins of 1/20 decade") +
     theme_noise()
   fig(save_figure(p, dir, "scaled-noise", height = 1.5 + 1.6 * ceiling(length(chosen) / 2)),
-    paste("FWQ and P-SNAP, a panel a run: how many samples (y, log) lost each fraction of",
+    paste(paste0(kernel_labels(timed_work), ", a panel a run: how many samples (y, log) lost"),
+      "each fraction of",
       "their time, (t - min) / min (x, log), over the CPUs shown in detail (of a run of more",
       "than", detail_units_max, "CPUs, the", detail_units_max - 1, "noisiest and the quietest).",
       "A quiet CPU has everything in the first bins (within a timer read of the best);",
@@ -188,9 +190,11 @@ spectra_figure <- function(dir, runs, peaks, summary, label) {
   spectra[, host := paste0(label(run), ", ", host)]
   if (nrow(lines)) lines[, host := paste0(label(run), ", ", host)]
   panels <- nrow(unique(spectra[, .(host, cpu)]))
-  fig(save_figure(plot_spectrum(spectra, lines, "spectra of the FTQ counts"), dir, "spectra",
+  fig(save_figure(plot_spectrum(spectra, lines, paste("spectra of the",
+    kernel_labels(fixed_time), "counts")), dir, "spectra",
     height = 1.5 + 1.6 * panels),
-    paste("FTQ, a panel a run and CPU shown in detail: the power (counts^2, log) of the",
+    paste(paste0(kernel_labels(fixed_time), ", a panel a run and CPU shown in detail: the power"),
+      "(counts^2, log) of the",
       "counts at each frequency (Hz). A line standing out of the floor is noise that",
       "repeats at that frequency; its colour says whether a run at another sampling",
       "frequency confirms it (external) or it moved with the sampling (artifact).",

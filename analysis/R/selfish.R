@@ -18,7 +18,7 @@ selfish_table <- function(runs) {
       detours_per_s = detours / period,
       # Netgauge's CPU overhead: the time detours took beyond an ordinary
       # iteration, over the time measured
-      cpu_overhead_percent = 100 * selfish_lost_ns(run) / 1e9 / period,
+      cpu_overhead_percent = 100 * detours_lost_ns(run) / 1e9 / period,
       median_detour_us = ifelse(detours > 0, rank_values(run, "median_detour_ns") / 1e3,
         NA_real_),
       # the longest detour's loss (tails) and the iteration it lost it against
@@ -27,10 +27,6 @@ selfish_table <- function(runs) {
     )
   }))
 }
-
-# The time (ns) each rank's detours took beyond an ordinary iteration: the
-# sum of its stretches (the kernel's, stretches.h).
-selfish_lost_ns <- function(run) rowSums(rank_matrix(run, "stretches.sum"), na.rm = TRUE)
 
 selfish_detours <- function(runs) {
   selfish <- Filter(function(r) r$kernel == "selfish", runs)

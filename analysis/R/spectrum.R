@@ -26,7 +26,7 @@ fft_length <- function(x) {
 
 # The sampling rate of an FTQ run, one quantum a sample, whether --freq or
 # -i BITS (a quantum of 2^BITS ticks) set the quantum.
-ftq_sampling_hz <- function(meta) 1e9 / meta$quantum_ns
+run_sampling_hz <- function(meta) 1e9 / meta$quantum_ns
 
 # One-sided periodogram of the counts, mean removed. power is the variance
 # of the counts carried by each frequency (a sinusoid of amplitude A gives
@@ -39,7 +39,7 @@ ftq_sampling_hz <- function(meta) 1e9 / meta$quantum_ns
 # counts are real, so one complex transform serves two segments: for
 # Z = FFT(a + ib), |A_k|^2 + |B_k|^2 = (|Z_k|^2 + |Z_(n-k)|^2) / 2, and only
 # that sum is wanted.
-ftq_spectrum <- function(counts, sampling_hz, segment = 2^17) {
+counts_spectrum <- function(counts, sampling_hz, segment = 2^17) {
   n <- if (length(counts) > segment) segment else fft_length(length(counts))
   k <- length(counts) %/% n
   plan <- fftw::planFFT(n)
@@ -181,12 +181,12 @@ frequencies_independent <- function(fs_a, fs_b) {
 
 # Spectra and classified peaks of every FTQ run and thread, or of those at
 # the positions keep[[run]] (spectrum_threads) only. A run's partners
-# for the two-frequency test are ftq_partner_runs'; a thread's are their
+# for the two-frequency test are spectrum_partners'; a thread's are their
 # threads on its host (partner_threads), and its peaks' origin their vote
 # (vote_on_origin). partner_run names the nearest.
 #' @rdname noise_summary
 #' @export
-ftq_peak_table <- function(runs, keep = NULL) {
+peak_table <- function(runs, keep = NULL) {
   timed <- runs_where(runs, fixed_time)
   for (a in intersect(names(keep), names(timed))) timed[[a]] <- subset_run(timed[[a]], keep[[a]])
   if (length(timed) == 0) return(list(peaks = data.table(), spectra = data.table()))
@@ -197,7 +197,7 @@ ftq_peak_table <- function(runs, keep = NULL) {
   computed <- lapply_cores(jobs, function(job) {
     t <- job$thread
     x <- noise_values(job, t$data)
-    ftq_spectrum(x, ftq_sampling_hz(timed[[job$run]]$meta))[, `:=`(unit = t$unit, cpu = t$cpu,
+    counts_spectrum(x, run_sampling_hz(timed[[job$run]]$meta))[, `:=`(unit = t$unit, cpu = t$cpu,
       host = t$host,
       mean_count = sum(x) / length(x), median_count = median_of(x, t$table %||% value_table(x)),
       max_count = max(x))]
@@ -210,15 +210,15 @@ ftq_peak_table <- function(runs, keep = NULL) {
   places <- lapply(timed, thread_places)
   peaks <- list()
   for (a in names(timed)) {
-    fs_a <- ftq_sampling_hz(timed[[a]]$meta)
-    partners <- ftq_partner_runs(timed, a)
+    fs_a <- run_sampling_hz(timed[[a]]$meta)
+    partners <- spectrum_partners(timed, a)
     for (u in names(spectra[[a]])) {
       spec <- spectra[[a]][[u]]
       found <- find_peaks(spec[, .(frequency_hz, power)])
       pairs <- partner_threads(spectra, places, partners, u, spec$host[1], spec$cpu[1])
       found <- vote_on_origin(found, lapply(pairs, function(b) {
         partner <- spectra[[b$run]][[b$thread]]
-        classify_peaks(found, fs_a, partner, ftq_sampling_hz(timed[[b$run]]$meta),
+        classify_peaks(found, fs_a, partner, run_sampling_hz(timed[[b$run]]$meta),
           spec$mean_count[1], partner$mean_count[1])
       }))
       b <- if (length(pairs)) pairs[[1]]$run else NULL
@@ -230,7 +230,7 @@ ftq_peak_table <- function(runs, keep = NULL) {
     }
   }
   spectra <- rbindlist(lapply(names(spectra), function(a) {
-    rbindlist(spectra[[a]])[, `:=`(run = a, sampling_hz = ftq_sampling_hz(timed[[a]]$meta))]
+    rbindlist(spectra[[a]])[, `:=`(run = a, sampling_hz = run_sampling_hz(timed[[a]]$meta))]
   }))
   peaks <- rbindlist(peaks)
   setcolorder(peaks, c("frequency_hz", "power", "origin"))
@@ -241,12 +241,12 @@ ftq_peak_table <- function(runs, keep = NULL) {
 # test: the other runs of the same work and injection whose sampling
 # frequency is independent of its own, the nearest in time first (the
 # machine's noise changes over the hours).
-ftq_partner_runs <- function(timed, a) {
+spectrum_partners <- function(timed, a) {
   key <- function(r) paste(r$meta$work, format_inject(r$meta$inject))
-  fs_a <- ftq_sampling_hz(timed[[a]]$meta)
+  fs_a <- run_sampling_hz(timed[[a]]$meta)
   partners <- Filter(function(b) {
     b != a && key(timed[[b]]) == key(timed[[a]]) &&
-      frequencies_independent(fs_a, ftq_sampling_hz(timed[[b]]$meta))
+      frequencies_independent(fs_a, run_sampling_hz(timed[[b]]$meta))
   }, names(timed))
   partners[order(abs(run_start(timed[partners]) - run_start(timed[a])))]
 }

@@ -63,8 +63,7 @@ write_report <- function(results_dir, hosts = NULL, out = NULL, machine_cpus = N
   # report, writing into a directory removed
   on.exit(try(scale_rows(), silent = TRUE), add = TRUE)
   verdicts <- host_verdicts(summary)
-  peaks <- ftq_peak_table(runs, spectrum_threads(runs, summary))
-  psnap_table <- psnap_runs(runs)
+  peaks <- peak_table(runs, spectrum_threads(runs, summary))
   streams <- data$streams
   labels <- rbind(run_labels(runs),
     rbindlist(lapply(names(streams), function(n) stream_label(n, streams[[n]]))), fill = TRUE)
@@ -97,8 +96,6 @@ write_report <- function(results_dir, hosts = NULL, out = NULL, machine_cpus = N
     tails = rbind(tail_table(runs), stream_tail_table(streams), fill = TRUE),
     streams = stream_table(streams),
     machines = machines,
-    psnap_runs = psnap_table,
-    psnap_cores = psnap_by_cores(psnap_table),
     causes = causes,
     top_causes = top,
     advice = advice_table(runs, top),

@@ -88,7 +88,7 @@ write_ftq <- function(dir, prefix, counts, fs, tpn = 1, inject = NULL, bits = NU
 # A rank's spectral lines as the kernel finds them (spectrum.h: the
 # report's method and as many lines), as columns.
 spectrum_entry <- function(x, fs) {
-  spec <- ftq_spectrum(x, fs)
+  spec <- counts_spectrum(x, fs)
   lines <- find_peaks(spec)
   segment <- round(fs / spec$frequency_hz[1])
   list(resolution_hz = spec$frequency_hz[1], segments = length(x) %/% segment,

@@ -76,7 +76,7 @@ test_that("an FTQ thread's partner is the same host's, whatever the ranks' order
   write_ftq(dir, "f10", list(a10, quiet(40000)), 10000, hosts = c("a", "b"), cpus = c(0, 0))
   write_ftq(dir, "f7", list(quiet(28000), a7), 7000, hosts = c("b", "a"), cpus = c(0, 0))
   runs <- read_results(dir)$runs
-  peaks <- ftq_peak_table(runs)$peaks
+  peaks <- peak_table(runs)$peaks
   at500 <- peaks[host == "a" & abs(frequency_hz - 500) < 0.5]
   expect_equal(sort(at500$origin), c("external", "external"))
   expect_true(all(peaks[host == "a"]$partner_run %in% c("f10", "f7")))

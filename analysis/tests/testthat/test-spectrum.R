@@ -10,7 +10,7 @@ test_that("FFT lengths have only the factors 2, 3 and 5", {
 test_that("a sinusoid is found at its frequency with its variance", {
   fs <- 10000
   t <- seq_len(20000) / fs
-  spec <- ftq_spectrum(1000 + 50 * sin(2 * pi * 123 * t), fs)
+  spec <- counts_spectrum(1000 + 50 * sin(2 * pi * 123 * t), fs)
   peaks <- find_peaks(spec)
   expect_equal(peaks$frequency_hz[1], 123, tolerance = 1e-3)
   expect_equal(peaks$power[1], 50^2 / 2, tolerance = 0.01)
@@ -23,7 +23,7 @@ test_that("a line that wanders in frequency is one peak with all its power", {
   # source timed by sleeping, broken into fragments a few Hz apart
   hz <- rep(c(695, 700, 705, 710), each = 5000)
   phase <- 2 * pi * cumsum(hz) / fs
-  spec <- ftq_spectrum(1000 + 50 * sin(phase), fs)
+  spec <- counts_spectrum(1000 + 50 * sin(phase), fs)
   peaks <- find_peaks(spec)
   expect_equal(nrow(peaks), 1)
   expect_gt(peaks$frequency_hz, 690)
@@ -35,7 +35,7 @@ test_that("a line that wanders in frequency is one peak with all its power", {
 
 test_that("an impulse train is found at its rate and harmonics", {
   set.seed(2)
-  spec <- ftq_spectrum(impulse_counts(20000, 20), 10000)
+  spec <- counts_spectrum(impulse_counts(20000, 20), 10000)
   peaks <- find_peaks(spec, top = 20)
   # a hit every 20 quanta of 100 us: 500 Hz and its multiples up to 5 kHz
   expect_equal(sort(peaks$frequency_hz), seq(500, 5000, by = 500), tolerance = 1e-6)
@@ -46,7 +46,7 @@ test_that("a line's share is the time a detour repeating at its rate takes", {
   dir <- withr_tempdir()
   # half a quantum lost every 20: 2.5% of the time
   write_ftq(dir, "f", list(impulse_counts(20000, 20, depth = 500)), 10000)
-  peaks <- ftq_peak_table(read_results(dir)$runs)$peaks
+  peaks <- peak_table(read_results(dir)$runs)$peaks
   expect_equal(peaks[abs(frequency_hz - 500) < 1]$share_percent, 2.5, tolerance = 0.02)
 })
 
@@ -59,7 +59,7 @@ test_that("a run whose quantum -i set (2^BITS ticks) is read at its own rate", {
   write_ftq(dir, "f", list(impulse_counts(20000, 20, depth = 500)), fs, tpn = 2.5, bits = 17)
   runs <- read_results(dir)$runs
   expect_null(runs$f$meta$frequency_hz)
-  peaks <- ftq_peak_table(runs)$peaks
+  peaks <- peak_table(runs)$peaks
   # the impulse train's lines, at its rate and its harmonics, each 2.5%
   line <- peaks[abs(frequency_hz - fs / 20) < 1]
   expect_equal(nrow(line), 1)
@@ -70,7 +70,7 @@ test_that("a run whose quantum -i set (2^BITS ticks) is read at its own rate", {
 test_that("long runs average segment spectra and keep the line's variance", {
   fs <- 10000
   t <- seq_len(2^19) / fs
-  spec <- ftq_spectrum(1000 + 20 * sin(2 * pi * 250 * t), fs)
+  spec <- counts_spectrum(1000 + 20 * sin(2 * pi * 250 * t), fs)
   expect_equal(nrow(spec), 2^16)
   peaks <- find_peaks(spec)
   expect_equal(peaks$frequency_hz[1], 250, tolerance = 1e-3)
@@ -93,13 +93,13 @@ test_that("segments transformed in pairs give each segment's periodogram, averag
   # left over that no segment takes
   for (k in c(4, 5)) {
     x <- 1000 + stats::rnorm(k * n + 17, sd = 30) + 40 * sin(seq_len(k * n + 17) / 7)
-    expect_equal(ftq_spectrum(x, 10000, segment = n)$power, bartlett(x, k), tolerance = 1e-10)
+    expect_equal(counts_spectrum(x, 10000, segment = n)$power, bartlett(x, k), tolerance = 1e-10)
   }
 })
 
 test_that("a noise floor without lines has no peaks", {
   set.seed(3)
-  expect_equal(nrow(find_peaks(ftq_spectrum(1000 + stats::rnorm(20000), 10000))), 0)
+  expect_equal(nrow(find_peaks(counts_spectrum(1000 + stats::rnorm(20000), 10000))), 0)
 })
 
 test_that("frequencies fold into the band of the sampling rate", {
@@ -117,8 +117,8 @@ test_that("the two-frequency test tells interference from benchmark artifacts", 
     x[seq(7, n, by = 256)] <- x[seq(7, n, by = 256)] - 300
     x
   }
-  s10 <- ftq_spectrum(both(100000, 20), 10000)
-  s7 <- ftq_spectrum(both(70000, 14), 7000)
+  s10 <- counts_spectrum(both(100000, 20), 10000)
+  s7 <- counts_spectrum(both(70000, 14), 7000)
   p10 <- classify_peaks(find_peaks(s10, top = 200), 10000, s7, 7000)
   p7 <- classify_peaks(find_peaks(s7, top = 200), 7000, s10, 10000)
   origin_at <- function(p, f) p[which.min(abs(frequency_hz - f))][abs(frequency_hz - f) < 0.5]$origin
@@ -150,14 +150,14 @@ test_that("every partner votes on a line's origin, the nearest in time named", {
   started("f7b", "2026-01-01T00:05:00.0Z")
   started("f7a", "2026-01-01T00:00:05.0Z")
   started("f7c", "2026-01-01T00:09:00.0Z")
-  peaks <- ftq_peak_table(read_results(dir)$runs)$peaks
+  peaks <- peak_table(read_results(dir)$runs)$peaks
   at500 <- peaks[run == "f10" & abs(frequency_hz - 500) < 0.5]
   expect_equal(at500$origin, "external")
   expect_equal(at500$partner_run, "f7a")
   expect_equal(c(at500$partners, at500$agreeing), c(3, 2))
   # the one partner alone could not tell
-  alone <- classify_peaks(find_peaks(ftq_spectrum(read_results(dir)$runs$f10$threads[[1]]$data$count,
-    10000)), 10000, ftq_spectrum(2000 + stats::rpois(28000, 3), 7000), 7000)
+  alone <- classify_peaks(find_peaks(counts_spectrum(read_results(dir)$runs$f10$threads[[1]]$data$count,
+    10000)), 10000, counts_spectrum(2000 + stats::rpois(28000, 3), 7000), 7000)
   expect_equal(alone[abs(frequency_hz - 500) < 0.5]$origin, "unknown")
 })
 
@@ -182,7 +182,7 @@ test_that("a line's share stays a number when noise took most quanta whole", {
   # 10 kHz, 700 us busy every 1 ms: 7 of every 10 quanta do no work
   counts <- rep(c(rep(1000, 3), rep(0, 7)), 2000)
   write_ftq(dir, "f", list(counts), 10000)
-  peaks <- ftq_peak_table(read_results(dir)$runs)$peaks
+  peaks <- peak_table(read_results(dir)$runs)$peaks
   line <- peaks[which.min(abs(frequency_hz - 1000))]
   expect_equal(line$frequency_hz, 1000, tolerance = 1e-6)
   expect_true(is.finite(line$share_percent) && line$share_percent > 0)
@@ -203,10 +203,10 @@ test_that("of many CPUs, the spectra are those shown and their partners', read a
   # each run's own 7 noisiest and quietest, and the other's quietest as partner
   expect_equal(keep$f10, c(1, 2, 6:12))
   expect_equal(keep$f7, c(1, 2, 6:12))
-  every <- ftq_peak_table(read_results(dir, samples = "when_used")$runs)$peaks
+  every <- peak_table(read_results(dir, samples = "when_used")$runs)$peaks
   # the CPUs neither run shows are never read
   unlink(file.path(dir, sprintf("f%s_%d_counts.dat", rep(c(10, 7), each = 3), 2:4)))
-  some <- ftq_peak_table(runs, keep)$peaks
+  some <- peak_table(runs, keep)$peaks
   expect_setequal(unique(some$cpu), c(0, 1, 5:11))
   expect_equal(some, every[cpu %in% c(0, 1, 5:11)])
   expect_true(all(some[cpu >= 5 & abs(frequency_hz - 500) < 0.5]$origin == "external"))

@@ -8,7 +8,7 @@ ARM_BUILD  ?= build-aarch64
 JOBS       ?= $(shell nproc)
 PYTEST      = .venv/bin/python -m pytest -q -p no:cacheprovider
 
-.PHONY: all build build-asan setup run check test test-release test-sanitize test-aarch64 \
+.PHONY: all build build-asan setup run check check-functional check-r test test-release test-sanitize test-aarch64 \
         test-analysis test-beside test-timing test-load asm bench clean
 
 all: build
@@ -26,13 +26,25 @@ run:
 	$(MAKE) --no-print-directory build
 	scripts/survey.sh $(BUILD)/bin
 
-# The quick way in, installing nothing: the build, the C unit tests and the
-# functional tests that need no Slurm, browser or quiet CPU (pytest.ini's
-# markers); `make test` installs what it needs and runs everything.
+# The quick way in, installing nothing: the build, then side by side the C
+# unit tests with the functional tests that need no Slurm, browser or quiet
+# CPU (pytest.ini's markers), and the R package's tests on the package the
+# build installed; `make test` installs what it needs and runs everything.
 check: build
 	@test -x .venv/bin/python || { echo "make check: no .venv: run scripts/setup.sh test once"; exit 2; }
+	$(MAKE) --no-print-directory -j2 check-functional check-r
+
+check-functional:
 	cd $(BUILD) && ctest --output-on-failure
 	NB_BIN_DIR=$(BUILD)/bin $(PYTEST) -m "not timing and not slurm and not browser and not harness and not scale" tests
+
+# testthat on the installed package, quiet unless a test fails
+R_TESTS = testthat::test_dir("analysis/tests/testthat", package = "noisebench", \
+  load_package = "installed", reporter = "summary", stop_on_failure = TRUE)
+check-r:
+	@R_LIBS=$(abspath $(BUILD))/lib/R Rscript -e '$(R_TESTS)' >$(BUILD)/r-tests.log 2>&1 \
+	  && echo "R tests: passed ($(BUILD)/r-tests.log)" \
+	  || { cat $(BUILD)/r-tests.log; echo "R tests: FAILED"; exit 1; }
 
 # Every test, each on the build it proves most on, in two phases. First, side
 # by side, what measures no noise and needs no quiet CPU: R CMD check, the
@@ -47,7 +59,7 @@ test:
 	@rm -f .cache/cannot-tell.log
 	$(MAKE) --no-print-directory -j4 test-analysis test-aarch64 test-sanitize test-beside
 	$(MAKE) --no-print-directory test-release
-	@scripts/cannot_tell.sh
+	@scripts/cannot_tell.py
 
 build-asan:
 	cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DNOISEBENCH_SANITIZE=ON \
@@ -105,15 +117,18 @@ test-sanitize: build-asan
 	  UBSAN_OPTIONS=print_stacktrace=1 \
 	  $(PYTEST) --durations=10 -m "not timing and not browser and not scale" tests
 
-# The timing tests three times in a row under a noise generator of our own,
-# on the bad day the gate must hold on (tests/load.py --bad-day).
+# The timing tests LOAD_ROUNDS times in a row under a noise generator of our
+# own, on the bad day the gate must hold on (tests/load.py --bad-day). Each
+# test's cannot-tells are counted; one that could not tell in every round
+# fails, for it never answered.
+LOAD_ROUNDS ?= 3
 test-load:
 	@scripts/setup.sh test
 	$(MAKE) --no-print-directory build
 	mkdir -p .cache
 	@rm -f .cache/cannot-tell.log
-	tests/under_load.sh 3 --bad-day
-	@scripts/cannot_tell.sh
+	@rc=0; tests/under_load.sh $(LOAD_ROUNDS) --bad-day || rc=1; \
+	  scripts/cannot_tell.py --rounds $(LOAD_ROUNDS) || rc=1; exit $$rc
 
 # aarch64 must compile (and link) warning-free: the ASM kind drops out there.
 test-aarch64:

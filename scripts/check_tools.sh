@@ -23,5 +23,5 @@ if [ ${#missing[@]} -gt 0 ]; then
   exit 2
 fi
 command -v mpicc >/dev/null 2>&1 ||
-  echo "make: no MPI compiler (mpicc): building without psnap_mpi and selfish_mpi" >&2
+  echo "make: no MPI compiler (mpicc): building without the kernels' MPI front ends (*_mpi)" >&2
 exit 0

@@ -6,7 +6,7 @@ with the machine's own detours of the day; this is what holds whatever the
 day (docs/testing.md)."""
 import numpy as np
 import pytest
-from nbtest.ground_truth import fwq_timeline, ftq_timeline, match
+from nbtest.ground_truth import fixed_time_timeline, fixed_work_timeline, match, timeline_of
 
 PERIOD = 2_000_000  # ticks: a schedule of 2 ms at a tick a ns
 LENGTH = 70_000  # ticks: about the busy wait a 100 us injection logs, exit less entry
@@ -21,7 +21,7 @@ def schedule():
     return {"due": due, "entry": due, "exit": due + LENGTH, "cpu": np.full(PLACES, -1)}
 
 
-def fwq(detours, rng):
+def fixed_work(detours, rng):
     """Samples of 10 us, up to 1% slower, back to back; a sample a detour
     begins in is longer by it."""
     run, sample = OFFSET + PERIOD * PLACES, 10_000
@@ -32,10 +32,10 @@ def fwq(detours, rng):
             d += pending.pop(0)[1]
         durations.append(d)
         t += d
-    return fwq_timeline(np.array(durations), {"start_tick": 0}, TIMER_READ)
+    return fixed_work_timeline(np.array(durations), {"start_tick": 0}, TIMER_READ)
 
 
-def ftq(detours, rng):
+def fixed_time(detours, rng):
     """Quanta of 100 us ending at the first timer read past the grid, a unit
     of work 100 ticks; a detour takes its length of work from the quantum it
     falls in."""
@@ -47,10 +47,10 @@ def ftq(detours, rng):
     for at, length in detours:
         lost[int(at // quantum)] += length
     counts = np.floor((ends - starts - lost) / unit)
-    return ftq_timeline(counts, ends.astype(np.int64), {"start_tick": 0}, TIMER_READ)
+    return fixed_time_timeline(counts, ends.astype(np.int64), {"start_tick": 0}, TIMER_READ)
 
 
-@pytest.mark.parametrize("timeline", [fwq, ftq])
+@pytest.mark.parametrize("timeline", [fixed_work, fixed_time])
 @pytest.mark.parametrize("shift, length, found, exact, clean", [
     (0, LENGTH, 1, 1, 0),              # the injection's length at its time: exact
     (0, 2 * LENGTH, 1, 0, 0),          # twice as long: found, not exact
@@ -66,3 +66,10 @@ def test_only_the_length_at_the_time_is_exact(timeline, shift, length, found, ex
     assert m.settled.all()
     assert m.recall == found and m.exact_share == exact, (m.recall, m.exact_share)
     assert m.clean_share == clean, m.clean_share
+
+
+def test_a_kernel_the_ground_truth_does_not_know_fails(tmp_path):
+    """A new kernel is never read as another's time line without a word."""
+    meta = {"kernel": "nosuchkernel", "ticks_per_ns": 1.0, "calibration": {"timer_read_ns": 20}}
+    with pytest.raises(AssertionError, match="knows no kernel 'nosuchkernel'"):
+        timeline_of(tmp_path, meta, {"rank": 0})

@@ -2,15 +2,17 @@
 kernel is, they read from the catalogue, src/kernels/kernels.json. A kernel's
 name may be written in its own files only: those whose name carries it
 (src/kernels/psnap.c, analysis/R/psnap.R, jube/include/psnap.xml,
-tests/test_psnap.py), and the few places an original tool's format or a
-place outside the project demands it (ALLOWED)."""
+tests/nbtest/selfish.py), and the few places an original tool's format or a
+place outside the project demands it (ALLOWED). The name is looked for in
+any case and inside identifiers (NB_STREAM_FWQ, ftq_spectrum), outside
+comments."""
 import re
 
 from nbtest import KERNELS, ROOT
 
 # the shared layers: the R package, JUBE, ReFrame, the C library, driver and
 # tools, the scripts, and the tests' helpers and fixtures
-SHARED = ["analysis/R/*.R", "analysis/inst/*.R", "jube/*.xml", "jube/include/*.xml",
+SHARED = ["analysis/R/*.R", "analysis/inst/*.R", "jube/**/*.xml",
           "reframe/noisebench_reframe/*.py", "reframe/checks/**/*.py", "src/driver/*",
           "src/lib/**/*.[ch]", "src/tools/*", "src/work/*", "scripts/*", "tests/nbtest/*.py",
           "tests/conftest.py"]
@@ -41,7 +43,7 @@ def own(path, kernel):
 
 
 def named(root=ROOT):
-    word = re.compile(r"\b(" + "|".join(KERNELS) + r")\b")
+    word = re.compile("|".join(KERNELS), re.I)
     found = []
     for pattern in SHARED:
         for path in sorted(root.glob(pattern)):
@@ -49,7 +51,7 @@ def named(root=ROOT):
             if not path.is_file() or rel in ALLOWED or "__pycache__" in rel:
                 continue
             for number, line in enumerate(code_of(path).splitlines(), 1):
-                for name in set(word.findall(line)):
+                for name in {m.lower() for m in word.findall(line)}:
                     if not own(path, name):
                         found.append(f"{rel}:{number}: {name}: {line.strip()}")
     return found
@@ -69,3 +71,16 @@ def test_the_check_sees_a_kernel_named(tmp_path):
     (tmp_path / "analysis/R/noise.R").write_text(f'# {k} is fine here\nx <- y == "{k}"\n')
     (tmp_path / f"analysis/R/{k}.R").write_text(f'x <- y == "{k}"\n')
     assert named(tmp_path) == [f'analysis/R/noise.R:2: {k}: x <- y == "{k}"']
+
+
+def test_the_check_sees_a_name_in_any_case_and_inside_an_identifier(tmp_path):
+    """NB_STREAM_<KERNEL> in the C library and <kernel>_sweep in JUBE's XML."""
+    (tmp_path / "src/lib/output").mkdir(parents=True)
+    (tmp_path / "jube/include").mkdir(parents=True)
+    k = next(iter(KERNELS))
+    (tmp_path / "src/lib/output/stream.h").write_text(f"enum {{ NB_STREAM_{k.upper()} }};\n")
+    (tmp_path / "jube/include/parameters.xml").write_text(
+        f'<!-- {k} -->\n<parameterset name="{k}_sweep"/>\n')
+    assert named(tmp_path) == [
+        f'jube/include/parameters.xml:2: {k}: <parameterset name="{k}_sweep"/>',
+        f"src/lib/output/stream.h:1: {k}: enum {{ NB_STREAM_{k.upper()} }};"]

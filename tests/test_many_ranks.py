@@ -12,10 +12,11 @@ import subprocess
 import pytest
 from nbtest import CATALOGUE, KERNELS, REPORT_R, ROOT, quick_args
 from nbtest.browser import CHROMIUM, check_pdf, check_report_page, open_page, screenshot
-from nbtest.kernel_files import (check_node_data, check_ranks_tables, check_selfish_span, detours_of,
+from nbtest.kernel_files import (check_node_data, check_ranks_tables, detours_of,
                                  json_histogram, load_description)
 from nbtest.launch import mpi_env
 from nbtest.lines import check_ranks_line, ranks_line
+from nbtest.selfish import check_selfish_span
 
 RANKS = 128
 # small runs: a rank's measurement is short beside its share of two CPUs

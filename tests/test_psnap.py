@@ -9,7 +9,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from nbtest.ground_truth import check_injected_run
+from nbtest.ground_truth import check_injected_run, check_injections_stand_out
 from nbtest.kernel_files import check_ranks_tables, json_histogram
 from nbtest.launch import LAUNCHERS
 
@@ -104,7 +104,8 @@ def test_psnap_finds_injected_noise(launch, tmp_path, how):
         assert len(times) == 3000
         assert hist[rank]["total_us"] == pytest.approx(times.sum() / 1e3, rel=1e-6)
     tpn = meta["ticks_per_ns"]
-    for row, m, _ in check_injected_run(tmp_path / "noisy", tmp_path / "quiet", 10000):
+    matched = check_injected_run(tmp_path / "noisy", tmp_path / "quiet", 10000)
+    for row, m, _ in matched:
         # the rank's reported noise holds the busy waits its handler logged:
         # its ideal iteration is no longer than any, so their excess is in it
         busy_us = (m.injections["exit"] - m.injections["entry"]).sum() / tpn / 1e3
@@ -124,6 +125,7 @@ def test_psnap_finds_injected_noise(launch, tmp_path, how):
     ideal_s = np.mean([r["ideal_us"] for r in ranks]) * 3000 / 1e6
     assert float(qsum["calibration_time_s"]) == pytest.approx(ideal_s, abs=1e-3)
     assert float(qsum["mean_run_time_s"]) >= float(qsum["calibration_time_s"])
+    check_injections_stand_out(matched)
 
 
 @pytest.mark.skipif(NCPUS < 2, reason="pinned or not, one CPU is one CPU")

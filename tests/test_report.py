@@ -25,6 +25,8 @@ def read_csv(path):
 
 
 REPEATS = 5
+# what the report may say of a line's origin (spectrum.R's vote_on_origin)
+ORIGINS = {"external", "artifact", "unknown"}
 CPUS = sorted(os.sched_getaffinity(0))
 
 
@@ -189,6 +191,11 @@ def test_injected_500hz_is_named_external(ftq_pairs):
     lines = read_csv(ftq_pairs / "report" / "lines.csv")
     noisy = {p["run"] for p in peaks if p["run"].startswith("noisy_")}
     assert len(noisy) == 2 * 2 * REPEATS
+    for run in sorted(noisy):
+        # what holds on any day: each injection served took at least its 5%
+        # (exit is due + D or later), and every line has an origin
+        assert injected_shares(ftq_pairs, run)[1] > 2.5, run
+        assert all(p["origin"] in ORIGINS for p in peaks if p["run"] == run), run
     for run in in_step_runs(ftq_pairs, sorted(noisy)):
         at_500 = line_at(peaks, run, 500)
         assert at_500, (run, injected_shares(ftq_pairs, run))

@@ -2,7 +2,8 @@
 their reduction), launch (MPI's environment, the launchers), verdicts
 (cannot tell today), kernel_files (a run's files), ground_truth (injections
 matched to what a kernel measured), competitor (noise made on purpose),
-jube_runs, browser (Chromium over DevTools). conftest.py holds the fixtures."""
+jube_runs, browser (Chromium over DevTools); selfish (what only the selfish
+detour's runs need). conftest.py holds the fixtures."""
 import json
 import os
 from pathlib import Path

@@ -166,7 +166,7 @@ def above(levels, best):
 
 
 # The share of a window's samples that the noise may hit and still leave the
-# level of an undisturbed sample readable (fwq_timeline).
+# level of an undisturbed sample readable (fixed_work_timeline).
 UNDISTURBED = 0.1
 
 
@@ -179,8 +179,8 @@ def back_to_back(durations, row):
     return start, start + d
 
 
-def fwq_timeline(times, row, timer_read_ticks):
-    """FWQ: a sample's loss is what it took beyond an undisturbed sample near
+def fixed_work_timeline(times, row, timer_read_ticks):
+    """A fixed work's samples (FWQ's, P-SNAP's), in ticks: a sample's loss is what it took beyond an undisturbed sample near
     it: the low decile of its neighbours, not their median, which noise in
     most of them would lift (and so hide part of a detour; noise must only
     ever add). Resolution: the spread of the undisturbed samples (low decile
@@ -195,12 +195,8 @@ def fwq_timeline(times, row, timer_read_ticks):
                     above(floor, best), above(local_median(times), best))
 
 
-def psnap_timeline(times_ns, row, ticks_per_ns, timer_read_ticks):
-    return fwq_timeline(np.asarray(times_ns, dtype=float) * ticks_per_ns, row, timer_read_ticks)
-
-
-def ftq_timeline(counts, ends, row, timer_read_ticks):
-    """FTQ: a quantum's loss is its length less the time its count of work
+def fixed_time_timeline(counts, ends, row, timer_read_ticks):
+    """The work counted in a fixed time (FTQ's quanta): a quantum's loss is its length less the time its count of work
     takes at the usual rate (the quantum ends at the first timer read past
     the grid, so a detour over the edge makes it long and the next short).
     Resolution: one unit of work and its timer read at each end."""
@@ -223,8 +219,8 @@ def ftq_timeline(counts, ends, row, timer_read_ticks):
                     hidden, usual)
 
 
-def selfish_timeline(detours_ns, row, ticks_per_ns, min_iteration_ticks):
-    """Selfish: each detour is an interval; its loss is its length less one
+def detours_timeline(detours_ns, row, ticks_per_ns, min_iteration_ticks):
+    """Recorded detours (the selfish detour's): each detour is an interval; its loss is its length less one
     iteration. Resolution: the threshold a detour must pass (9 iterations)."""
     d = np.asarray(detours_ns, dtype=float).reshape(-1, 2)
     start = row["start_tick"] + d[:, 0] * ticks_per_ns
@@ -280,17 +276,20 @@ def timeline_of(directory, meta, row):
     tpn = meta["ticks_per_ns"]
     read = meta["calibration"]["timer_read_ns"] * tpn
     # its data files' text by kind: files of its own, or its ranges of its node's
+    info = KERNELS.get(meta["kernel"])
+    assert info is not None, \
+        f"the ground truth knows no kernel {meta['kernel']!r} (kernels.json: {sorted(KERNELS)})"
     text = [io.BytesIO(t) for t in data_bytes(directory, row).values()]
-    info = KERNELS[meta["kernel"]]
     if info["loss"] == "detours":
-        return selfish_timeline(np.loadtxt(text[0], ndmin=2), row, tpn,
-                                row["min_iteration_ticks"])
+        return detours_timeline(np.loadtxt(text[0], ndmin=2), row, tpn, row["min_iteration_ticks"])
     if info["fixed"] == "time":
-        return ftq_timeline(np.loadtxt(text[0], ndmin=1),
-                            np.loadtxt(text[1], dtype=np.int64, ndmin=1), row, read)
-    if info["value_unit"] == "ticks":
-        return fwq_timeline(np.loadtxt(text[0], dtype=np.int64, ndmin=1), row, read)
-    return psnap_timeline(np.loadtxt(text[0], ndmin=1), row, tpn, read)
+        return fixed_time_timeline(np.loadtxt(text[0], ndmin=1),
+                                   np.loadtxt(text[1], dtype=np.int64, ndmin=1), row, read)
+    per_tick = {"ticks": 1.0, "ns": tpn}.get(info["value_unit"])
+    assert info["fixed"] == "work" and per_tick is not None, \
+        f"{meta['kernel']}: the ground truth has no time line for fixed={info['fixed']!r}, " \
+        f"loss={info['loss']!r}, value_unit={info['value_unit']!r}"
+    return fixed_work_timeline(np.loadtxt(text[0], ndmin=1) * per_tick, row, read)
 
 
 # The fewest places of the schedule, where the machine ran at its best in a
@@ -318,11 +317,9 @@ def check_injected_run(noisy_prefix, quiet_prefix, period_us):
     never fewer found, and how many it spoils is what the quiet run sees);
     without injection, where the machine ran at its best, under 1/APART as
     many places look like it (a detour of the machine's own of just that
-    length at just that time) as with it. The test cannot tell today when
-    the machine ran at its best at too few of the schedule's places to say,
-    or when APART times what it alone made look like an injection there
-    reaches the share it left clean, which is about where an injected run
-    can show one exact."""
+    length at just that time) as with it: that last check, which can say
+    "cannot tell today", is check_injections_stand_out's, for the test to
+    call once it has asserted everything else."""
     noisy, quiet = Path(noisy_prefix), Path(quiet_prefix)
     meta, qmeta = load_meta(noisy), load_meta(quiet)
     over = overhead_ticks(meta)
@@ -342,6 +339,14 @@ def check_injected_run(noisy_prefix, quiet_prefix, period_us):
         assert m.recall >= 0.95, report
         assert m.exact_share >= 0.5 * q.clean_share, report
         out.append((row, m, q))
+    return out
+
+
+def check_injections_stand_out(out):
+    """The day-dependent end of check_injected_run's checks, for a test to
+    call after everything else it asserts: without injection, where the
+    machine ran at its best, under 1/APART as many places look like an
+    injection as with it, or the test cannot tell today."""
     for row, m, q in out:
         if q.settled.sum() < SETTLED_PLACES:
             cannot_tell(f"rank {row['rank']}: the machine ran at its best at {q.settled.sum()} "
@@ -357,7 +362,6 @@ def check_injected_run(noisy_prefix, quiet_prefix, period_us):
                         f"{APART} times as many")
         assert alone < m.exact_share / APART, (
             row["rank"], alone, clean, m.exact_share, q.settled.mean())
-    return out
 
 
 WINDOW, THRESHOLD = 15, 0.05  # as src/lib/system/speed.h

@@ -1,0 +1,98 @@
+"""FTQ alone: its files and quanta as the Sequoia tool writes them, the
+quantum set by -i BITS, and noise injected on purpose found event by event,
+under pthreads and OpenMP (tests/nbtest/ground_truth.py)."""
+import os
+
+import numpy as np
+import pytest
+from nbtest.ground_truth import check_injected_run, check_injections_stand_out
+from nbtest.kernel_files import check_node_data, load_run
+from nbtest.lines import check_ranks_line, ranks_line, summaries
+
+NCPUS = len(os.sched_getaffinity(0))
+
+
+@pytest.mark.timing
+@pytest.mark.parametrize("kernel", ["ftq", "ftq_omp"])
+def test_ftq_finds_each_injection(run, tmp_path, bin_dir, kernel):
+    if not (bin_dir / kernel).exists():
+        pytest.skip(f"{kernel} not built")
+    env = {"OMP_NUM_THREADS": "2", "OMP_PLACES": "cores", "OMP_PROC_BIND": "close"}
+    common = ["-t", 0, "-n", 20000, "--freq", 10000, "-o"]
+    quiet = run(kernel, *common, "quiet", env=env)
+    noisy = run(kernel, *common, "noisy", "--inject", "2000:100", env=env)
+    assert quiet.returncode == 0 and noisy.returncode == 0, quiet.stderr + noisy.stderr
+    matched = check_injected_run(tmp_path / "noisy", tmp_path / "quiet", 2000)
+    for row, m, _ in matched:
+        # 500 periods a second of the thread's measurement, those that came
+        # while it was stalled counted as missed: the 2 s grid, and longer
+        # when a stall holds its last quantum past the grid's end
+        seconds = (row["end_tick"] - row["start_tick"]) / row["ticks_per_ns"] / 1e9
+        assert row["injections"] + row["injections_missed"] == \
+            pytest.approx(500 * seconds, rel=0.01)
+    # the kernel's own figure holds what was injected: the share of work
+    # missing against the best quantum is at least the 5% taken (less the
+    # share a quantum's count varies by, here the timer's)
+    for row in summaries(noisy.stdout):
+        assert float(row["scaled_noise_mean"]) > 0.045, row
+    check_injections_stand_out(matched)
+
+
+# --node-files: the threads' data in ranges of one file a kind (the layout
+# beyond 4096 ranks), which must read as the files of their own do
+@pytest.mark.parametrize("layout", [[], ["--node-files"]], ids=["own files", "node files"])
+def test_ftq_files_and_quanta(run, tmp_path, layout):
+    res = run("ftq", "-t", 0, "-n", 3000, "--freq", 5000, *layout, "-o", "q")
+    assert res.returncode == 0, res.stderr
+    meta, threads = load_run(tmp_path / "q")
+    if layout:
+        by_file = check_node_data(tmp_path, meta["ranks"], "ftq", "q")
+        assert sorted(by_file) == ["q_node0_counts.dat", "q_node0_times.dat"]
+    assert meta["frequency_hz"] == 5000
+    assert meta["quantum_ns"] == pytest.approx(200000, rel=1e-5)
+    rows = summaries(res.stdout)
+    if layout:
+        # with node files the threads print no line of their own: the ranks
+        # line reduces them in the job
+        assert not rows
+        got = ranks_line(res.stdout, "ftq")
+        assert int(got["max_counts_max"]) == max(t["counts"].max() for t in threads)
+        assert int(got["samples_min"]) == int(got["samples_max"]) == 3000
+        # the mean of the means as printed (2 decimals), to 6 digits
+        assert float(got["mean_counts_avg"]) == pytest.approx(
+            np.mean([t["counts"].mean() for t in threads]), rel=1e-5, abs=0.006)
+    else:
+        check_ranks_line(res.stdout, "ftq", [line for line in res.stdout.splitlines()
+                                             if line.startswith("rank kernel=ftq ")])
+        # the run's strongest line: the largest share of any thread's, at
+        # its frequency
+        run_line = dict(kv.split("=") for kv in res.stdout.split("ftq summary ")[1]
+                        .splitlines()[0].split())
+        share = max(float(row["line_share_percent"]) for row in rows)
+        assert int(run_line["ranks"]) == len(rows) == NCPUS
+        assert float(run_line["line_share_percent"]) == pytest.approx(share, rel=1e-3)
+        # (threads whose shares print alike may differ in the digits cut)
+        assert run_line["line_hz"] in {row["line_hz"] for row in rows
+                                       if float(row["line_share_percent"]) == share}
+    for row, data in zip(rows, threads):
+        counts, times = data["counts"], data["times"]
+        assert len(counts) == len(times) == 3000
+        assert (np.diff(times) > 0).all()
+        assert int(row["max_counts"]) == counts.max()
+        assert float(row["mean_counts"]) == pytest.approx(counts.mean(), abs=0.006)
+        scaled = (counts.max() - counts.mean()) / counts.max()
+        assert float(row["scaled_noise_mean"]) == pytest.approx(scaled, abs=2e-6)
+        # a count is at least 10 timer reads' worth of work (the work loop's
+        # cost is FWQ's copy of it: FTQ's copy, at another alignment, can run
+        # a little faster, so counts * cost is no bound on the quantum)
+        per_count = meta["work_loops_per_count"]
+        read = meta["calibration"]["timer_read_mean_ns"] * meta["ticks_per_ns"]
+        assert per_count * meta["ticks_per_work_loop_min"] >= 10 * read
+
+
+def test_ftq_interval_bits(run, tmp_path):
+    res = run("ftq", "-i", 18, "-n", 200, "-o", "b")
+    assert res.returncode == 0, res.stderr
+    meta, threads = load_run(tmp_path / "b")
+    assert meta["quantum_ticks"] == 1 << 18 and meta["interval_bits"] == 18
+    assert (np.diff(threads[0]["times"]) >= 0).all()

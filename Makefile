@@ -34,11 +34,13 @@ check: build
 	@test -x .venv/bin/python || { echo "make check: no .venv: run scripts/setup.sh test once"; exit 2; }
 	$(MAKE) --no-print-directory -j2 check-functional check-r
 
-# the slowdown model's one periodic shape: its every shape runs the same
-# code, and the others (30 s) run in make test's test-beside
+# Two pytest workers, a test file each at a time (their module fixtures
+# stay whole); the slowdown model's one periodic shape: its every shape runs
+# the same code, and the others (30 s) run in make test's test-beside.
 check-functional:
 	cd $(BUILD) && ctest --output-on-failure
-	NB_BIN_DIR=$(BUILD)/bin $(PYTEST) -m "not timing and not slurm and not browser and not harness and not scale" \
+	NB_BIN_DIR=$(BUILD)/bin $(PYTEST) -n 2 --dist loadfile \
+	  -m "not timing and not slurm and not browser and not harness and not scale" \
 	  -k "not test_scale_csv_agrees_with_the_simulation or periodic" tests
 
 # testthat on the installed package, quiet unless a test fails; on one

@@ -1,45 +1,6 @@
 # Noise statistics of the Sequoia FWQ/FTQ analysis (the Octave analyze and
 # wanalyze scripts) and the verdict of the requirements the kernels judged.
 
-# (t - min) / min: how much longer than the best sample each sample took.
-scaled_noise <- function(x) {
-  m <- min(x)
-  (x - m) / m
-}
-
-# Mean, standard deviation (n - 1, as Octave's std), and the moment
-# kurtosis and skewness (m4 / m2^2, m3 / m2^1.5: a normal sample has
-# kurtosis 3, not 0). A constant sample has no kurtosis or skewness: NaN.
-# With freq, x holds distinct values and freq how often each occurs.
-noise_moments <- function(x, freq = NULL) {
-  if (!is.null(freq)) {
-    n <- sum(freq)
-    total <- sum(x * freq)
-    d <- x - total / n
-    return(moments_list(n, total, sum(freq * d^2) / n, sum(freq * d^3) / n,
-      sum(freq * d^4) / n))
-  }
-  n <- length(x)
-  total <- sum(x)
-  # two vectors and dot products: every further temporary of a 10-million
-  # sample run costs more than the arithmetic
-  d <- x - total / n
-  d2 <- d * d
-  moments_list(n, total, drop(crossprod(d)) / n, drop(crossprod(d2, d)) / n,
-    drop(crossprod(d2)) / n)
-}
-
-moments_list <- function(n, total, m2, m3, m4) {
-  list(
-    samples = n,
-    total = total,
-    scaled_noise_mean = total / n,
-    scaled_noise_sd = if (n > 1) sqrt(m2 * n / (n - 1)) else NA_real_,
-    kurtosis = if (m2 > 0) m4 / m2^2 else NaN,
-    skewness = if (m2 > 0) m3 / m2^1.5 else NaN
-  )
-}
-
 # The distinct values of whole numbers from 0 to `limit`, and how often each
 # occurs; NULL for other samples. FTQ counts take a few thousand values over
 # millions of quanta: sums over the table cost less than one temporary of

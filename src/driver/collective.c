@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "errors.h"
-#include "output.h"
+#include "outfile.h"
 
 void nb_driver_agree_or_exit(struct nb_run *r, const char *why, int code)
 {

@@ -16,7 +16,7 @@
 #include "kernel.h"
 #include "machine.h"
 #include "node_data.h"
-#include "output.h"
+#include "outfile.h"
 #include "requirements.h"
 #include "runinfo.h"
 #include "tracefs.h"

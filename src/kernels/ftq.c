@@ -8,7 +8,7 @@
 #include "kernel_files.h"
 #include "quantum.h"
 #include "errors.h"
-#include "output.h"
+#include "outfile.h"
 
 enum { OPT_FREQ = NB_OPT_KERNEL };
 

@@ -5,7 +5,7 @@
 #include "kernel_files.h"
 #include "quantum.h"
 #include "errors.h"
-#include "output.h"
+#include "outfile.h"
 
 static unsigned work_bits = 12;
 static uint64_t loops; /* work loops per sample */

@@ -42,7 +42,7 @@
 #include "figures.h"
 #include "machine.h"
 #include "metrics.h"
-#include "output.h"
+#include "outfile.h"
 #include "requirements.h"
 
 /* What the kernel's result line of one CPU gave. */

@@ -20,7 +20,7 @@
 #include "calibrate.h"
 #include "cpuset.h"
 #include "machine.h"
-#include "output.h"
+#include "outfile.h"
 #include "errors.h"
 #include "samples.h"
 #include "timer.h"

@@ -13,7 +13,7 @@
 #include "cpuset.h"
 #include "json.h"
 #include "errors.h"
-#include "output.h"
+#include "outfile.h"
 #include "samples.h"
 #include "tails.h"
 

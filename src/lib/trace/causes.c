@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "output.h"
+#include "outfile.h"
 #include "errors.h"
 #include "team.h"
 

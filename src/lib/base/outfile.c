@@ -1,5 +1,5 @@
 #define _GNU_SOURCE
-#include "output.h"
+#include "outfile.h"
 #include "errors.h"
 
 #include <errno.h>

@@ -1,8 +1,8 @@
 /* Output files that appear only when complete: each is written under a
  * temporary name beside its final one and renamed when closed.  Temporary
  * files still open when the process exits are removed. */
-#ifndef NB_OUTPUT_H
-#define NB_OUTPUT_H
+#ifndef NB_OUTFILE_H
+#define NB_OUTFILE_H
 
 #include <stddef.h>
 #include <stdint.h>

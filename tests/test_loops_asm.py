@@ -21,9 +21,8 @@ def functions(build_dir):
                    capture_output=True)
     text = (build_dir / "asm" / "work-loops.s").read_text()
     found = {}
-    for m in re.finditer(r"^([0-9a-f]+) <(nb_fixed_(?:work|time)_\w+|nb_selfish_\w+)>:\n(.*?)(?=^[0-9a-f]+ <|\Z)",
-                         text,
-                         re.S | re.M):
+    loop = r"^([0-9a-f]+) <(nb_fixed_(?:work|time)_\w+|nb_selfish_\w+)>:\n(.*?)(?=^[0-9a-f]+ <|\Z)"
+    for m in re.finditer(loop, text, re.S | re.M):
         found[m.group(2)] = (int(m.group(1), 16), m.group(3))
     return found
 

@@ -62,9 +62,10 @@ double nb_work_ticks_per_loop(const struct nb_work_kind *w, struct nb_work_ctx *
 extern volatile uint64_t nb_work_sink;
 
 /* The kernels' loops, defined by loops.h in each work_<kind>.c. */
-#define NB_WORK_DECLARE(kind)                                                                \
-	void nb_fixed_work_##kind(struct nb_work_ctx *, uint64_t *, size_t, uint64_t, uint64_t *);   \
-	void nb_fixed_time_##kind(struct nb_work_ctx *, struct nb_quantum_sample *, size_t,         \
+#define NB_WORK_DECLARE(kind)                                                               \
+	void nb_fixed_work_##kind(struct nb_work_ctx *, uint64_t *, size_t, uint64_t,       \
+				  uint64_t *);                                              \
+	void nb_fixed_time_##kind(struct nb_work_ctx *, struct nb_quantum_sample *, size_t, \
 				  uint64_t, uint64_t, uint64_t);
 NB_WORK_DECLARE(multiiter)
 NB_WORK_DECLARE(increment)

@@ -94,7 +94,7 @@ extern const struct nb_results nb_stream_results;
 /* options.c: the command line into r, or a usage error */
 void nb_driver_parse(struct nb_run *r);
 
-/* run.c: every rank learns whether any failed (why not NULL); the first
+/* collective.c: every rank learns whether any failed (why not NULL); the first
  * failing one says why in one line, and all leave with `code`, their files
  * discarded. nb_driver_agree: the same for bad input. */
 void nb_driver_agree_or_exit(struct nb_run *r, const char *why, int code);

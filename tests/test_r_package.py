@@ -4,7 +4,7 @@ own directory (R CMD INSTALL analysis)."""
 import shutil
 import subprocess
 
-from nbtest import ROOT
+from nbtest import KERNELS, ROOT
 
 ANALYSIS = ROOT / "analysis"
 
@@ -39,4 +39,4 @@ def test_it_installs_from_its_own_directory(tmp_path):
                              "cat(names(noisebench:::noisebench_kernels$kernels))"],
                             capture_output=True, text=True, timeout=120)
     assert loaded.returncode == 0, loaded.stderr
-    assert "fwq" in loaded.stdout.split()
+    assert loaded.stdout.split() == list(KERNELS)

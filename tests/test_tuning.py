@@ -9,6 +9,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from nbtest import KERNELS, quick_args
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -32,10 +33,9 @@ def kernel_config():
     return None
 
 
-@pytest.mark.parametrize("kernel, args", [("fwq", ["-n", 100, "-w", 10]),
-                                          ("psnap", ["-n", 50])])
-def test_the_tuning_object_agrees_with_the_machine(run, tmp_path, kernel, args):
-    done = run(kernel, "-t", 0, *args, "-o", "run")
+@pytest.mark.parametrize("kernel", KERNELS)
+def test_the_tuning_object_agrees_with_the_machine(run, tmp_path, kernel):
+    done = run(kernel, "-t", 0, *quick_args(kernel), "-o", "run")
     assert done.returncode == 0, done.stderr
     meta = json.loads((tmp_path / "run.json").read_text())
     t = meta["tuning"]

@@ -25,6 +25,10 @@ def quick_args(kernel):
 def kernels_where(**fields):
     """The kernels whose catalogue entry has these values."""
     return [k for k, info in KERNELS.items() if all(info.get(f) == v for f, v in fields.items())]
+
+
+# the OpenMP front ends' binaries, of the kernels the catalogue builds with one
+OPENMP = [f"{k}_omp" for k in kernels_where(openmp=True)]
 # the R package's command lines
 REPORT_R, PREDICT_R, ACCEPTANCE_R = (ROOT / "analysis" / "inst" / name
                                      for name in ("report.R", "predict.R", "acceptance.R"))

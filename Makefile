@@ -9,7 +9,7 @@ JOBS       ?= $(shell nproc)
 PYTEST      = .venv/bin/python -m pytest -q -p no:cacheprovider
 
 .PHONY: all build build-asan setup run check check-functional check-r test test-release test-sanitize test-aarch64 \
-        test-analysis test-beside test-timing test-load asm bench clean
+        test-analysis test-beside test-timing test-load test-fuzz fuzz asm bench dist clean
 
 all: build
 
@@ -64,7 +64,7 @@ test:
 	@scripts/setup.sh test
 	$(MAKE) --no-print-directory build
 	@rm -f .cache/cannot-tell.log
-	$(MAKE) --no-print-directory -j4 test-analysis test-aarch64 test-sanitize test-beside
+	$(MAKE) --no-print-directory -j4 test-analysis test-aarch64 test-sanitize test-beside test-fuzz
 	$(MAKE) --no-print-directory test-release
 	@scripts/cannot_tell.py
 
@@ -165,5 +165,19 @@ bench:
 	benchmarks/limits_from.py $(BUILD)/bin
 	benchmarks/work_kinds.py $(BUILD)/bin
 
+# Every C parser's fuzz target (tests/fuzz/, clang's libFuzzer under ASan and
+# UBSan) from its seed corpus: a smoke of 8 s each in make test, 60 s each
+# here; any crash, leak or sanitizer report fails (scripts/fuzz.sh)
+test-fuzz:
+	scripts/fuzz.sh 8
+fuzz:
+	@scripts/setup.sh test
+	scripts/fuzz.sh 60
+
+# the release tarball of HEAD and its sha256, dist/noisebench-VERSION.tar.gz
+# (docs/releasing.md)
+dist:
+	scripts/dist.sh
+
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD) $(ARM_BUILD)
+	rm -rf $(BUILD) $(ASAN_BUILD) $(ARM_BUILD) build-fuzz

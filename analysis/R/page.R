@@ -144,7 +144,7 @@ page_labels <- function(labels) {
   out
 }
 
-# "noisebench 0.1.0 (commit dae9a52); measured 2026-11-28; report made
+# "noisebench 1.0.0 (commit dae9a52); measured 2026-11-28; report made
 # 2026-11-28 10:00 UTC": what an acceptance record cites.
 report_version <- function(data) {
   meta <- data$runs[[1]]$meta

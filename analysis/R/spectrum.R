@@ -34,24 +34,26 @@ run_sampling_hz <- function(meta) 1e9 / meta$quantum_ns
 # Runs longer than `segment` quanta are cut into segments of that length
 # whose periodograms are averaged (Bartlett): 2^17 quanta resolve 0.08 Hz
 # at 10 kHz, and one FFT over millions of quanta would only add variance.
-# FFTW does the transforms (R's own FFT took most of a report's time), one
-# pair of segments at a time so that no temporary outgrows the cache. The
+# FFTW does the transforms where R has it (R's own FFT took most of a
+# report's time), else stats::fft, with the same result; one pair of
+# segments at a time so that no temporary outgrows the cache. The
 # counts are real, so one complex transform serves two segments: for
 # Z = FFT(a + ib), |A_k|^2 + |B_k|^2 = (|Z_k|^2 + |Z_(n-k)|^2) / 2, and only
 # that sum is wanted.
-counts_spectrum <- function(counts, sampling_hz, segment = 2^17) {
+counts_spectrum <- function(counts, sampling_hz, segment = 2^17,
+                            fftw = requireNamespace("fftw", quietly = TRUE)) {
   n <- if (length(counts) > segment) segment else fft_length(length(counts))
   k <- length(counts) %/% n
-  plan <- fftw::planFFT(n)
+  transform <- fft_of_length(n, fftw)
   sums <- numeric(n)
   for (j in seq_len(ceiling(k / 2)) * 2 - 1) {
     from <- (j - 1) * n + 1
     a <- counts[from:(from + n - 1)]
     # an odd segment out is its own pair: its |Z_k| = |Z_(n-k)|
     z <- if (j == k) {
-      fftw::FFT(a, plan = plan)
+      transform(a)
     } else {
-      fftw::FFT(complex(real = a, imaginary = counts[(from + n):(from + 2 * n - 1)]), plan = plan)
+      transform(complex(real = a, imaginary = counts[(from + n):(from + 2 * n - 1)]))
     }
     sums <- sums + (Re(z)^2 + Im(z)^2)
   }
@@ -60,6 +62,14 @@ counts_spectrum <- function(counts, sampling_hz, segment = 2^17) {
   power <- (sums[half + 1] + sums[n - half + 1]) / 2 / k / n^2 * 2
   if (n %% 2 == 0) power[length(power)] <- power[length(power)] / 2
   data.table(frequency_hz = as.numeric(half) * sampling_hz / n, power = power)
+}
+
+# The discrete Fourier transform of a vector of length n: FFTW's, planned
+# once for every segment, or R's own, which Spack's R has.
+fft_of_length <- function(n, fftw) {
+  if (!fftw) return(function(z) stats::fft(z))
+  plan <- fftw::planFFT(n)
+  function(z) fftw::FFT(z, plan = plan)
 }
 
 # The spectrum's noise floor at each frequency: a running median over

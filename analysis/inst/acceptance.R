@@ -6,7 +6,8 @@
 # directory) as acceptance.md and acceptance.csv.
 args <- commandArgs(trailingOnly = TRUE)
 if (!length(args) %in% 1:2 || args[1] %in% c("-h", "--help")) {
-  message("usage: Rscript analysis/inst/acceptance.R REPORT.json [OUT_DIR]")
+  message("usage: ", Sys.getenv("NB_COMMAND", "Rscript analysis/inst/acceptance.R"),
+    " REPORT.json [OUT_DIR]")
   quit(status = 2)
 }
 source(file.path(dirname(sub("^--file=", "", grep("^--file=", commandArgs(FALSE), value = TRUE))),

@@ -9,7 +9,7 @@
 # traces together, process i on rank i, as they were measured.
 args <- commandArgs(trailingOnly = TRUE)
 usage <- function() {
-  message("usage: Rscript analysis/inst/predict.R RUN_JSON|TRACE... [--phase-us T[,T...]] ",
+  message("usage: ", Sys.getenv("NB_COMMAND", "Rscript analysis/inst/predict.R"), " RUN_JSON|TRACE... [--phase-us T[,T...]] ",
     "[--processes N[,N...]]")
   quit(status = 2)
 }

@@ -22,11 +22,13 @@
 #   tuning): OUT_DIR (default B/report-vs-<A's name>/) gets index.html,
 #   compare.csv, manifests.csv and the overlaid figures.
 args <- commandArgs(trailingOnly = TRUE)
+# the command as its user typed it: noise-report says so
+command <- Sys.getenv("NB_COMMAND", "Rscript analysis/inst/report.R")
 usage <- function() {
-  message("usage: Rscript analysis/inst/report.R RESULTS_DIR [--hosts REGEX [--out DIR]] ",
+  message("usage: ", command, " RESULTS_DIR [--hosts REGEX [--out DIR]] ",
     "[--machine-cpus N] [--locations CSV | --topology FILE] [--no-pdf]\n",
-    "       Rscript analysis/inst/report.R --pdf REPORT_DIR\n",
-    "       Rscript analysis/inst/report.R --compare A B [OUT_DIR]")
+    "       ", command, " --pdf REPORT_DIR\n",
+    "       ", command, " --compare A B [OUT_DIR]")
   quit(status = 2)
 }
 option <- function(name) {

@@ -211,3 +211,17 @@ test_that("of many CPUs, the spectra are those shown and their partners', read a
   expect_equal(some, every[cpu %in% c(0, 1, 5:11)])
   expect_true(all(some[cpu >= 5 & abs(frequency_hz - 500) < 0.5]$origin == "external"))
 })
+
+test_that("R's own FFT gives FFTW's spectrum and peaks, so fftw is optional", {
+  set.seed(3)
+  # a line, an impulse train and noise, over three segments (one odd out)
+  t <- seq_len(3 * 4096) / 10000
+  x <- impulse_counts(length(t), 20) + 40 * sin(2 * pi * 123 * t) + stats::rnorm(length(t))
+  own <- counts_spectrum(x, 10000, segment = 4096, fftw = FALSE)
+  found <- find_peaks(own, top = 20)$frequency_hz
+  for (hz in c(123, 500, 1000)) expect_lt(min(abs(found - hz)), 10000 / 4096)
+  skip_if_not_installed("fftw")
+  fast <- counts_spectrum(x, 10000, segment = 4096, fftw = TRUE)
+  expect_equal(own, fast, tolerance = 1e-9)
+  expect_equal(find_peaks(own, top = 20), find_peaks(fast, top = 20), tolerance = 1e-9)
+})

@@ -27,8 +27,9 @@ class Noisebench(CMakePackage):
 
     license("Apache-2.0 OR MIT", checked_by="noisebench")
 
-    # no release is published yet: the branch only, and no checksum to invent
+    # a release from its git tag; docs/releasing.md adds the tarball's sha256
     version("main", branch="main")
+    version("1.0.0", tag="v1.0.0")
 
     variant(
         "work",
@@ -49,7 +50,19 @@ class Noisebench(CMakePackage):
         description="Build with AddressSanitizer and UndefinedBehaviorSanitizer (testing)",
     )
 
+    variant(
+        "report",
+        default=False,
+        description="The R package and noise-report, the command that writes the report",
+    )
+
     depends_on("c", type="build")
+    # the R package's imports, all in Spack's builtin repository: its FFT is
+    # R's own where R's fftw is missing, which Spack does not package
+    with when("+report"):
+        depends_on("r@4.1:", type=("build", "run"))
+        for r_package in ("r-data-table", "r-ggplot2", "r-jsonlite", "r-htmltools", "r-scales"):
+            depends_on(r_package, type=("build", "run"))
     depends_on("cmake@3.19:", type="build")  # string(JSON)
     depends_on("mpi", when="+mpi")
 
@@ -67,6 +80,8 @@ class Noisebench(CMakePackage):
             names += [f"{k}_mpi" for k in kernels] + ["bsp_mpi"]
         if self.spec.satisfies("+openmp"):
             names += [f"{k}_omp" for k, entry in kernels.items() if entry.get("openmp")]
+        if self.spec.satisfies("+report"):
+            names += ["noise-report"]
         return [join_path("bin", name) for name in names]
 
     def _work_kinds(self):
@@ -79,10 +94,8 @@ class Noisebench(CMakePackage):
             self.define_from_variant("NOISEBENCH_OPENMP", "openmp"),
             self.define_from_variant("NOISEBENCH_MPI", "mpi"),
             self.define_from_variant("NOISEBENCH_SANITIZE", "sanitize"),
-            # the R analysis package needs R's fftw, which Spack does not
-            # package: the recipe installs the kernels only, and does not
-            # pick up an R it did not declare
-            self.define("NOISEBENCH_ANALYSIS", False),
+            # the R package only with +report, never from an R not declared
+            self.define_from_variant("NOISEBENCH_ANALYSIS", "report"),
         ]
 
     # Stand-alone tests: each kernel briefly, with a noise injected on

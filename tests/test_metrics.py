@@ -8,13 +8,12 @@ import json
 import math
 import re
 import shutil
-import socket
 import subprocess
 import time
-import urllib.request
 
 import pytest
 from nbtest import KERNELS, ROOT, quick_args
+from nbtest import prometheus
 from nbtest.lines import rank_lines
 
 CATALOGUE = json.loads((ROOT / "src" / "kernels" / "kernels.json").read_text())["metrics"]
@@ -91,45 +90,14 @@ def test_a_metrics_file_it_cannot_create_stops_the_run_before_it_measures(run, t
     assert time.monotonic() - started < 25, "it stopped before measuring"
 
 
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture
 def node_exporter(tmp_path):
-    """A real prometheus-node-exporter, its textfile collector alone, on a
-    free port of 127.0.0.1; yields (textfile directory, scrape())."""
-    exe = shutil.which("prometheus-node-exporter")
-    if exe is None:
-        pytest.fail("no prometheus-node-exporter: scripts/setup.sh test installs it")
+    """A real prometheus-node-exporter over a textfile directory of its own:
+    (the directory, scrape())."""
     textfiles = tmp_path / "textfile"
     textfiles.mkdir()
-    url = f"http://127.0.0.1:{free_port()}/metrics"
-    proc = subprocess.Popen([exe, f"--web.listen-address={url.split('/')[2]}",
-                             "--collector.disable-defaults", "--collector.textfile",
-                             f"--collector.textfile.directory={textfiles}"],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-
-    def scrape():
-        with urllib.request.urlopen(url, timeout=10) as r:
-            return r.read().decode()
-
-    try:
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                scrape()
-                break
-            except OSError:
-                assert proc.poll() is None, proc.stderr.read()
-                assert time.monotonic() < deadline, "node_exporter did not come up in 30 s"
-                time.sleep(0.1)
+    with prometheus.node_exporter(textfiles) as (_, scrape):
         yield textfiles, scrape
-    finally:
-        proc.terminate()
-        proc.wait(timeout=30)
 
 
 def test_node_exporter_serves_what_the_kernel_and_the_check_wrote(bin_dir, run, tmp_path,

@@ -9,7 +9,8 @@
 #                            check), Chromium (the report is loaded in a headless browser),
 #                            poppler-utils (its PDF's pages rendered), prometheus (promtool
 #                            checks the metrics files), prometheus-node-exporter (scrapes them)
-#                            and the Python venv .venv/ with the test tools
+#                            clang and its libFuzzer runtime (make fuzz), and the Python
+#                            venv .venv/ with the test tools
 # Debian packages come from apt (as root, or with sudo); Python packages go into
 # .venv/ in the repository, never into the system.
 set -euo pipefail
@@ -24,7 +25,8 @@ case "$profile" in
   run) packages+=("${run_packages[@]}") ;;
   test) packages+=("${run_packages[@]}" r-cran-testthat r-cran-roxygen2
         gcc-aarch64-linux-gnu libc6-dev-arm64-cross slurmctld slurmd slurm-client munge
-        slurmdbd mariadb-server poppler-utils prometheus prometheus-node-exporter) ;;
+        slurmdbd mariadb-server poppler-utils prometheus prometheus-node-exporter clang
+        libclang-rt-14-dev) ;;
   *) echo "setup.sh: unknown profile '$profile' (build, run or test)" >&2; exit 2 ;;
 esac
 

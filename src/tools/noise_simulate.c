@@ -61,16 +61,44 @@ static void die(const char *what, const char *detail)
 	exit(2);
 }
 
-static void read_trace(const char *path, struct trace *tr)
+#define USAGE "usage: noise-simulate --phase-us T[,T...] --processes P[,P...] [--allreduce] " \
+	      "[--seed S] [--budget OPS] TRACE..."
+#define HELP \
+	"The slowdown of a bulk-synchronous program, phases of T us of compute and a\n" \
+	"barrier (or --allreduce) among P processes, under the noise of each TRACE\n" \
+	"(LogGOPSim's --noise-trace format, the report's loggopsim/*.txt), replayed\n" \
+	"event by event. Prints CSV: mode, phase_us, processes, slowdown, se, phases.\n" \
+	"  --seed S       the replays' random offsets (default 1)\n" \
+	"  --budget OPS   operations simulated a cell at most (default 2e8)\n" \
+	"  -h, --help     this text\n"
+
+static void free_trace(struct trace *tr)
 {
+	free(tr->start);
+	free(tr->length);
+	free(tr->sum);
+	memset(tr, 0, sizeof *tr);
+}
+
+/* Reads a trace file into tr: NULL, or why not ("FILE:LINE: ..."), with
+ * nothing left allocated or open. */
+static const char *read_trace(const char *path, struct trace *tr)
+{
+	static char why[512];
 	FILE *f = fopen(path, "r");
-	if (!f)
-		die(path, strerror(errno));
 	char line[256];
 	size_t cap = 0;
 	int lineno = 0;
+
 	memset(tr, 0, sizeof *tr);
-	while (fgets(line, sizeof line, f)) {
+	if (!f) {
+		snprintf(why, sizeof why, "%s: %s", path, strerror(errno));
+		return why;
+	}
+	why[0] = '\0';
+	while (!why[0] && fgets(line, sizeof line, f)) {
+		double s, l;
+
 		lineno++;
 		if (line[0] == '#') {
 			const char *colon = strrchr(line, ':');
@@ -78,34 +106,45 @@ static void read_trace(const char *path, struct trace *tr)
 				sscanf(colon, ": %lf ns traced", &tr->duration);
 			continue;
 		}
-		double s, l;
 		if (sscanf(line, "%lf %lf", &s, &l) != 2 || s < 0 || l < 0 ||
 		    (tr->n && s < tr->start[tr->n - 1])) {
-			fprintf(stderr, "noise-simulate: %s:%d: want start<TAB>length, ns, in order\n",
-				path, lineno);
-			exit(2);
+			snprintf(why, sizeof why, "%s:%d: want start<TAB>length, ns, in order", path,
+				 lineno);
+			break;
 		}
 		if (tr->n == cap) {
-			cap = cap ? 2 * cap : 1024;
-			tr->start = realloc(tr->start, cap * sizeof *tr->start);
-			tr->length = realloc(tr->length, cap * sizeof *tr->length);
-			if (!tr->start || !tr->length)
-				die("out of memory", NULL);
+			double *start = realloc(tr->start, 2 * (cap ? cap : 512) * sizeof *start);
+			double *length = start ? realloc(tr->length, 2 * (cap ? cap : 512) *
+								     sizeof *length) : NULL;
+
+			if (start)
+				tr->start = start;
+			if (!start || !length) {
+				snprintf(why, sizeof why, "%s: out of memory", path);
+				break;
+			}
+			tr->length = length;
+			cap = 2 * (cap ? cap : 512);
 		}
 		tr->start[tr->n] = s;
 		tr->length[tr->n] = l;
 		tr->n++;
 	}
 	fclose(f);
-	if (tr->n) {
+	if (!why[0] && tr->n) {
 		tr->sum = malloc(tr->n * sizeof *tr->sum);
 		if (!tr->sum)
-			die("out of memory", NULL);
-		for (size_t k = 0; k < tr->n; k++)
+			snprintf(why, sizeof why, "%s: out of memory", path);
+		for (size_t k = 0; tr->sum && k < tr->n; k++)
 			tr->sum[k] = (k ? tr->sum[k - 1] : 0) + tr->length[k];
 	}
-	if (!(tr->duration > 0) || (tr->n && tr->start[tr->n - 1] >= tr->duration))
-		die(path, "needs a header '# ...: D ns traced' with every start below D");
+	if (!why[0] && (!(tr->duration > 0) || (tr->n && tr->start[tr->n - 1] >= tr->duration)))
+		snprintf(why, sizeof why,
+			 "%s: needs a header '# ...: D ns traced' with every start below D", path);
+	if (!why[0])
+		return NULL;
+	free_trace(tr);
+	return why;
 }
 
 static double detour_start(const struct process *p, long cycle, long k)
@@ -348,6 +387,10 @@ int main(int argc, char **argv)
 			numbers(a, argv[++i], &budget, 1);
 		else if (!strcmp(a, "--allreduce"))
 			all_reduce = 1;
+		else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+			printf("%s\n%s", USAGE, HELP);
+			return 0;
+		}
 		else if (a[0] == '-')
 			die("unknown option", a);
 		else {
@@ -357,13 +400,18 @@ int main(int argc, char **argv)
 	}
 	int ntraces = argc - first_trace;
 	if (!nphase || !nproc || ntraces < 1)
-		die("usage: noise-simulate --phase-us T[,T...] --processes P[,P...] [--allreduce] "
-		    "[--seed S] [--budget OPS] TRACE...", NULL);
+		die(USAGE, NULL);
 	struct trace *traces = calloc((size_t)ntraces, sizeof *traces);
 	if (!traces)
 		die("out of memory", NULL);
-	for (int i = 0; i < ntraces; i++)
-		read_trace(argv[first_trace + i], &traces[i]);
+	for (int i = 0; i < ntraces; i++) {
+		const char *why = read_trace(argv[first_trace + i], &traces[i]);
+
+		if (why) {
+			fprintf(stderr, "noise-simulate: %s\n", why);
+			exit(2);
+		}
+	}
 	/* cell c: phase c / (2 nproc), co-scheduled or not, process count c % nproc */
 	long ncells = (long)(nphase * 2 * nproc);
 	struct cell {
@@ -393,9 +441,7 @@ int main(int argc, char **argv)
 	}
 	free(cells);
 	for (int i = 0; i < ntraces; i++) {
-		free(traces[i].start);
-		free(traces[i].length);
-		free(traces[i].sum);
+		free_trace(&traces[i]);
 	}
 	free(traces);
 	return 0;

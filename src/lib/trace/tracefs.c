@@ -309,8 +309,8 @@ static long field_long(const char *fields, const char *key)
 
 /* "<comm>-<pid> [<cpu>] <flags> <ts>: <event>: <fields>"; the comm may hold
  * dashes and spaces, so it is read back from the CPU's bracket. */
-static int parse_line(const char *line, struct nb_trace_event *e, double tpn,
-		      uint64_t start_tick, uint64_t start_raw_ns)
+int nb_trace_parse_line(const char *line, struct nb_trace_event *e, double tpn,
+			uint64_t start_tick, uint64_t start_raw_ns)
 {
 	const char *p = line, *q, *dash, *ev, *fields;
 	char name[64];
@@ -434,7 +434,8 @@ int nb_trace_read(struct nb_trace *t, double ticks_per_ns, uint64_t start_tick,
 	while (getline(&line, &size, f) > 0) {
 		struct nb_trace_event e;
 
-		if (line[0] == '#' || parse_line(line, &e, ticks_per_ns, start_tick, start_raw_ns))
+		if (line[0] == '#' ||
+		    nb_trace_parse_line(line, &e, ticks_per_ns, start_tick, start_raw_ns))
 			continue;
 		if (t->nev == cap) {
 			size_t grown = cap ? 2 * cap : 4096;

@@ -54,6 +54,12 @@ struct nb_trace {
 	size_t nev;
 };
 
+/* One line of the trace file into e: 0, 1 for an event not used, -1 for a
+ * line not understood. Ticks are mapped from mono_raw as nb_trace_read
+ * says. Apart for the fuzzer (tests/fuzz/). */
+int nb_trace_parse_line(const char *line, struct nb_trace_event *e, double ticks_per_ns,
+			uint64_t start_tick, uint64_t start_raw_ns);
+
 /* The events a CPU's buffer lost (0 for a CPU not traced). The buffer
  * overwrites its oldest events when full, so a CPU that lost some holds
  * none from before its first event in the trace. */

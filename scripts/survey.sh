@@ -3,7 +3,7 @@
 # without a scheduler, on the kernels in BIN_DIR: FWQ with each work kind,
 # FTQ at 10 and 7 kHz (not multiples of each other: brho's FTQ notes' two-frequency
 # test), P-SNAP and the selfish detour, each on 1, 2, 4, ... and every CPU.
-# A few minutes. Writes results/<host>-<date>/ (the machine, JUBE's run, its
+# A few minutes. Writes results/<host>-YYYYMMDD-HHMMSS/ (the machine, JUBE's run, its
 # tables) and the report of it all (analysis/inst/report.R), and prints where.
 #   scripts/survey.sh BIN_DIR [OUT_DIR]
 set -euo pipefail

@@ -1,6 +1,7 @@
 """FTQ alone: its files and quanta as the Sequoia tool writes them, the
-quantum set by -i BITS, the quanta ending on a fixed grid with no drift, and noise injected on purpose found event by event,
-under pthreads and OpenMP (tests/nbtest/ground_truth.py)."""
+quantum set by -i BITS, the quanta ending on a fixed grid with no drift,
+and noise injected on purpose found event by event, under pthreads and
+OpenMP (tests/nbtest/ground_truth.py)."""
 import os
 
 import numpy as np

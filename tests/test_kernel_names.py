@@ -25,6 +25,7 @@ ALLOWED = {
     "tests/test_check.py": "noise-check is the selfish detour run as a node health check",
     "tests/test_kernel_names.py": "the reasons above name the kernel a tool is",
     "tests/test_psnap_recipe.py": "the recipe it runs is docs/psnap-selfish.md's",
+    "tests/test_docs.py": "it lists the docs' pages by name, docs/psnap-selfish.md among them",
 }
 # the tests: a test of one kernel's behaviour goes in that kernel's file
 # (tests/test_fwq.py), one of a shared layer takes its kernels from the

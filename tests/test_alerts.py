@@ -1,7 +1,7 @@
 """The site's Prometheus rules and dashboard (site/prometheus/): promtool
 checks the rules and runs their unit tests; then a real Prometheus scrapes a
 real node_exporter over noise-check's textfile, fires the alert on a CPU a
-rival takes half of, and clears it when the next check finds the CPU quiet.
+rival takes 70% of, and clears it when the next check finds the CPU quiet.
 The dashboard's every query runs against that Prometheus."""
 import json
 import os
@@ -18,9 +18,10 @@ from nbtest.verdicts import cannot_tell
 SITE = ROOT / "site" / "prometheus"
 RULES = SITE / "noisebench.rules.yml"
 CPUS = sorted(os.sched_getaffinity(0))
-# the check's limits: the rival takes half of its CPU at real-time
-# priority, over 40% whatever else runs; the quiet CPU stays under 40% with
-# a quarter taken by other work and a 100 ms stall in the 2 s measured.
+# the check's limits: the rival takes 70% of its CPU at real-time
+# priority, over 40% whatever else runs, even if it starts half a second
+# into the 2 s measured; the quiet CPU stays under 40% with a quarter taken
+# by other work and a 100 ms stall in them.
 # Detours may be a second long, so that the rival's share alone decides.
 LIMITS = ["--seconds", "2", "--max-lost-percent", "40", "--max-detour-us", "1000000"]
 
@@ -75,7 +76,7 @@ def test_prometheus_fires_on_a_noisy_cpu_and_clears_when_quiet(bin_dir, tmp_path
     prom = textfiles / "noisebench.prom"
     with node_exporter(textfiles) as (target, _), \
             prometheus(tmp_path, target, [RULES]) as server:
-        rival = start_rival(bin_dir, noisy, "500:500", tmp_path / "slices.dat")
+        rival = start_rival(bin_dir, noisy, "700:300", tmp_path / "slices.dat")
         try:
             noisy_check = check(bin_dir, prom)
         finally:
@@ -86,16 +87,20 @@ def test_prometheus_fires_on_a_noisy_cpu_and_clears_when_quiet(bin_dir, tmp_path
             noisy_check.stdout
         server.wait_for(lambda: ("NoisebenchCPUOverLimit", str(noisy)) in server.firing(),
                         f"the alert on CPU {noisy}")
+        # the recording rules are a group of their own, evaluated apart from
+        # the alerts: wait for their first values from the noisy file
+        worst_expr = 'instance_kernel:noisebench_cpu_system_ratio:max{kernel="noise-check"}'
+        server.wait_for(lambda: server.query(worst_expr) and
+                        server.query("kernel:noisebench_cpu_system_ratio:median"),
+                        "the recording rules' first values")
         firing = server.firing()
         assert ("NoisebenchCheckFailed", "") in firing
         assert firing[("NoisebenchCPUOverLimit", str(noisy))]["instance"] == target
         # the recording rules: the node's worst CPU is the noisy one
-        worst = server.query('instance_kernel:noisebench_cpu_system_ratio:max'
-                             '{kernel="noise-check"}')
+        worst = server.query(worst_expr)
         noisy_ratio = server.query(f'noisebench_cpu_system_ratio{{cpu="{noisy}"}}')
         assert [w["value"][1] for w in worst] == [noisy_ratio[0]["value"][1]]
         assert float(worst[0]["value"][1]) > 0.4
-        assert server.query("kernel:noisebench_cpu_system_ratio:median")
         # the stale rule's selector matches the file node_exporter names
         assert server.query('node_textfile_mtime_seconds{file=~"(.*/)?noise[^/]*[.]prom"}')
         # every query of the dashboard answers, and those of a CPU or node

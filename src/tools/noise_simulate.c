@@ -96,7 +96,7 @@ static const char *read_trace(const char *path, struct trace *tr)
 		return why;
 	}
 	why[0] = '\0';
-	while (!why[0] && fgets(line, sizeof line, f)) {
+	while (fgets(line, sizeof line, f)) {
 		double s, l;
 
 		lineno++;
@@ -113,18 +113,19 @@ static const char *read_trace(const char *path, struct trace *tr)
 			break;
 		}
 		if (tr->n == cap) {
-			double *start = realloc(tr->start, 2 * (cap ? cap : 512) * sizeof *start);
-			double *length = start ? realloc(tr->length, 2 * (cap ? cap : 512) *
-								     sizeof *length) : NULL;
+			size_t grown = cap ? 2 * cap : 1024;
+			double *start = realloc(tr->start, grown * sizeof *start);
+			double *length;
 
 			if (start)
 				tr->start = start;
-			if (!start || !length) {
+			length = start ? realloc(tr->length, grown * sizeof *length) : NULL;
+			if (!length) {
 				snprintf(why, sizeof why, "%s: out of memory", path);
 				break;
 			}
 			tr->length = length;
-			cap = 2 * (cap ? cap : 512);
+			cap = grown;
 		}
 		tr->start[tr->n] = s;
 		tr->length[tr->n] = l;

@@ -9,6 +9,7 @@ A4 and render (pdftoppm). Screenshots of the first screens are written
 import csv
 import html
 import re
+import shutil
 import subprocess
 
 import pytest
@@ -132,6 +133,20 @@ def test_the_pdf_is_a4_and_renders(report, tmp_path):
     pdf = report[1].parent / "report.pdf"
     assert pdf.exists(), "report.pdf beside index.html"
     check_pdf(pdf, tmp_path)
+
+
+def test_the_pdf_of_a_report_made_without_chromium(report, tmp_path):
+    """`report.R --pdf DIR`, the command line's own way to the PDF: the
+    same report.pdf, from a copy of the report without one."""
+    if report[0] != "1-cpu":
+        pytest.skip("one report is enough: the command is the same")
+    copy = tmp_path / "report"
+    shutil.copytree(report[1].parent, copy)
+    (copy / "report.pdf").unlink()
+    done = subprocess.run(["Rscript", str(REPORT_R), "--pdf", str(copy)],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    check_pdf(copy / "report.pdf", tmp_path)
 
 
 def page_words(index):

@@ -35,9 +35,13 @@ print_page <- function(html) {
   html
 }
 
-# dir: a report directory (index.html); writes dir/report.pdf, whole or not
-# at all. Without a renderer, says so in one line and returns NULL.
-write_pdf <- function(dir) {
+# Without a renderer, it says so in one line and returns NULL.
+#' @rdname write_report
+#' @param report_dir a report directory (its \file{index.html}): \code{write_pdf} prints it to
+#'   \file{report.pdf} there, whole or not at all.
+#' @export
+write_pdf <- function(report_dir) {
+  dir <- report_dir
   browser <- pdf_renderer()
   if (!nzchar(browser)) {
     message("report: no PDF (no Chromium here); Rscript analysis/inst/report.R --pdf ", dir,

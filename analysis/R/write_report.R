@@ -18,6 +18,7 @@ write_tables <- function(dir, tables) {
 #' tables the page is made of (docs/analysis.md says what each holds).
 #' \code{write_comparison} sets two results directories side by side (two
 #' systems, or before and after a tuning).
+#' \code{write_pdf} prints a report made without Chromium to its PDF.
 #'
 #' @param results_dir a directory holding kernel runs (each a JSON description and its data files),
 #'   at any depth.

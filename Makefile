@@ -93,9 +93,10 @@ test-release:
 
 # The release build's tests that need no quiet CPU (reports read in headless
 # Chromium, the slowdown model's every shape): beside the sanitizer suite,
-# so in a pytest directory of their own.
+# so in a pytest directory of their own. Not the machine code's: `make asm`
+# builds in the build tree, which R CMD check's build uses at the same time.
 RELEASE_BESIDE = -m "(browser or release) and not scale and not timing and not harness" \
-                 -k "not test_loops_asm"
+                 -k "not test_loops_asm and not machine_code"
 test-beside:
 	mkdir -p .cache
 	NB_BIN_DIR=$(BUILD)/bin $(PYTEST) --basetemp=.cache/pytest-beside $(RELEASE_BESIDE) tests

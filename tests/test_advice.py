@@ -1,10 +1,11 @@
 """From why to how, proven: a rival thread takes the measured CPU in slices
-(noise-slowdown, at real-time priority, pinned to CPU 1); FWQ with --trace
-on CPU 1 names it in the detours; the report's advice.csv gives the command
-that moves it to the CPU not measured; the test runs that command, measures
-again, and the rival is gone from CPU 1 while it still runs (on CPU 0). The
-rival is stopped at the end, as the machine was. Without the advice (no row
-for the rival, or no command in it) the test fails."""
+(noise-slowdown, at real-time priority, pinned to CPU 1); a kernel (any:
+the advice is the report's) with --trace on CPU 1 names it in the
+detours; the report's advice.csv gives the command that moves it to the
+CPU not measured; the test runs that command, measures again, and the
+rival is gone from CPU 1 while it still runs (on CPU 0). The rival is
+stopped at the end, as the machine was. Without the advice (no row for the
+rival, or no command in it) the test fails."""
 import os
 import shlex
 import signal
@@ -12,7 +13,7 @@ import subprocess
 
 import numpy as np
 import pytest
-from nbtest import REPORT_R
+from nbtest import ANY_KERNEL, REPORT_R
 from nbtest.competitor import start_rival
 from test_causes import needs_tracefs
 from test_report import read_csv
@@ -20,11 +21,11 @@ from test_report import read_csv
 MEASURED, HOUSEKEEPING = 1, 0
 
 
-def traced_fwq(bin_dir, out):
+def traced_run(bin_dir, out):
     out.mkdir()
-    done = subprocess.run([str(bin_dir / "fwq"), "-t", "1", "--cpus", str(MEASURED), "-n", "30000",
-                           "-w", "12", "--trace", "-o", "fwq"], cwd=out, capture_output=True,
-                          text=True, timeout=300)
+    done = subprocess.run([str(bin_dir / ANY_KERNEL), "-t", "1", "--cpus", str(MEASURED),
+                           "--seconds", "3", "--trace", "-o", "traced"], cwd=out,
+                          capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     report = subprocess.run(["Rscript", str(REPORT_R), str(out), "--no-pdf"],
                             capture_output=True, text=True, timeout=600)
@@ -46,7 +47,7 @@ def test_the_reports_advice_moves_a_rival_thread_off_the_cpu(bin_dir, tmp_path):
     rival = start_rival(bin_dir, MEASURED, "100:1900", tmp_path / "slices.dat")
     name = f"noise-slowdown:{rival.pid}"
     try:
-        before = traced_fwq(bin_dir, tmp_path / "before")
+        before = traced_run(bin_dir, tmp_path / "before")
         assert rival_detours(before, name) >= 100, read_csv(before / "top_causes.csv")
         # the row of the rule the rival falls under: its name column shows
         # the three names that took most, which on a busy day may be other
@@ -59,7 +60,7 @@ def test_the_reports_advice_moves_a_rival_thread_off_the_cpu(bin_dir, tmp_path):
         assert command == f"taskset -a -c -p {HOUSEKEEPING} {rival.pid}", command
         subprocess.run(shlex.split(command), check=True, capture_output=True, timeout=30)
         assert os.sched_getaffinity(rival.pid) == {HOUSEKEEPING}
-        after = traced_fwq(bin_dir, tmp_path / "after")
+        after = traced_run(bin_dir, tmp_path / "after")
         assert rival_detours(after, name) == 0, read_csv(after / "top_causes.csv")
         assert rival.poll() is None, "the rival must still run, on the other CPU"
     finally:

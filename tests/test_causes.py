@@ -9,7 +9,8 @@ the part nothing in the kernel explains as "hardware", the part the trace
 lost as "unseen", also when a crowd of another process's threads fills
 detours with more causes than a table holds, or switches so fast that a
 small buffer overwrites its events. Skipped, with the reason, only where
-tracefs cannot be had (not root, no tracefs).
+tracefs cannot be had (not root, no tracefs). The competitor's and the
+crowd's tests need FWQ's sample lengths, and are in test_fwq.py.
 """
 import json
 import os
@@ -21,13 +22,13 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from nbtest import CATALOGUE, ROOT
-from nbtest.competitor import beside_competitors
+from nbtest import ANY_KERNEL, CATALOGUE, KERNELS, ROOT, kernels_where, quick_args, shape_args
 from nbtest.crowd import start_crowd
 from nbtest.ground_truth import load_injections
 from nbtest.kernel_files import check_node_data, check_node_parts, load_description, part_bytes
 from nbtest.launch import wait_for_files
 from nbtest.lines import check_ranks_line, rank_lines, summaries
+
 CLASSES = set(CATALOGUE["cause_classes"])
 
 
@@ -100,14 +101,9 @@ def check_accounts(directory, meta):
 
 
 @needs_tracefs
-@pytest.mark.parametrize("kernel, args", [
-    ("fwq", ["-n", 20000, "-w", 14]),
-    ("ftq", ["-n", 20000]),
-    ("psnap", ["-n", 1000]),
-    ("selfish", ["--seconds", 1]),
-])
-def test_a_quiet_run_accounts_for_every_detour(run, tmp_path, kernel, args):
-    done = run(kernel, "-t", 0, *args, "--trace", "-o", "quiet")
+@pytest.mark.parametrize("kernel", KERNELS)
+def test_a_quiet_run_accounts_for_every_detour(run, tmp_path, kernel):
+    done = run(kernel, "-t", 0, *shape_args(kernel), "--seconds", 1, "--trace", "-o", "quiet")
     assert done.returncode == 0, done.stderr
     meta = json.loads((tmp_path / "quiet.json").read_text())
     check_accounts(tmp_path, meta)
@@ -118,29 +114,8 @@ def test_a_quiet_run_accounts_for_every_detour(run, tmp_path, kernel, args):
 
 
 CROWDED = max(os.sched_getaffinity(0))
-
-
-@needs_tracefs
-def test_a_crowd_of_threads_fills_each_detour_and_every_one_is_counted(run, tmp_path):
-    """100 threads of another process on one CPU, each running 20-40 us
-    every 3-6 ms: an FWQ sample of about 4 ms is a detour shared by dozens
-    of them, each a cause of its own (its name holds its thread id). Every
-    detour's causes add up to its loss, and some detour names more than 64
-    causes (the table a detour once had, which dropped the rest)."""
-    crowd = start_crowd(CROWDED, 100, (20, 40), (3000, 6000))
-    try:
-        time.sleep(1)  # every member started
-        done = run("fwq", "-t", 0, "-n", 400, "-w", 18, "--trace", "-o", "crowded")
-    finally:
-        crowd.terminate()
-        crowd.wait(timeout=30)
-    assert done.returncode == 0, done.stderr
-    meta = json.loads((tmp_path / "crowded.json").read_text())
-    rows_of = check_accounts(tmp_path, meta)
-    rank = next(p["rank"] for p in meta["ranks"] if p["cpu"] == CROWDED)
-    threads = [sum(cls == "thread" for cls, _ in causes)
-               for causes in by_detour(rows_of[rank]).values()]
-    assert max(threads) > 64, sorted(threads)[-5:]
+# the kernel that records detours: its loss is its detours and nothing else
+DETOURS = kernels_where(loss="detours")[0]
 
 
 @needs_tracefs
@@ -158,7 +133,7 @@ def test_a_trace_that_lost_events_says_how_long_it_did_not_see(run, tmp_path, bu
     env = {"NOISEBENCH_TRACE_BUFFER_KB": str(buffer_kb)} if buffer_kb else {}
     try:
         time.sleep(0.5)
-        done = run("selfish", "-t", 0, "--seconds", 2, "--trace", "-o", "crowd", env=env)
+        done = run(DETOURS, "-t", 0, "--seconds", 2, "--trace", "-o", "crowd", env=env)
     finally:
         crowd.terminate()
         crowd.wait(timeout=30)
@@ -182,50 +157,13 @@ def test_a_trace_that_lost_events_says_how_long_it_did_not_see(run, tmp_path, bu
 
 @needs_tracefs
 @pytest.mark.timing
-def test_a_competitor_is_named_at_its_slices(bin_dir, tmp_path):
-    """noise-slowdown wakes every 2 ms for 100 us on each CPU, at real-time
-    priority; FWQ samples of ~70 us see each slice as a detour. At least 90%
-    of the slices (about a thousand a CPU in 2 s) must be credited to
-    noise-slowdown by name, for at least 90% of the time it logged being
-    busy, in the detours at that time."""
-    done, slices = beside_competitors(
-        bin_dir, tmp_path, [bin_dir / "fwq", "-t", 0, "-n", 30000, "-w", 12, "--trace",
-                            "-o", "fwq"], "1000:1000", "100:1900")
-    assert done.returncode == 0, done.stderr
-    meta = json.loads((tmp_path / "fwq.json").read_text())
-    rows_of = check_accounts(tmp_path, meta)
-    tpn = meta["ticks_per_ns"]
-    for t in meta["ranks"]:
-        sl = slices[t["cpu"]]
-        sl = sl[(sl[:, 1] > t["start_tick"]) & (sl[:, 2] < t["end_tick"])]
-        assert len(sl) > 0.8 * (t["end_tick"] - t["start_tick"]) / tpn / 2e6, len(sl)
-        named = [credited(rows_of[t["rank"]], (b - t["start_tick"]) / tpn,
-                          (e - t["start_tick"]) / tpn,
-                          lambda cls, name: cls == "thread" and
-                          name.startswith("noise-slowdown:")) / ((e - b) / tpn)
-                 for _, b, e in sl]
-        share = np.mean(np.array(named) >= 0.9)
-        assert share >= 0.9, (t["rank"], share, np.percentile(named, [5, 50]))
-        # without a trace, the counters: each slice took the CPU from the thread
-        k = t["kernel_counts"]
-        assert k["involuntary_switches"] >= 0.9 * len(sl), (k, len(sl))
-        # named among the causes that took most (the machine's own may take more)
-        assert any(c["class"] == "thread" and c["name"].startswith("noise-slowdown:")
-                   for c in t["causes"]["top"]), t["causes"]["top"]
-
-
-@needs_tracefs
-@pytest.mark.timing
-@pytest.mark.parametrize("kernel, args", [
-    ("ftq", ["-n", 20000]),
-    ("psnap", ["-n", 2000]),
-    ("selfish", ["--seconds", 2, "--detours", 100000]),
-])
-def test_injections_are_named_behind_their_timer(run, tmp_path, kernel, args):
+@pytest.mark.parametrize("kernel", KERNELS)
+def test_injections_are_named_behind_their_timer(run, tmp_path, kernel):
     """--inject 2000:100: at least 90% of the injections logged are credited
     as injections for at least 90% of their busy wait, in the detours at that
     time, each such detour also holding the timer interrupt that fired it."""
-    done = run(kernel, "-t", 0, *args, "--inject", "2000:100", "--trace", "-o", "noisy")
+    done = run(kernel, "-t", 0, *shape_args(kernel), "--seconds", 2, "--inject", "2000:100",
+               "--trace", "-o", "noisy")
     assert done.returncode == 0, done.stderr
     meta = json.loads((tmp_path / "noisy.json").read_text())
     rows_of = check_accounts(tmp_path, meta)
@@ -254,19 +192,20 @@ def test_node_files_hold_each_ranks_causes_and_injections(run, tmp_path):
     each rank's part in its own range; read through the ranges, the causes
     account for every detour and each log holds the injections its rank
     logged, on its rank's CPU; no rank has a file of its own."""
-    done = run("fwq", "-t", 0, "-n", 20000, "-w", 14, "--inject", "2000:100", "--trace",
-               "--node-files", "-o", "nf")
+    done = run(ANY_KERNEL, "-t", 0, *shape_args(ANY_KERNEL), "--seconds", 2, "--inject",
+               "2000:100", "--trace", "--node-files", "-o", "nf")
     assert done.returncode == 0, done.stderr
     meta = load_description(tmp_path / "nf.json")
     assert len(meta["ranks"]) >= 2
-    check_node_data(tmp_path, meta["ranks"], "fwq", "nf")
+    check_node_data(tmp_path, meta["ranks"], ANY_KERNEL, "nf")
     check_accounts(tmp_path, meta)
     causes = check_node_parts(tmp_path, meta["ranks"], "nf",
                               lambda r: (r["causes"]["file"], r["causes"]["file_range"]))
     injections = check_node_parts(tmp_path, meta["ranks"], "nf",
                                   lambda r: (r["injections_file"], r["injections_file_range"]))
-    assert list(causes) == ["nf_node0_causes.dat"]
-    assert list(injections) == ["nf_node0_injections.dat"]
+    node_file = CATALOGUE["node_files"]["data_file_name"]
+    assert list(causes) == [node_file.format(prefix="nf", node=0, suffix="causes.dat")]
+    assert list(injections) == [node_file.format(prefix="nf", node=0, suffix="injections.dat")]
     for r in meta["ranks"]:
         inj = load_injections(tmp_path, r)
         assert len(inj["due"]) == r["injections_logged"] > 0, r["rank"]
@@ -278,25 +217,27 @@ def test_a_node_where_nothing_was_attributed_keeps_no_causes_file(run, tmp_path)
     """Unpinned, no detour can be attributed (the trace is per CPU): the
     entries say so and name no file, and the node's causes file is removed,
     not left empty."""
-    done = run("fwq", "-t", 0, "--no-pin", "-n", 2000, "--trace", "--node-files", "-o", "np")
+    done = run(ANY_KERNEL, "-t", 0, "--no-pin", *quick_args(ANY_KERNEL), "--trace",
+               "--node-files", "-o", "np")
     assert done.returncode == 0, done.stderr
     assert "not pinned" in done.stderr
     for r in load_description(tmp_path / "np.json")["ranks"]:
         assert r["causes"] == {"attributed": False}, r["causes"]
-    assert (tmp_path / "np_node0_times.dat").exists()
+    node_file = CATALOGUE["node_files"]["data_file_name"]
+    for described in KERNELS[ANY_KERNEL]["files"]:
+        assert (tmp_path / node_file.format(prefix="np", node=0,
+                                            suffix=described["suffix"])).exists()
     assert not list(tmp_path.glob("np_*causes*"))
 
 
-@pytest.mark.parametrize("kernel, args", [
-    ("fwq", ["-n", 4000, "-w", 14]),
-    ("psnap", ["-n", 1000]),
-])
-def test_every_run_counts_its_interrupts_without_a_trace(run, tmp_path, kernel, args):
+@pytest.mark.parametrize("kernel", KERNELS)
+def test_every_run_counts_its_interrupts_without_a_trace(run, tmp_path, kernel):
     """Each injection's timer interrupts the thread's own CPU (the POSIX
     timer is armed there), so its local timer interrupts ("irq:LOC" on x86)
     count at least the injections served; and the JSON says the detours were
     not attributed, and why."""
-    done = run(kernel, "-t", 0, *args, "--inject", "2000:100", "-o", "run")
+    done = run(kernel, "-t", 0, *shape_args(kernel), "--seconds", 1, "--inject", "2000:100",
+               "-o", "run")
     assert done.returncode == 0, done.stderr
     meta = json.loads((tmp_path / "run.json").read_text())
     assert meta["trace"] == {"attributed": False, "why": "not asked for (--trace)"}
@@ -316,9 +257,9 @@ def test_sigterm_writes_the_samples_first_and_removes_the_instance(bin_dir, tmp_
     follow) writes what it measured at once: the trace, whose reading takes
     longer, is left unread, the JSON says so, and no tracefs instance is
     left recording, nor any file half written."""
-    proc = subprocess.Popen([bin_dir / "fwq", "-t", "0", "-n", "5000000", "-w", "9",
-                             "--trace", "-o", "cut"], cwd=tmp_path, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen([bin_dir / ANY_KERNEL, "-t", "0", *shape_args(ANY_KERNEL),
+                             "--seconds", "100", "--trace", "-o", "cut"], cwd=tmp_path,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     # the trace records once each thread's causes file exists; then come
     # the calibration (100 ms) and the warm-up (300 ms), and then samples
     wait_for_files(proc, tmp_path, "cut_*_causes.dat.*.tmp",
@@ -336,7 +277,8 @@ def test_sigterm_writes_the_samples_first_and_removes_the_instance(bin_dir, tmp_
     assert meta["trace"]["why"].startswith("interrupted by SIGTERM"), meta["trace"]
     assert all(t["causes"] == {"attributed": False} and t["samples"] > 0
                for t in meta["ranks"]), meta["ranks"]
-    written = ["cut.json"] + [f"cut_{t['rank']}_times.dat" for t in meta["ranks"]]
+    written = ["cut.json"] + [f"cut_{t['rank']}_{f['suffix']}" for t in meta["ranks"]
+                              for f in KERNELS[ANY_KERNEL]["files"]]
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(written)
 
 
@@ -344,19 +286,21 @@ def test_a_run_that_cannot_trace_says_so_rank_by_rank_and_fails_its_check(run, t
     """Unpinned threads cannot be traced (a CPU's trace is the CPU's, not
     the thread's): each thread's line says traced=0, stderr says why, and
     the ReFrame checks' reading of the ranks line fails, counting them."""
-    done = run("fwq", "-t", 0, "-n", 2000, "--no-pin", "--trace", "-o", "unpinned")
+    done = run(ANY_KERNEL, "-t", 0, *quick_args(ANY_KERNEL), "--no-pin", "--trace",
+               "-o", "unpinned")
     assert done.returncode == 0, done.stderr
     assert "not pinned to CPUs" in done.stderr
     lines = rank_lines(done.stdout)
     assert lines and all(" traced=0" in line and "causes=" not in line for line in lines)
-    figures = check_ranks_line(done.stdout, "fwq", lines)
+    figures = check_ranks_line(done.stdout, ANY_KERNEL, lines)
     assert figures["traced_max"] == "0"
     stdout = tmp_path / "stdout.txt"
     stdout.write_text(done.stdout)
     reading = subprocess.run([str(ROOT / ".venv" / "bin" / "python"), "-c", (
         "import sys, reframe.utility.sanity as sn\n"
         "from noisebench_reframe.catalogue import cause_share, ranks_line\n"
-        "sn.evaluate(cause_share(sys.argv[1], ranks_line('fwq'), 'irq'))"), str(stdout)],
+        "sn.evaluate(cause_share(sys.argv[1], ranks_line(sys.argv[2]), 'irq'))"), str(stdout),
+        ANY_KERNEL],
         capture_output=True, text=True, timeout=60, check=False)
     assert reading.returncode != 0
     assert f"{len(lines)} of the {len(lines)} threads or ranks could not trace" in reading.stderr

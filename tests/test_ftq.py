@@ -2,13 +2,17 @@
 quantum set by -i BITS, the quanta ending on a fixed grid with no drift,
 and noise injected on purpose found event by event, under pthreads and
 OpenMP (tests/nbtest/ground_truth.py)."""
+import json
 import os
+import subprocess
 
 import numpy as np
 import pytest
+from nbtest.bad_input import check_bad_input
 from nbtest.ground_truth import check_injected_run, check_injections_stand_out
 from nbtest.kernel_files import check_node_data, load_run
 from nbtest.lines import check_ranks_line, ranks_line, summaries
+from nbtest.tails import check_tails_are_the_data_files
 
 NCPUS = len(os.sched_getaffinity(0))
 
@@ -132,3 +136,66 @@ def test_tick_rate_agrees_with_the_reference_clock(run, tmp_path):
     ticks = meta["end"]["ticks"] - meta["start"]["ticks"]
     ns = meta["end"]["monotonic_raw_ns"] - meta["start"]["monotonic_raw_ns"]
     assert ticks / ns == pytest.approx(meta["ticks_per_ns"], rel=10e-6)
+
+
+def test_seconds_sets_the_quanta(run, tmp_path):
+    """--seconds 2 at 10 kHz: exactly the quanta of 2 s."""
+    done = run("ftq", "--freq", "10000", "--seconds", 2, "-o", "s")
+    assert done.returncode == 0, done.stderr
+    meta = json.loads((tmp_path / "s.json").read_text())
+    assert [r["samples"] for r in meta["ranks"]] == [20000]
+
+
+def test_stdout_mode(run, tmp_path):
+    res = run("ftq", "-s", "-n", 100, "-o", "s")
+    assert res.returncode == 0, res.stderr
+    lines = [l for l in res.stdout.splitlines() if l and l[0].isdigit()]
+    assert len(lines) == 100 and all(len(l.split()) == 2 for l in lines)
+    assert not list(tmp_path.glob("*.dat"))
+    assert (tmp_path / "s.json").exists()
+
+
+def test_the_sequoia_documents_run_names_its_files_as_the_tool(run, tmp_path):
+    """The Sequoia document's run, `ftq -o testrun -n 1000`, writes
+    testrun_counts.dat and testrun_times.dat of 1000 lines each."""
+    assert run("ftq", "-o", "testrun", "-n", 1000).returncode == 0
+    names = sorted(p.name for p in tmp_path.iterdir())
+    assert names == ["testrun.json", "testrun_counts.dat", "testrun_times.dat"], names
+    for suffix in ("counts", "times"):
+        assert len((tmp_path / f"testrun_{suffix}.dat").read_text().splitlines()) == 1000
+
+
+def test_the_threaded_sequoia_name_runs(bin_dir, tmp_path):
+    res = subprocess.run([bin_dir / "t_ftq", "-n", "50", "-t", "1", "-o", "t_ftq"],
+                         cwd=tmp_path, capture_output=True, text=True)
+    assert res.returncode == 0, res.stderr
+    assert (tmp_path / "t_ftq_0_times.dat").exists()
+
+
+def test_tails_are_the_data_files(run, tmp_path):
+    """300 us of every 2 ms busy, in quanta of 100 us: two quanta whole."""
+    res = run("ftq", "-t", 0, "-n", 5000, "--freq", 10000, "--inject", "2000:300", "-o", "ftq")
+    assert res.returncode == 0, res.stderr
+
+    def loss(meta, entry, counts):
+        quantum_ns = meta["quantum_ticks"] / entry["ticks_per_ns"]
+        return ((counts.max() - counts) / counts.max() * quantum_ns,
+                len(counts) * quantum_ns / 1e9)
+
+    check_tails_are_the_data_files(*load_run(tmp_path / "ftq"), "counts", loss, 99)
+
+
+# its own options, bad: one clear line, a non-zero exit, no files
+BAD = [
+    (["--freq", "0"], "--freq 0"),
+    (["--freq", "-3"], "--freq -3"),
+    (["-i", "80"], "-i 80"),
+    (["-i", "20", "--freq", "1000"], "-i and --freq"),
+    (["--freq", "100000", "--work", "daxpy", "--daxpy-len", "65536"], "quantum"),
+    (["--freq"], "--freq needs a value"),
+]
+
+
+@pytest.mark.parametrize("args,mentions", BAD, ids=[" ".join(b[0]) for b in BAD])
+def test_bad_input_fails_cleanly(run, tmp_path, args, mentions):
+    check_bad_input(run, tmp_path, "ftq", args, mentions)

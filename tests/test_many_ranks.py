@@ -10,13 +10,11 @@ import re
 import subprocess
 
 import pytest
-from nbtest import CATALOGUE, KERNELS, REPORT_R, ROOT, quick_args
+from nbtest import ANY_KERNEL, CATALOGUE, KERNELS, REPORT_R, ROOT, quick_args
 from nbtest.browser import CHROMIUM, check_pdf, check_report_page, open_page, screenshot
-from nbtest.kernel_files import (check_node_data, check_ranks_tables, detours_of,
-                                 json_histogram, load_description)
-from nbtest.launch import mpi_env
+from nbtest.kernel_files import check_node_data, check_ranks_tables, load_description
+from nbtest.launch import run_ranks
 from nbtest.lines import check_ranks_line, ranks_line
-from nbtest.selfish import check_selfish_span
 
 RANKS = 128
 # small runs: a rank's measurement is short beside its share of two CPUs
@@ -24,34 +22,30 @@ ARGS = {**{kernel: quick_args(kernel) for kernel in KERNELS},
         "bsp": ["-n", "50", "--phase-us", "100"]}
 # every kernel's per-rank stdout line, bsp's too (an application, not in the catalogue)
 RANK_LINE = CATALOGUE["rank_line"]
+# the kernel of the node files' test: the one with the most data files
+NODE_FILES_KERNEL = max(KERNELS, key=lambda k: len(KERNELS[k]["files"]))
 
 pytestmark = pytest.mark.scale
 
 
-def run_ranks(bin_dir, tmp_path, kernel, *extra):
-    binary = bin_dir / f"{kernel}_mpi"
-    if not binary.exists():
-        pytest.skip("built without MPI")
-    # no warm-up: 128 ranks spinning 300 ms each on two CPUs would take 19 s
-    cmd = ["mpirun", "--oversubscribe", "-n", str(RANKS), str(binary), "--no-pin",
-           "--warmup-ms", "0", *ARGS[kernel], *extra, "-o", kernel]
-    return subprocess.run(cmd, cwd=tmp_path, capture_output=True, text=True, timeout=600,
-                          env=mpi_env())
-
-
 @pytest.mark.parametrize("kernel", sorted(ARGS))
 def test_every_rank_reports_and_writes_its_files(kernel, bin_dir, tmp_path):
-    done = run_ranks(bin_dir, tmp_path, kernel)
+    """Each kernel's own checks of 128 ranks are in its test file (the
+    detours' spans, P-SNAP's summed histogram)."""
+    done = run_ranks(bin_dir, tmp_path, kernel, ARGS[kernel], RANKS)
     assert done.returncode == 0, done.stderr[-2000:]
     meta = json.loads((tmp_path / f"{kernel}.json").read_text())
     assert meta["complete"] is True and meta["frontend"] == "mpi"
     assert sorted(r["rank"] for r in meta["ranks"]) == list(range(RANKS))
+    # a kernel that records detours may have none on a rank
+    sampled = KERNELS.get(kernel, {}).get("samples_per_rank", "samples") == "samples"
     for r in meta["ranks"]:
-        assert r["samples"] > 0 or kernel == "selfish", r["rank"]
+        assert r["samples"] > 0 or not sampled, r["rank"]
         for name in r["files"]:
             assert name.split("_")[1] == str(r["rank"])
             assert (tmp_path / name).exists(), name
-    lines = [line for line in done.stdout.splitlines() if re.match(RANK_LINE.replace("{kernel}", kernel), line)]
+    lines = [line for line in done.stdout.splitlines()
+             if re.match(RANK_LINE.replace("{kernel}", kernel), line)]
     assert sorted(int(re.search(r"rank=(\d+)", line)[1]) for line in lines) == list(range(RANKS))
     # and the one line of their figures, reduced node by node in the job
     check_ranks_line(done.stdout, kernel, lines)
@@ -62,53 +56,40 @@ def test_every_rank_reports_and_writes_its_files(kernel, bin_dir, tmp_path):
         assert loss["participants"] == len(tails)
         assert loss["samples"] == [sum(h[b] for h in tails if b < len(h))
                                    for b in range(max(map(len, tails)))]
-    if kernel == "selfish":
-        # a rank whose CPU is shared is often waiting when its time is up: its
-        # last detour ends past the limit, and the run measured until then
-        for r in meta["ranks"]:
-            check_selfish_span(r, detours_of(tmp_path, r), float(ARGS[kernel][1]),
-                               meta["threshold_percent"])
-    if kernel == "psnap":
-        # beyond 64 ranks, one histogram of every rank's iterations, summed
-        # where the ranks ran: every iteration in it once, and no block a rank
-        assert not re.search(r"(?m)^(#rank|# \d+ )", done.stdout)
-        block = done.stdout.split(f"#all ranks={RANKS}\n")[1].split("rank kernel=psnap ")[0]
-        bins = [line for line in block.splitlines() if not line.startswith("#")]
-        assert sum(int(line.split()[1]) for line in bins) == \
-            sum(r["samples"] for r in meta["ranks"])
-        # and the JSON's, which the report draws, is the same one
-        lines = dict(line.split() for line in bins)
-        overflow = int(lines.pop("overflow", 0))
-        assert json_histogram(meta) == ({float(t): int(n) for t, n in lines.items() if int(n)}, overflow)
 
 
 def test_node_files_of_128_ranks(bin_dir, tmp_path):
     """--node-files, the layout beyond 4096 ranks: one file of the node's
     entries, their table, and one data file a kind, written by the 128 ranks at once, each
     into its own range; the report reads every rank from them."""
-    done = run_ranks(bin_dir, tmp_path, "ftq", "--node-files")
+    kernel = NODE_FILES_KERNEL
+    done = run_ranks(bin_dir, tmp_path, kernel, [*ARGS[kernel], "--node-files"], RANKS)
     assert done.returncode == 0, done.stderr[-2000:]
-    meta = load_description(tmp_path / "ftq.json")
+    meta = load_description(tmp_path / f"{kernel}.json")
     assert sorted(r["rank"] for r in meta["ranks"]) == list(range(RANKS))
-    by_file = check_node_data(tmp_path, meta["ranks"], "ftq")
+    by_file = check_node_data(tmp_path, meta["ranks"], kernel)
+    pattern = CATALOGUE["node_files"]["data_file_name"]
     assert {name: len(parts) for name, parts in by_file.items()} == \
-        {"ftq_node0_counts.dat": RANKS, "ftq_node0_times.dat": RANKS}
+        {pattern.format(prefix=kernel, node=0, suffix=f["suffix"]): RANKS
+         for f in KERNELS[kernel]["files"]}
     # and beside the node's entries, the same as a table of a row a rank,
     # which the analysis reads with fread
-    check_ranks_tables(tmp_path / "ftq.json")
+    check_ranks_tables(tmp_path / f"{kernel}.json")
     table = subprocess.run(["Rscript", "-e", f".libPaths(c('{ROOT}/build/lib/R', .libPaths())); "
                             "d <- noisebench::read_ranks_table(commandArgs(TRUE)[1]); "
                             "data.table::fwrite(d[, .(rank, stats.max)], \"\")",
-                            str(tmp_path / "ftq.json")], capture_output=True, text=True, timeout=120)
+                            str(tmp_path / f"{kernel}.json")], capture_output=True, text=True,
+                           timeout=120)
     assert table.returncode == 0, table.stderr[-2000:]
     read = {int(rank): float(top) for rank, top in
             (line.split(",") for line in table.stdout.splitlines()[1:])}
     assert read == {r["rank"]: r["stats"]["max"] for r in meta["ranks"]}
     # the root printed no line a rank, but the reduction of their figures
-    assert not re.search(RANK_LINE.replace("{kernel}", "ftq"), done.stdout, re.M)
-    got = ranks_line(done.stdout, "ftq")
+    assert not re.search(RANK_LINE.replace("{kernel}", kernel), done.stdout, re.M)
+    got = ranks_line(done.stdout, kernel)
     assert int(got["ranks"]) == RANKS
-    assert int(got["max_counts_max"]) == max(r["stats"]["max"] for r in meta["ranks"])
+    unit = KERNELS[kernel]["value_unit"]
+    assert int(got[f"max_{unit}_max"]) == max(r["stats"]["max"] for r in meta["ranks"])
     assert float(got["p99_9_loss_us_max"]) == \
         pytest.approx(max(r["tails"]["p99_9_us"] for r in meta["ranks"]), abs=1e-3)
     report = subprocess.run(["Rscript", REPORT_R, tmp_path, "--no-pdf"],
@@ -120,7 +101,7 @@ def test_node_files_of_128_ranks(bin_dir, tmp_path):
 
 @pytest.mark.browser
 def test_report_of_128_ranks_keeps_its_figures_to_a_page(bin_dir, tmp_path):
-    done = run_ranks(bin_dir, tmp_path, "fwq")
+    done = run_ranks(bin_dir, tmp_path, ANY_KERNEL, ARGS[ANY_KERNEL], RANKS)
     assert done.returncode == 0, done.stderr[-2000:]
     report = subprocess.run(["Rscript", REPORT_R, tmp_path],
                             capture_output=True, text=True, timeout=600)
@@ -129,7 +110,7 @@ def test_report_of_128_ranks_keeps_its_figures_to_a_page(bin_dir, tmp_path):
     with open(out / "summary.csv") as f:
         rows = list(csv.DictReader(f))
     assert sorted(int(r["thread"]) for r in rows) == list(range(RANKS))
-    assert (out / "fwq-ranking.png").exists()
+    assert (out / f"{ANY_KERNEL}-ranking.png").exists()
     page = (out / "index.html").read_text()
     # the figures of a panel a CPU show the 7 noisiest ranks and the quietest, and say so
     assert "of a run of more than 8 CPUs, the 7 noisiest and the quietest" in page

@@ -9,9 +9,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from nbtest.bad_input import check_bad_input
 from nbtest.ground_truth import check_injected_run, check_injections_stand_out
-from nbtest.kernel_files import check_ranks_tables, json_histogram
-from nbtest.launch import LAUNCHERS
+from nbtest.kernel_files import check_ranks_tables, json_histogram, load_run
+from nbtest.launch import LAUNCHERS, mpi_env, run_ranks
+from nbtest.sigterm import check_sigterm_keeps_samples
+from nbtest.speed import check_running_slow
 
 NCPUS = len(os.sched_getaffinity(0))
 
@@ -150,3 +153,104 @@ def test_no_pin_leaves_the_threads_to_the_os(bin_dir, tmp_path, pin):
         assert not single and all(a == mine for a in allowed), allowed
     meta = json.loads((tmp_path / "p.json").read_text())
     assert all(r["cpu"] >= 0 for r in meta["ranks"]), meta["ranks"]
+
+
+@pytest.mark.timing
+def test_slowdown_is_reported_as_running_slow(bin_dir, tmp_path):
+    """1 ms iterations against 50 us slices taken 50 us apart: running slow,
+    not detours (nbtest/speed.py)."""
+    check_running_slow(bin_dir, tmp_path, [bin_dir / "psnap", "-t", 0, "-n", 4000])
+
+
+def test_seconds_sets_the_repetitions(run, tmp_path):
+    """--seconds 2 of 1 ms iterations: 2,000 repetitions."""
+    done = run("psnap", "-g", "1000", "--seconds", 2, "-o", "s")
+    assert done.returncode == 0, done.stderr
+    meta = json.loads((tmp_path / "s.json").read_text())
+    assert [r["samples"] for r in meta["ranks"]] == [2000]
+
+
+def test_psnap_stats_are_its_files(run, tmp_path):
+    """P-SNAP measures ticks and writes ns: its stats, scaled to ns, are
+    those of its files (each iteration rounded to the ns there)."""
+    res = run("psnap", "-t", 0, "-n", 1000, "-g", 100, "-o", "p")
+    assert res.returncode == 0, res.stderr
+    meta, threads = load_run(tmp_path / "p")
+    for entry, data in zip(meta["ranks"], threads):
+        ns = data["times"].astype(float)
+        s = entry["stats"]
+        assert s["unit"] == "ns"
+        assert s["min"] == pytest.approx(ns.min(), abs=0.5)
+        assert s["max"] == pytest.approx(ns.max(), abs=0.5)
+        assert s["mean"] == pytest.approx(ns.mean(), abs=0.5)
+        assert s["std"] == pytest.approx(ns.std(ddof=1), rel=1e-3, abs=0.5)
+        d = ns - ns.mean()
+        m2 = (d ** 2).mean()
+        assert s["kurtosis"] == pytest.approx((d ** 4).mean() / m2 ** 2, rel=1e-3)
+        assert s["scaled_noise_mean"] == pytest.approx((ns.mean() - ns.min()) / ns.min(),
+                                                       rel=1e-3, abs=1e-6)
+
+
+@pytest.mark.scale
+def test_128_ranks_print_one_histogram_of_every_iteration(bin_dir, tmp_path):
+    """Beyond 64 ranks, one histogram of every rank's iterations, summed
+    where the ranks ran: every iteration in it once, no block a rank, and
+    the JSON's, which the report draws, the same one."""
+    ranks = 128
+    done = run_ranks(bin_dir, tmp_path, "psnap", ["-n", 100, "-g", 100], ranks)
+    assert done.returncode == 0, done.stderr[-2000:]
+    meta = json.loads((tmp_path / "psnap.json").read_text())
+    assert not re.search(r"(?m)^(#rank|# \d+ )", done.stdout)
+    block = done.stdout.split(f"#all ranks={ranks}\n")[1].split("rank kernel=psnap ")[0]
+    bins = [line for line in block.splitlines() if not line.startswith("#")]
+    assert sum(int(line.split()[1]) for line in bins) == sum(r["samples"] for r in meta["ranks"])
+    lines = dict(line.split() for line in bins)
+    overflow = int(lines.pop("overflow", 0))
+    assert json_histogram(meta) == ({float(t): int(n) for t, n in lines.items() if int(n)},
+                                    overflow)
+
+
+# its own options, bad: one clear line, a non-zero exit, no files
+BAD = [
+    (["-n", "0"], "-n 0"),
+    (["-n", "-5"], "-n -5"),
+    (["-g", "0"], "-g 0"),
+    (["-c", "0"], "-c 0"),
+    (["-o", "/nonexistent/p"], "/nonexistent/p"),
+    (["-t", str(NCPUS + 1)], f"-t {NCPUS + 1}"),
+    (["--bogus"], "--bogus"),
+]
+
+
+@pytest.mark.parametrize("args,mentions", BAD, ids=[" ".join(b[0]) for b in BAD])
+def test_bad_input_fails_cleanly(run, tmp_path, args, mentions):
+    check_bad_input(run, tmp_path, "psnap", args, mentions)
+
+
+@pytest.mark.parametrize("launcher", ["threads", "mpirun"])
+def test_sigterm_keeps_samples(request, bin_dir, tmp_path, launcher):
+    """100 warm-up repetitions, then 100 s of them cut 4 s in."""
+    check_sigterm_keeps_samples(request, bin_dir, tmp_path, "psnap", launcher,
+                                ["-n", "100000", "-w", "100"], "times", "samples")
+
+
+def test_mpmd_ranks_asking_for_node_files_apart_write_their_own(bin_dir, tmp_path):
+    """One MPI job whose ranks were given different options (an MPMD job):
+    rank 0 asks for node files, injects and traces, rank 1 does none of it.
+    A node's files are written by all its ranks together, so none of the
+    data is: each rank writes files of its own, as asked, and the run
+    completes. P-SNAP's histograms file, which every run writes a node,
+    is the only node file."""
+    psnap = bin_dir / "psnap_mpi"
+    if not psnap.exists():
+        pytest.skip("built without MPI")
+    common = ["--warmup-ms", "0", "-n", "300", "-o", "mp"]
+    res = subprocess.run(["mpirun", "-n", "1", psnap, *common, "--node-files", "--inject",
+                          "5000:50", "--trace", ":", "-n", "1", psnap, *common], cwd=tmp_path,
+                         capture_output=True, text=True, timeout=120, env=mpi_env())
+    assert res.returncode == 0, res.stderr
+    meta = json.loads((tmp_path / "mp.json").read_text())
+    assert "node_files" not in meta and len(meta["ranks"]) == 2
+    assert [p.name for p in tmp_path.glob("mp_node*")] == ["mp_node0_histograms.txt"]
+    assert (tmp_path / "mp_0_injections.dat").exists() and (tmp_path / "mp_1_times.dat").exists()
+    assert not (tmp_path / "mp_1_injections.dat").exists()

@@ -4,10 +4,13 @@ import os
 
 import numpy as np
 import pytest
+from nbtest.bad_input import check_bad_input
 from nbtest.ground_truth import check_injected_run, check_injections_stand_out, load_injections
 from nbtest.kernel_files import check_ranks_tables, detours_of
-from nbtest.launch import LAUNCHERS
+from nbtest.launch import LAUNCHERS, run_ranks
+from nbtest.loops import measured_loops, opcodes, timer_reads_fenced
 from nbtest.selfish import check_selfish_span
+from nbtest.sigterm import check_sigterm_keeps_samples
 from nbtest.verdicts import cannot_tell
 
 NCPUS = len(os.sched_getaffinity(0))
@@ -121,3 +124,75 @@ def test_a_full_detour_store_stops_the_run_and_says_so(run, tmp_path):
     assert rank["period_s"] < 5
     assert "stopped=detours_full" in done.stdout
     assert "stored --detours 1000 detours after" in done.stderr
+
+
+@pytest.fixture(scope="module")
+def detour_loops(build_dir):
+    return measured_loops(build_dir, r"nb_selfish_\w+")
+
+
+@pytest.mark.release
+def test_machine_code_of_the_detour_loops_calls_nothing_reads_unfenced(detour_loops):
+    """Its three loops, each on its own page, calling nothing; they read
+    the timer unfenced on purpose (selfish_loop.c says why)."""
+    assert set(detour_loops) == {"nb_selfish_min_iteration", "nb_selfish_ordinary_iteration",
+                                 "nb_selfish_loop"}
+    for name, (addr, body) in detour_loops.items():
+        assert "call" not in body, f"{name} calls out of its measured loop"
+        assert addr % 4096 == 0, f"{name} at {addr:#x}"
+        if os.uname().machine == "x86_64":
+            fenced = timer_reads_fenced(body)
+            assert len(fenced) >= 2, name
+            assert not any(fenced), f"{name}: a fenced read in the detour loop"
+
+
+@pytest.mark.release
+def test_machine_code_of_the_loop_is_a_read_a_compare_rarely_a_store(detour_loops):
+    """The fast path of nb_selfish_loop: from one read to the next, at most a
+    few instructions (the subtraction, the signed compare and its branch,
+    the chunk counter), and the compare signed (jg/jle, not ja/jbe), so
+    that two reads out of order are no detour."""
+    if os.uname().machine != "x86_64":
+        pytest.skip("x86-64 only")
+    ops = opcodes(detour_loops["nb_selfish_loop"][1])
+    reads = [i for i, op in enumerate(ops) if op == "rdtsc"]
+    # the read inside the loop: the last one
+    i = reads[-1]
+    after = ops[i + 1:i + 12]
+    jumps = [op for op in after if op.startswith("j")]
+    assert jumps and jumps[0] in ("jg", "jle", "jge", "jl"), (jumps, after)
+
+
+@pytest.mark.scale
+def test_128_ranks_each_measure_as_long_as_asked(bin_dir, tmp_path):
+    """A rank whose CPU is shared is often waiting when its time is up: its
+    last detour ends past the limit, and the run measured until then."""
+    seconds = 0.2
+    done = run_ranks(bin_dir, tmp_path, "selfish", ["--seconds", seconds], 128)
+    assert done.returncode == 0, done.stderr[-2000:]
+    meta = json.loads((tmp_path / "selfish.json").read_text())
+    assert len(meta["ranks"]) == 128
+    for r in meta["ranks"]:
+        check_selfish_span(r, detours_of(tmp_path, r), seconds, meta["threshold_percent"])
+
+
+# its own options, bad: one clear line, a non-zero exit, no files
+BAD = [
+    (["--detours", "0"], "--detours 0"),
+    (["--seconds", "0"], "--seconds 0"),
+    (["--threshold", "50"], "--threshold 50"),
+    (["-o", "/proc/s"], "/proc/s"),
+    (["--inject", "5:10"], "--inject 5:10"),
+]
+
+
+@pytest.mark.parametrize("args,mentions", BAD, ids=[" ".join(b[0]) for b in BAD])
+def test_bad_input_fails_cleanly(run, tmp_path, args, mentions):
+    check_bad_input(run, tmp_path, "selfish", args, mentions)
+
+
+@pytest.mark.parametrize("launcher", ["threads", "srun"])
+def test_sigterm_keeps_detours(request, bin_dir, tmp_path, launcher):
+    check_sigterm_keeps_samples(request, bin_dir, tmp_path, "selfish", launcher,
+                                ["--seconds", "100", "--detours", "10000000"], "detours",
+                                "detours")

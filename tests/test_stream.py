@@ -15,9 +15,11 @@ import time
 
 import numpy as np
 import pytest
-from nbtest import REPORT_R
+from nbtest import KERNELS, REPORT_R, kernels_where, shape_args
 
 GROWTH = 1.01
+# the kernels that take --stream; the first, for the tests that need one
+STREAMED = kernels_where(stream=True)
 
 
 def seconds_lines(path):
@@ -62,11 +64,10 @@ def check_stream_files(directory, stream):
     return seconds
 
 
-@pytest.mark.parametrize("kernel,args", [("fwq", ["-w", "12"]), ("ftq", ["--freq", "5000"]),
-                                         ("psnap", ["-g", "500"])])
-def test_a_stream_folds_every_sample_into_its_figures(run, tmp_path, kernel, args):
-    done = run(kernel, "-t", 0, *args, "--stream", "--seconds", 3, "--checkpoint", 1,
-               "--stream-top", 5, "-o", "s")
+@pytest.mark.parametrize("kernel", STREAMED)
+def test_a_stream_folds_every_sample_into_its_figures(run, tmp_path, kernel):
+    done = run(kernel, "-t", 0, *shape_args(kernel), "--stream", "--seconds", 3,
+               "--checkpoint", 1, "--stream-top", 5, "-o", "s")
     assert done.returncode == 0, done.stderr
     meta = json.loads((tmp_path / "s.json").read_text())
     assert meta["complete"] is True
@@ -78,10 +79,10 @@ def test_a_stream_folds_every_sample_into_its_figures(run, tmp_path, kernel, arg
         assert stream["samples"] == rank["samples"] > 0
         # the best sample of the first second, as folded in
         assert stream["min"] <= stream["reference"] <= stream["max"]
-        if kernel == "psnap":
-            # P-SNAP's iterations: its calibrated count of loops (how long
-            # they take depends on the CPU's speed while it calibrated and
-            # while it ran, which a vCPU changes: not asked here)
+        if KERNELS[kernel]["fixed"] == "work":
+            # the loops of its fixed work, given or calibrated (how long they
+            # take depends on the CPU's speed while it calibrated and while
+            # it ran, which a vCPU changes: not asked here)
             assert stream["work_loops_per_sample"] > 1
         # as long as asked, and stopped within a chunk and the writer's poll
         assert 3 <= stream["seconds"] < 3.5, stream["seconds"]
@@ -99,12 +100,13 @@ def test_a_stream_folds_every_sample_into_its_figures(run, tmp_path, kernel, arg
 
 def test_a_streams_memory_does_not_grow_with_its_length(run, tmp_path):
     """Fixed by construction: the ring, the histogram, K events, sized by
-    the sample's length alone (FTQ's quantum, the same in both runs with
-    the tick rate given)."""
+    the sample's length alone (a fixed-time kernel's quantum, the same in
+    both runs with the tick rate given)."""
+    kernel = kernels_where(stream=True, fixed="time")[0]
     sizes = []
     for seconds in (1, 4):
-        done = run("ftq", "--ticks-per-ns", "2", "--stream", "--seconds", seconds,
-                   "-o", f"s{seconds}")
+        done = run(kernel, *shape_args(kernel), "--ticks-per-ns", "2", "--stream",
+                   "--seconds", seconds, "-o", f"s{seconds}")
         assert done.returncode == 0, done.stderr
         sizes.append(json.loads((tmp_path / f"s{seconds}.json").read_text())
                      ["ranks"][0]["memory_bytes"])
@@ -112,8 +114,9 @@ def test_a_streams_memory_does_not_grow_with_its_length(run, tmp_path):
 
 
 def test_sigterm_leaves_nothing_of_a_stream_unwritten(bin_dir, tmp_path):
-    proc = subprocess.Popen([bin_dir / "fwq", "-w", "12", "--stream", "-o", "s"], cwd=tmp_path,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen([bin_dir / STREAMED[0], *shape_args(STREAMED[0]), "--stream",
+                             "-o", "s"], cwd=tmp_path, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
     time.sleep(3)
     proc.send_signal(signal.SIGTERM)
     out, err = proc.communicate(timeout=60)
@@ -132,11 +135,12 @@ def test_sigterm_leaves_nothing_of_a_stream_unwritten(bin_dir, tmp_path):
 def test_a_stream_killed_outright_keeps_the_injections_to_its_last_checkpoint(bin_dir, tmp_path):
     """kill -9 in the middle of a stream with 200 us injected every 2 ms:
     what the last checkpoint wrote holds them, every second of it, and the
-    analysis reads it."""
+    analysis reads it. A kernel of fixed work: its losses are in ticks."""
+    kernel = kernels_where(stream=True, fixed="work")[0]
     # 12 s: at least 5 s written, 2,500 periods, whatever the start-up took
     period_us, duration_us, checkpoint_s, kill_after = 2000, 200, 2, 12
-    proc = subprocess.Popen([bin_dir / "fwq", "-w", "12", "--stream", "--seconds", "120",
-                             "--checkpoint", str(checkpoint_s), "--inject",
+    proc = subprocess.Popen([bin_dir / kernel, *shape_args(kernel), "--stream",
+                             "--seconds", "120", "--checkpoint", str(checkpoint_s), "--inject",
                              f"{period_us}:{duration_us}", "-o", "soak"],
                             cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     time.sleep(kill_after)
@@ -168,28 +172,3 @@ def test_a_stream_killed_outright_keeps_the_injections_to_its_last_checkpoint(bi
     table = (tmp_path / "report" / "streams.csv").read_text().splitlines()
     assert len(table) == 2 and ",FALSE," in table[1]
     assert math.isclose(float(table[1].split(",")[8]), stream["seconds"], rel_tol=1e-9)
-
-
-@pytest.mark.parametrize("kernel,args,samples", [
-    ("ftq", ["--freq", "10000"], 20000),        # exactly: the quanta of 2 s
-    ("psnap", ["-g", "1000"], 2000),            # 2 s of 1 ms iterations
-])
-def test_seconds_sets_the_samples(run, tmp_path, kernel, args, samples):
-    done = run(kernel, *args, "--seconds", 2, "-o", "s")
-    assert done.returncode == 0, done.stderr
-    meta = json.loads((tmp_path / "s.json").read_text())
-    assert [r["samples"] for r in meta["ranks"]] == [samples]
-
-
-def test_fwq_seconds_asks_for_the_samples_the_calibrated_sample_fits(run, tmp_path):
-    """FWQ's samples are fixed work: --seconds asks for as many as the
-    calibrated sample (2^w loops at ticks_per_work_loop_min) fits into it; the
-    run then lasts what those samples take (docs/kernels.md)."""
-    done = run("fwq", "-w", "12", "--seconds", 2, "-o", "s")
-    assert done.returncode == 0, done.stderr
-    meta = json.loads((tmp_path / "s.json").read_text())
-    sample_s = 4096 * meta["ticks_per_work_loop_min"] / meta["ticks_per_ns"] / 1e9
-    # whole samples covering the 2 s but for 10 ppm (FTQ's quantum is whole
-    # ticks), from the JSON's figures, which are rounded to 1e-9 and less
-    fits = 2 / sample_s
-    assert fits * (1 - 1e-5) - 1e-3 <= meta["ranks"][0]["samples"] < fits * (1 - 1e-5) + 1 + 1e-3

@@ -2,8 +2,13 @@
 their reduction), launch (MPI's environment, the launchers), verdicts
 (cannot tell today), kernel_files (a run's files), ground_truth (injections
 matched to what a kernel measured), competitor (noise made on purpose),
-jube_runs, browser (Chromium over DevTools); selfish (what only the selfish
-detour's runs need). conftest.py holds the fixtures."""
+speed (running slow told from detours), tails (a run's tails against its
+files), loops (the measured loops' machine code), bad_input and sigterm
+(a kernel's bad options, a kernel cut by SIGTERM), jube_runs, browser
+(Chromium over DevTools); selfish (what only the selfish detour's runs
+need). Each takes its kernels from the catalogue or from its caller: a test
+of one kernel lives in that kernel's test file. conftest.py holds the
+fixtures."""
 import json
 import os
 from pathlib import Path
@@ -22,11 +27,28 @@ def quick_args(kernel):
     return list(KERNELS[kernel]["quick_args"])
 
 
+def shape_args(kernel):
+    """The catalogue's arguments for a short run without its length (-n or
+    --seconds): the shape of a sample, for a run whose length --seconds
+    gives."""
+    args, shape = quick_args(kernel), []
+    while args:
+        flag = args.pop(0)
+        if flag in ("-n", "--seconds"):
+            args.pop(0)
+        else:
+            shape.append(flag)
+    return shape
+
+
 def kernels_where(**fields):
     """The kernels whose catalogue entry has these values."""
     return [k for k, info in KERNELS.items() if all(info.get(f) == v for f, v in fields.items())]
 
 
+# the kernel of the tests of a shared layer that need a run of one kernel,
+# any: the catalogue's first
+ANY_KERNEL = next(iter(KERNELS))
 # the OpenMP front ends' binaries, of the kernels the catalogue builds with one
 OPENMP = [f"{k}_omp" for k in kernels_where(openmp=True)]
 # the R package's command lines

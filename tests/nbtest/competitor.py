@@ -1,6 +1,6 @@
 """noise-slowdown beside a kernel: a competitor of known name on every CPU,
 at real-time priority, that logs each slice it took the CPU (due, start and
-end tick): the ground truth of a slowdown (tests/test_speed.py) and of a
+end tick): the ground truth of a slowdown (tests/nbtest/speed.py) and of a
 thread's detours (tests/test_causes.py)."""
 import os
 import signal

@@ -1,8 +1,11 @@
 """How the tests launch kernels as MPI ranks."""
 import os
 import shutil
+import subprocess
 import time
 import warnings
+
+import pytest
 
 LAUNCHERS = ["threads", "mpirun", "srun"]
 
@@ -69,3 +72,16 @@ def wait_for_files(proc, directory, pattern, count, timeout=120):
         assert proc.poll() is None, f"the run ended before creating {count} {pattern}"
         assert time.monotonic() < deadline, f"no {count} {pattern} after {timeout} s"
         time.sleep(0.01)
+
+
+def run_ranks(bin_dir, directory, kernel, args, ranks):
+    """The kernel's MPI binary on `ranks` ranks oversubscribed on this
+    machine, unpinned and without a warm-up (128 ranks spinning 300 ms each
+    on two CPUs would take 19 s), its prefix the kernel's name."""
+    binary = bin_dir / f"{kernel}_mpi"
+    if not binary.exists():
+        pytest.skip("built without MPI")
+    cmd = ["mpirun", "--oversubscribe", "-n", str(ranks), str(binary), "--no-pin",
+           "--warmup-ms", "0", *map(str, args), "-o", kernel]
+    return subprocess.run(cmd, cwd=directory, capture_output=True, text=True, timeout=600,
+                          env=mpi_env())

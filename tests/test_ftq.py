@@ -8,7 +8,7 @@ import subprocess
 
 import numpy as np
 import pytest
-from nbtest.bad_input import check_bad_input
+from nbtest.bad_input import bad_input_test
 from nbtest.ground_truth import check_injected_run, check_injections_stand_out
 from nbtest.kernel_files import check_node_data, load_run
 from nbtest.lines import check_ranks_line, ranks_line, summaries
@@ -195,7 +195,4 @@ BAD = [
     (["--freq"], "--freq needs a value"),
 ]
 
-
-@pytest.mark.parametrize("args,mentions", BAD, ids=[" ".join(b[0]) for b in BAD])
-def test_bad_input_fails_cleanly(run, tmp_path, args, mentions):
-    check_bad_input(run, tmp_path, "ftq", args, mentions)
+test_bad_input_fails_cleanly = bad_input_test("ftq", BAD)

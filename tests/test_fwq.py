@@ -10,7 +10,7 @@ import time
 
 import numpy as np
 import pytest
-from nbtest.bad_input import check_bad_input
+from nbtest.bad_input import bad_input_test
 from nbtest.competitor import beside_competitors
 from nbtest.crowd import start_crowd
 from nbtest.ground_truth import check_injected_run, check_injections_stand_out, load_meta
@@ -197,10 +197,7 @@ BAD = [
     (["--freq", "100"], "--freq"),
 ]
 
-
-@pytest.mark.parametrize("args,mentions", BAD, ids=[" ".join(b[0]) for b in BAD])
-def test_bad_input_fails_cleanly(run, tmp_path, args, mentions):
-    check_bad_input(run, tmp_path, "fwq", args, mentions)
+test_bad_input_fails_cleanly = bad_input_test("fwq", BAD)
 
 
 # --trace with samples of FWQ's own lengths (test_causes.py has the rest)

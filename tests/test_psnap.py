@@ -9,7 +9,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from nbtest.bad_input import check_bad_input
+from nbtest.bad_input import bad_input_test
 from nbtest.ground_truth import check_injected_run, check_injections_stand_out
 from nbtest.kernel_files import check_ranks_tables, json_histogram, load_run
 from nbtest.launch import LAUNCHERS, mpi_env, run_ranks
@@ -221,10 +221,7 @@ BAD = [
     (["--bogus"], "--bogus"),
 ]
 
-
-@pytest.mark.parametrize("args,mentions", BAD, ids=[" ".join(b[0]) for b in BAD])
-def test_bad_input_fails_cleanly(run, tmp_path, args, mentions):
-    check_bad_input(run, tmp_path, "psnap", args, mentions)
+test_bad_input_fails_cleanly = bad_input_test("psnap", BAD)
 
 
 @pytest.mark.parametrize("launcher", ["threads", "mpirun"])

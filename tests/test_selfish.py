@@ -4,7 +4,7 @@ import os
 
 import numpy as np
 import pytest
-from nbtest.bad_input import check_bad_input
+from nbtest.bad_input import bad_input_test
 from nbtest.ground_truth import check_injected_run, check_injections_stand_out, load_injections
 from nbtest.kernel_files import check_ranks_tables, detours_of
 from nbtest.launch import LAUNCHERS, run_ranks
@@ -185,10 +185,7 @@ BAD = [
     (["--inject", "5:10"], "--inject 5:10"),
 ]
 
-
-@pytest.mark.parametrize("args,mentions", BAD, ids=[" ".join(b[0]) for b in BAD])
-def test_bad_input_fails_cleanly(run, tmp_path, args, mentions):
-    check_bad_input(run, tmp_path, "selfish", args, mentions)
+test_bad_input_fails_cleanly = bad_input_test("selfish", BAD)
 
 
 @pytest.mark.parametrize("launcher", ["threads", "srun"])

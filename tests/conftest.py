@@ -10,7 +10,7 @@ import subprocess
 import pytest
 
 from nbtest import KERNELS, ROOT
-from nbtest.launch import mpi_env
+from nbtest.launch import MANY_RANKS, mpi_env, run_ranks
 from nbtest.verdicts import CANNOT_TELL, CANNOT_TELL_LOG
 
 
@@ -53,6 +53,24 @@ def bin_dir():
 @pytest.fixture(scope="session")
 def build_dir(bin_dir):
     return (ROOT / os.environ.get("NB_BUILD_DIR", bin_dir.parent)).resolve()
+
+
+@pytest.fixture(scope="session")
+def many_ranks(bin_dir, tmp_path_factory):
+    """many_ranks(kernel, args) -> (CompletedProcess, its directory): the
+    kernel's MPI binary on MANY_RANKS oversubscribed ranks, run once a
+    session for each kernel and arguments, so that test_many_ranks.py's
+    checks of every kernel and a kernel's own checks read the same run."""
+    runs = {}
+
+    def _many_ranks(kernel, args):
+        key = (kernel, tuple(map(str, args)))
+        if key not in runs:
+            directory = tmp_path_factory.mktemp(f"{kernel}-ranks")
+            runs[key] = (run_ranks(bin_dir, directory, kernel, args, MANY_RANKS), directory)
+        return runs[key]
+
+    return _many_ranks
 
 
 @pytest.fixture

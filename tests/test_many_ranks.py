@@ -13,10 +13,10 @@ import pytest
 from nbtest import ANY_KERNEL, CATALOGUE, KERNELS, REPORT_R, ROOT, quick_args
 from nbtest.browser import CHROMIUM, check_pdf, check_report_page, open_page, screenshot
 from nbtest.kernel_files import check_node_data, check_ranks_tables, load_description
-from nbtest.launch import run_ranks
+from nbtest.launch import MANY_RANKS, run_ranks
 from nbtest.lines import check_ranks_line, ranks_line
 
-RANKS = 128
+RANKS = MANY_RANKS
 # small runs: a rank's measurement is short beside its share of two CPUs
 ARGS = {**{kernel: quick_args(kernel) for kernel in KERNELS},
         "bsp": ["-n", "50", "--phase-us", "100"]}
@@ -29,10 +29,10 @@ pytestmark = pytest.mark.scale
 
 
 @pytest.mark.parametrize("kernel", sorted(ARGS))
-def test_every_rank_reports_and_writes_its_files(kernel, bin_dir, tmp_path):
-    """Each kernel's own checks of 128 ranks are in its test file (the
+def test_every_rank_reports_and_writes_its_files(kernel, many_ranks):
+    """Each kernel's own checks of the same run are in its test file (the
     detours' spans, P-SNAP's summed histogram)."""
-    done = run_ranks(bin_dir, tmp_path, kernel, ARGS[kernel], RANKS)
+    done, tmp_path = many_ranks(kernel, ARGS[kernel])
     assert done.returncode == 0, done.stderr[-2000:]
     meta = json.loads((tmp_path / f"{kernel}.json").read_text())
     assert meta["complete"] is True and meta["frontend"] == "mpi"
@@ -100,13 +100,14 @@ def test_node_files_of_128_ranks(bin_dir, tmp_path):
 
 
 @pytest.mark.browser
-def test_report_of_128_ranks_keeps_its_figures_to_a_page(bin_dir, tmp_path):
-    done = run_ranks(bin_dir, tmp_path, ANY_KERNEL, ARGS[ANY_KERNEL], RANKS)
+def test_report_of_128_ranks_keeps_its_figures_to_a_page(many_ranks, tmp_path):
+    """The report of the first test's run of the kernel, in its directory."""
+    done, run_dir = many_ranks(ANY_KERNEL, ARGS[ANY_KERNEL])
     assert done.returncode == 0, done.stderr[-2000:]
-    report = subprocess.run(["Rscript", REPORT_R, tmp_path],
+    report = subprocess.run(["Rscript", REPORT_R, run_dir],
                             capture_output=True, text=True, timeout=600)
     assert report.returncode == 0, report.stderr[-2000:]
-    out = tmp_path / "report"
+    out = run_dir / "report"
     with open(out / "summary.csv") as f:
         rows = list(csv.DictReader(f))
     assert sorted(int(r["thread"]) for r in rows) == list(range(RANKS))

@@ -9,10 +9,11 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from nbtest import quick_args
 from nbtest.bad_input import bad_input_test
 from nbtest.ground_truth import check_injected_run, check_injections_stand_out
 from nbtest.kernel_files import check_ranks_tables, json_histogram, load_run
-from nbtest.launch import LAUNCHERS, mpi_env, run_ranks
+from nbtest.launch import LAUNCHERS, mpi_env
 from nbtest.sigterm import check_sigterm_keeps_samples
 from nbtest.speed import check_running_slow
 
@@ -192,14 +193,16 @@ def test_psnap_stats_are_its_files(run, tmp_path):
 
 
 @pytest.mark.scale
-def test_128_ranks_print_one_histogram_of_every_iteration(bin_dir, tmp_path):
+def test_many_ranks_print_one_histogram_of_every_iteration(many_ranks):
     """Beyond 64 ranks, one histogram of every rank's iterations, summed
     where the ranks ran: every iteration in it once, no block a rank, and
-    the JSON's, which the report draws, the same one."""
-    ranks = 128
-    done = run_ranks(bin_dir, tmp_path, "psnap", ["-n", 100, "-g", 100], ranks)
+    the JSON's, which the report draws, the same one (test_many_ranks.py's
+    run of the catalogue's quick arguments)."""
+    done, directory = many_ranks("psnap", quick_args("psnap"))
     assert done.returncode == 0, done.stderr[-2000:]
-    meta = json.loads((tmp_path / "psnap.json").read_text())
+    meta = json.loads((directory / "psnap.json").read_text())
+    ranks = len(meta["ranks"])
+    assert ranks > 64
     assert not re.search(r"(?m)^(#rank|# \d+ )", done.stdout)
     block = done.stdout.split(f"#all ranks={ranks}\n")[1].split("rank kernel=psnap ")[0]
     bins = [line for line in block.splitlines() if not line.startswith("#")]

@@ -4,10 +4,11 @@ import os
 
 import numpy as np
 import pytest
+from nbtest import quick_args
 from nbtest.bad_input import bad_input_test
 from nbtest.ground_truth import check_injected_run, check_injections_stand_out, load_injections
 from nbtest.kernel_files import check_ranks_tables, detours_of
-from nbtest.launch import LAUNCHERS, run_ranks
+from nbtest.launch import LAUNCHERS, MANY_RANKS
 from nbtest.loops import measured_loops, opcodes, timer_reads_fenced
 from nbtest.selfish import check_selfish_span
 from nbtest.sigterm import check_sigterm_keeps_samples
@@ -164,16 +165,18 @@ def test_machine_code_of_the_loop_is_a_read_a_compare_rarely_a_store(detour_loop
 
 
 @pytest.mark.scale
-def test_128_ranks_each_measure_as_long_as_asked(bin_dir, tmp_path):
+def test_many_ranks_each_measure_as_long_as_asked(many_ranks):
     """A rank whose CPU is shared is often waiting when its time is up: its
-    last detour ends past the limit, and the run measured until then."""
-    seconds = 0.2
-    done = run_ranks(bin_dir, tmp_path, "selfish", ["--seconds", seconds], 128)
+    last detour ends past the limit, and the run measured until then
+    (test_many_ranks.py's run of the catalogue's quick arguments)."""
+    args = quick_args("selfish")
+    seconds = float(args[args.index("--seconds") + 1])
+    done, directory = many_ranks("selfish", args)
     assert done.returncode == 0, done.stderr[-2000:]
-    meta = json.loads((tmp_path / "selfish.json").read_text())
-    assert len(meta["ranks"]) == 128
+    meta = json.loads((directory / "selfish.json").read_text())
+    assert len(meta["ranks"]) == MANY_RANKS
     for r in meta["ranks"]:
-        check_selfish_span(r, detours_of(tmp_path, r), seconds, meta["threshold_percent"])
+        check_selfish_span(r, detours_of(directory, r), seconds, meta["threshold_percent"])
 
 
 # its own options, bad: one clear line, a non-zero exit, no files

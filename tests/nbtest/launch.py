@@ -8,6 +8,8 @@ import warnings
 import pytest
 
 LAUNCHERS = ["threads", "mpirun", "srun"]
+# the ranks of the tests of what grows with them, oversubscribed here
+MANY_RANKS = 128
 
 
 def mpi_env(extra=None):

@@ -5,13 +5,12 @@ import json
 import os
 
 import pytest
-from nbtest import KERNELS, kernels_where
+from nbtest import KERNELS, SAMPLING, kernels_where
 from nbtest.bad_input import check_bad_input
 
 NCPUS = len(os.sched_getaffinity(0))
-# a kernel that takes -n and --work (one that times samples of a work
-# loop), and one that takes --stream
-SAMPLED = kernels_where(samples_per_rank="samples")[0]
+# a kernel that takes -n and --work, and one that takes --stream
+SAMPLED = SAMPLING[0]
 STREAMED = kernels_where(stream=True)[0]
 
 BAD = [

@@ -5,12 +5,12 @@ import os
 import subprocess
 
 import pytest
-from nbtest import KERNELS, kernels_where, quick_args
+from nbtest import KERNELS, SAMPLING, quick_args
 from nbtest.launch import mpi_env
 
 NCPUS = len(os.sched_getaffinity(0))
 # the kernel these run: one that takes -n samples (any would do else)
-KERNEL = kernels_where(samples_per_rank="samples")[0]
+KERNEL = SAMPLING[0]
 
 
 def mpirun(bin_dir, tmp_path, n, *args, extra=()):

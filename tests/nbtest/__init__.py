@@ -49,6 +49,9 @@ def kernels_where(**fields):
 # the kernel of the tests of a shared layer that need a run of one kernel,
 # any: the catalogue's first
 ANY_KERNEL = next(iter(KERNELS))
+# the kernels that time samples of a work loop (-n samples, --work), not
+# one that records detours
+SAMPLING = kernels_where(samples_per_rank="samples")
 # the OpenMP front ends' binaries, of the kernels the catalogue builds with one
 OPENMP = [f"{k}_omp" for k in kernels_where(openmp=True)]
 # the R package's command lines

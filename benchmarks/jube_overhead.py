@@ -29,7 +29,7 @@ CLUSTER = ROOT / "tests" / "slurm" / "cluster.sh"
 
 def kernel_intervals(handle):
     spans = []
-    for work in workpackage_dirs(handle, "ftq"):
+    for work in workpackage_dirs(handle, "kernel"):
         status = (work / "job_status").read_text()
         started = float(re.search(r"started=([\d.]+)", status).group(1))
         ended = float(re.search(r"ended=([\d.]+)", status).group(1))
@@ -43,7 +43,7 @@ def main():
            "NOISEBENCH_BIN_DIR": str(BIN)}
     try:
         with tempfile.TemporaryDirectory() as d:
-            jube_dir = project_copy(Path(d), cores=[1, 2], ftq_seconds=1,
+            jube_dir = project_copy(Path(d), cores=[1, 2], seconds=1,
                                     frequency_hz=[10000, 7000, 5000, 3000])
             t0 = time.time()
             handle = run_to_end(jube_dir, "ftq", env, "slurm", poll_s=1)

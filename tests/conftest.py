@@ -50,6 +50,14 @@ def bin_dir():
     return path
 
 
+@pytest.fixture
+def mpi_bin(bin_dir):
+    """bin_dir, where the kernels were built with MPI."""
+    if not (bin_dir / f"{next(iter(KERNELS))}_mpi").exists():
+        pytest.skip("built without MPI")
+    return bin_dir
+
+
 @pytest.fixture(scope="session")
 def build_dir(bin_dir):
     return (ROOT / os.environ.get("NB_BUILD_DIR", bin_dir.parent)).resolve()

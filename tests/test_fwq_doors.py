@@ -94,10 +94,10 @@ def test_jubes_table_is_its_runs_own(tmp_path):
     """JUBE's FWQ row of a run on every CPU: each figure is the worst rank's
     of the workpackage's own JSON, to the table's precision, and the
     report of that workpackage says the same."""
-    jube_dir = project_copy(tmp_path, cores=[NCPUS], work=["multiiter"], fwq_samples=4000)
+    jube_dir = project_copy(tmp_path, cores=[NCPUS], work=["multiiter"], samples=4000)
     handle = run_to_end(jube_dir, "fwq", env={})
     (row,) = result_rows(handle, "fwq")
-    (work,) = workpackage_dirs(handle, "fwq")
+    (work,) = workpackage_dirs(handle, "kernel")
     meta = json.loads((work / "fwq.json").read_text())
     assert len(meta["ranks"]) == NCPUS
     w = fwq_worst(meta)
@@ -190,6 +190,6 @@ def test_jube_gives_the_requirements_files_verdict_in_its_table(tmp_path):
     for name, met in (("lenient", "met"), ("strict", "not met")):
         (tmp_path / name).mkdir()
         jube_dir = project_copy(tmp_path / name, cores=[1, 2], work=["multiiter"],
-                                fwq_samples=2000, requirements=rules[name])
+                                samples=2000, requirements=rules[name])
         rows = result_rows(run_to_end(jube_dir, "fwq", env={}), "fwq")
         assert len(rows) == 2 and {r["requirements"] for r in rows} == {met}, rows

@@ -4,89 +4,65 @@ as Slurm jobs on the project's localhost cluster, failures included.
 Each test runs a copy of jube/ whose sweep is made small by editing
 include/parameters.xml (what a user does); the copy sits beside links to the
 rest of the checkout, so its build step and report find the project. JUBE
-drives the release build: the sanitizer suite checks the kernels."""
+drives the release build: the sanitizer suite checks the kernels. The tests
+choose their kernels from the catalogue; a kernel's own table is tested in
+its own file (test_fwq_doors.py, test_ftq_doors.py)."""
 import json
+import math
 import os
 import re
 import subprocess
 
 import pytest
-from nbtest import CATALOGUE, KERNELS, ROOT
+from nbtest import CATALOGUE, KERNELS, ROOT, kernels_where
 from nbtest.jube_runs import jube, project_copy, result_rows, run_to_end, workpackage_dirs
 
 pytestmark = [pytest.mark.harness,
               pytest.mark.skipif(bool(os.environ.get("NB_SANITIZE")),
                                  reason="JUBE drives the release build")]
 
-
-def test_local_ftq_sweep_reports_each_workpackage(tmp_path):
-    jube_dir = project_copy(tmp_path, cores=[1, 2], frequency_hz=[10000, 7000], ftq_seconds=1)
-    handle = run_to_end(jube_dir, "ftq", env={})
-    rows = result_rows(handle, "ftq")
-    assert sorted((int(r["frequency_hz"]), int(r["cores"])) for r in rows) == [
-        (7000, 1), (7000, 2), (10000, 1), (10000, 2)]
-    worst, line = {}, {}
-    for work in workpackage_dirs(handle, "ftq"):
-        meta = json.loads((work / "ftq.json").read_text())
-        key = (round(meta["frequency_hz"]), len(meta["ranks"]))
-        worst[key] = max(rank["stats"]["scaled_noise_mean"] for rank in meta["ranks"])
-        line[key] = max((rank["spectrum"]["share_percent"] or [0])[0] for rank in meta["ranks"])
-    for r in rows:
-        assert r["job_id"] == "local" and r["status"] == "ok"
-        # the table's figures are the run's: as many samples as its files
-        # hold, its worst thread's noise (whatever the machine's own is)
-        assert int(r["samples"]) == int(r["frequency_hz"]) * int(r["cores"])
-        measured = worst[(int(r["frequency_hz"]), int(r["cores"]))]
-        assert 0 <= measured < 1
-        assert float(r["scaled_noise_mean_max"]) == pytest.approx(measured, rel=1e-3)
-        # and the strongest of the threads' own spectral lines
-        strongest = line[(int(r["frequency_hz"]), int(r["cores"]))]
-        assert float(r["strongest line (%)"]) == pytest.approx(strongest, rel=1e-2, abs=1e-3)
-        assert float(r["mean_counts_avg"]) > 0
-    lines = {}
-    for work in workpackage_dirs(handle, "ftq"):
-        files = list(work.glob("ftq_*_counts.dat"))
-        lines[work] = sum(len(f.read_text().splitlines()) for f in files)
-    assert sorted(lines.values()) == sorted(int(r["samples"]) for r in rows)
-    # the build step compiled this checkout, and the report covers the run
-    assert (handle / "000000" / "000000_build" / "work" / "out" / "bin" / "ftq").exists()
-    assert (handle / "000000" / "report" / "index.html").exists()
+# each kernel at its quick arguments on one and two cores: a job each
+SMALL = dict(cores=[1, 2], preset="quick")
+# the option each key of a sweep sets (kernels.json, sweep_options)
+OPTIONS = CATALOGUE["sweep_options"]
 
 
-# a point of each kernel's sweep on one and two cores: a job each
-SMALL = dict(cores=[1, 2], work=["multiiter"], fwq_samples=4000,
-             frequency_hz=[10000], ftq_seconds=1, psnap_reps=500, selfish_seconds=1)
-# each kernel's table column of its headline figure
-COLUMNS = {kernel: info["headline"]["key"] for kernel, info in KERNELS.items()}
+def sweep_of(kernel):
+    return KERNELS[kernel].get("sweep", {})
+
+
+def option(args, key):
+    """KEY's value in a workpackage's options (the catalogue table's)."""
+    return re.search(rf"(?:^| ){OPTIONS[key]} (\S+)", args)[1]
 
 
 def test_slurm_runs_every_workpackage_as_a_job(tmp_path, slurm, bin_dir):
     # the whole survey, noise.xml, as `make run` sweeps it, a job a workpackage
     jube_dir = project_copy(tmp_path, **SMALL)
     env = dict(slurm, NOISEBENCH_BIN_DIR=str(bin_dir))
-    job_ids = []
     handle = run_to_end(jube_dir, "noise", env, "slurm")
-    for kernel, column in COLUMNS.items():
-        rows = result_rows(handle, kernel, env)
-        assert len(rows) == len(SMALL["cores"]), rows
-        for r in rows:
-            assert r["status"] == "ok", r
-            assert float(r[column]) >= 0
-            job_ids.append(int(r["job_id"]))
-        if "tasks" in rows[0]:
-            assert sorted(int(r["tasks"]) for r in rows) == SMALL["cores"]
+    rows = result_rows(handle, "catalogue", env)
+    assert sorted((r["kernel"], int(r["cores"])) for r in rows) == sorted(
+        (k, c) for k in KERNELS for c in SMALL["cores"]), rows
+    for r in rows:
+        assert r["status"] == "ok", r
+        assert r["options"] == " ".join(KERNELS[r["kernel"]]["quick_args"])
+        assert float(r["value"]) >= 0
+    # each kernel's own table has its rows too
+    for kernel in KERNELS:
+        assert len(result_rows(handle, kernel, env)) == len(SMALL["cores"]), kernel
         # each job ran its kernel under srun, in its own workpackage
-        for work in workpackage_dirs(handle, kernel):
+        for work in workpackage_dirs(handle, "kernel", kernel):
             assert "srun" in (work / "submit.job").read_text()
-            assert (work / f"{kernel}.json").exists()
-    assert len(set(job_ids)) == len(job_ids) == len(SMALL["cores"]) * len(COLUMNS)
+    job_ids = [int(r["job_id"]) for r in rows]
+    assert len(set(job_ids)) == len(job_ids) == len(SMALL["cores"]) * len(KERNELS)
 
 
 def test_the_catalogue_sweeps_every_kernel_it_lists(tmp_path, bin_dir):
     """jube/catalogue.xml reads the kernels, their quick arguments and their
     headline figures from the catalogue: a row a kernel, its headline the
     value its own line printed."""
-    jube_dir = project_copy(tmp_path, cores=1, kernel_size="quick")
+    jube_dir = project_copy(tmp_path, cores=1, preset="quick")
     handle = run_to_end(jube_dir, "catalogue", env={"NOISEBENCH_BIN_DIR": str(bin_dir)})
     rows = result_rows(handle, "catalogue")
     assert sorted(r["kernel"] for r in rows) == sorted(KERNELS)
@@ -102,6 +78,40 @@ def test_the_catalogue_sweeps_every_kernel_it_lists(tmp_path, bin_dir):
         assert float(r["value"]) == pytest.approx(float(printed), rel=1e-3), (r, printed)
 
 
+def points(kernel):
+    """The workpackages of a kernel's sweep on one core count: the product
+    of its values, every work kind of this processor where it sweeps them."""
+    kinds = [k for k, info in CATALOGUE["work_kinds"].items()
+             if os.uname().machine in info.get("arch", [os.uname().machine])]
+    return math.prod(len(kinds) if key == "work" and v is None else
+                     len(v) if isinstance(v, list) else 1 for key, v in sweep_of(kernel).items())
+
+
+def test_a_value_set_replaces_the_catalogues_for_the_kernels_that_take_it(tmp_path, bin_dir):
+    """Each kernel sweeps its catalogue entry's values, a workpackage a
+    point, each key by its option. A value set in parameters.xml replaces
+    the catalogue's for the kernels that take it, and leaves the others'
+    workpackages as they were: no kernel runs twice for another's sweep."""
+    swept = next(k for k in KERNELS if any(isinstance(v, list) for v in sweep_of(k).values()))
+    key = next(key for key, v in sweep_of(swept).items() if isinstance(v, list))
+    other = next(k for k in KERNELS if key not in sweep_of(k))
+    # two values of the key that the catalogue does not give
+    chosen = [str(v // 2) for v in sweep_of(swept)[key][:2]]
+    jube_dir = project_copy(tmp_path, kernels=[swept, other], cores=1, **{key: chosen})
+    handle = run_to_end(jube_dir, "catalogue", env={"NOISEBENCH_BIN_DIR": str(bin_dir)})
+    rows = result_rows(handle, "catalogue")
+    assert all(r["status"] == "ok" for r in rows), rows
+    mine = [r["options"] for r in rows if r["kernel"] == swept]
+    assert sorted(option(args, key) for args in mine) == sorted(chosen), mine
+    for args in mine:
+        for other_key, value in sweep_of(swept).items():
+            if other_key != key and not isinstance(value, list) and value is not None:
+                assert option(args, other_key) == str(value), (other_key, args)
+    theirs = [r["options"] for r in rows if r["kernel"] == other]
+    assert len(set(theirs)) == len(theirs) == points(other), theirs
+    assert not any(f"{OPTIONS[key]} " in f" {args}" for args in theirs), theirs
+
+
 def test_slurm_sweeps_the_cpus_and_work_of_the_nodes_not_the_host(tmp_path, slurm_nodes, bin_dir):
     """Under tag slurm the core counts swept are those of the partition's
     nodes as Slurm gives them (here one CPU each, on a host of more), and
@@ -112,21 +122,24 @@ def test_slurm_sweeps_the_cpus_and_work_of_the_nodes_not_the_host(tmp_path, slur
     node_cpus = {int(c) for c in re.findall(r"\bCPUEfctv=(\d+)", nodes)}
     assert len(node_cpus) == 1, nodes
     (cpus,) = node_cpus
-    jube_dir = project_copy(tmp_path, fwq_samples=2000, site_arch="aarch64")
+    working = [k for k in KERNELS if "work" in sweep_of(k)]
+    assert working, "no kernel of the catalogue sweeps the work kinds"
+    jube_dir = project_copy(tmp_path, kernels=working, samples=2000, site_arch="aarch64")
     env = dict(slurm_nodes, NOISEBENCH_BIN_DIR=str(bin_dir))
-    handle = run_to_end(jube_dir, "fwq", env, "slurm")
-    rows = result_rows(handle, "fwq", env)
+    handle = run_to_end(jube_dir, "catalogue", env, "slurm")
+    rows = result_rows(handle, "catalogue", env)
     sweep = [2 ** i for i in range(cpus.bit_length()) if 2 ** i < cpus] + [cpus]
     arm_kinds = [k for k, info in CATALOGUE["work_kinds"].items()
                  if "aarch64" in info.get("arch", ["aarch64"])]
     assert "asm" not in arm_kinds
-    assert sorted((r["work"], int(r["cores"])) for r in rows) == sorted(
-        (k, c) for k in arm_kinds for c in sweep), (cpus, os.cpu_count(), rows)
+    assert sorted((r["kernel"], option(r["options"], "work"), int(r["cores"])) for r in rows) == \
+        sorted((k, w, c) for k in working for w in arm_kinds for c in sweep), (cpus, rows)
     for r in rows:
         assert r["status"] == "ok" and int(r["job_id"]) > 0, r
-    for work in workpackage_dirs(handle, "fwq"):
-        meta = json.loads((work / "fwq.json").read_text())
-        assert len(meta["ranks"]) <= cpus
+    for kernel in working:
+        for work in workpackage_dirs(handle, "kernel", kernel):
+            meta = json.loads((work / f"{kernel}.json").read_text())
+            assert len(meta["ranks"]) <= cpus
 
 
 def test_the_node_shape_takes_the_system_files_values_and_the_core_spec(slurm_nodes):
@@ -149,12 +162,16 @@ def test_the_node_shape_takes_the_system_files_values_and_the_core_spec(slurm_no
     assert missing.returncode == 2 and "no node of partition nosuch" in missing.stderr
 
 
+# short lengths for the acceptance preset, by the key it sets
+SHORT = {"samples": 3000, "reps": 300, "granularity_us": 500, "seconds": 1}
+
+
 def test_the_acceptance_tag_runs_every_core_at_the_catalogues_lengths(tmp_path, bin_dir):
     """-t acceptance reads the catalogue's acceptance entry (kernels.json):
-    one workpackage a kernel (FTQ's two frequencies), every CPU of the node,
-    FWQ's preset work kind, each kernel at the entry's lengths. The entry
-    is made short here, in a copy of the catalogue the benchmark's
-    source_dir points to; nothing else of the project is changed."""
+    every CPU of the node, each kernel at the entry's values, the rest of
+    its sweep the catalogue's (a workpackage a point). The entry is made
+    short here, in a copy of the catalogue the benchmark's source_dir
+    points to; nothing else of the project is changed."""
     alt = tmp_path / "alt"
     (alt / "src" / "kernels").mkdir(parents=True)
     for entry in ROOT.iterdir():
@@ -167,28 +184,31 @@ def test_the_acceptance_tag_runs_every_core_at_the_catalogues_lengths(tmp_path, 
         if entry.name != "kernels.json":
             (alt / "src" / "kernels" / entry.name).symlink_to(entry)
     catalogue = json.loads((ROOT / "src" / "kernels" / "kernels.json").read_text())
-    short = {"fwq": {"samples": 3000}, "ftq": {"seconds": 1},
-             "psnap": {"reps": 300, "granularity_us": 500}, "selfish": {"seconds": 1}}
-    for kernel, values in short.items():
-        catalogue["acceptance"][kernel].update(values)
+    for preset in catalogue["acceptance"].values():
+        preset.update({key: value for key, value in SHORT.items() if key in preset})
     (alt / "src" / "kernels" / "kernels.json").write_text(json.dumps(catalogue))
     (tmp_path / "copy").mkdir()
     jube_dir = project_copy(tmp_path / "copy", source_dir=alt)
     handle = run_to_end(jube_dir, "noise", {"NOISEBENCH_BIN_DIR": str(bin_dir)}, "acceptance")
-    preset = catalogue["acceptance"]
     ncpus = len(os.sched_getaffinity(0))
-    flags = {"samples": "-n", "reps": "-n", "granularity_us": "-g", "seconds": "--seconds",
-             "work": "--work"}
     for kernel in KERNELS:
-        works = workpackage_dirs(handle, kernel)
-        assert len(works) == (2 if kernel == "ftq" else 1), (kernel, works)
+        preset, sweep = catalogue["acceptance"][kernel], sweep_of(kernel)
+        points = math.prod(len(v) for key, v in sweep.items()
+                           if isinstance(v, list) and key not in preset)
+        works = workpackage_dirs(handle, "kernel", kernel)
+        assert len(works) == points, (kernel, works)
         for work in works:
             meta = json.loads((work / f"{kernel}.json").read_text())
             assert meta["complete"] is True and len(meta["ranks"]) == ncpus
             line = " ".join(meta["command_line"]) + " "
-            for key, value in preset[kernel].items():
-                if key in flags:
-                    assert re.search(rf" {flags[key]} {value}(\.0)? ", line), (key, line)
+            for key, value in preset.items():
+                if key in sweep:
+                    assert re.search(rf" {OPTIONS[key]} {value}(\.0)? ", line), (key, line)
+
+
+# a kernel that records detours for as long as asked: its run ends at its
+# time, not at a count of samples
+TIMED = kernels_where(samples_per_rank="detours")[0]
 
 
 def test_failed_and_killed_jobs_show_as_such(tmp_path, slurm, bin_dir):
@@ -197,22 +217,22 @@ def test_failed_and_killed_jobs_show_as_such(tmp_path, slurm, bin_dir):
     # 10-60 thousand a second, so 3 minutes at least; a million ended one in
     # 50 s, before its time limit). Both end in error: a job that ends well
     # waits for the other at the step's shared report (see docs/jube.md)
-    jube_dir = project_copy(tmp_path, cores=1, inject=["bogus", ""], selfish_seconds=600,
-                            selfish_detours=10000000, site_timelimit=1)
+    jube_dir = project_copy(tmp_path, kernels=[TIMED], cores=1, inject=["bogus", ""],
+                            seconds=600, detours=10000000, site_timelimit=1)
     env = dict(slurm, NOISEBENCH_BIN_DIR=str(bin_dir))
-    handle = run_to_end(jube_dir, "selfish", env, "slurm", timeout=300)
-    rows = {r["status"]: r for r in result_rows(handle, "selfish", env)}
+    handle = run_to_end(jube_dir, "catalogue", env, "slurm", timeout=300)
+    rows = {r["status"]: r for r in result_rows(handle, "catalogue", env)}
     assert set(rows) == {"failed", "killed"}, rows
     assert int(rows["failed"]["job_id"]) > 0 and rows["killed"]["job_id"] != "local"
     # nothing measured is passed off as a figure
-    assert rows["failed"]["cpu_overhead_percent"] == ""
+    assert rows["failed"]["value"] == ""
     status = jube("status", handle, "-i", "last", env=env)
     assert "ERROR" in status.upper()
     # the killed kernel kept what it measured
-    killed = [w for w in workpackage_dirs(handle, "selfish")
+    killed = [w for w in workpackage_dirs(handle, "kernel")
               if "killed" in (w / "job_status").read_text()]
     assert len(killed) == 1
-    assert (killed[0] / "selfish.json").exists()
+    assert (killed[0] / f"{TIMED}.json").exists()
     assert "TIME LIMIT" in (killed[0] / "job.err").read_text()
     assert rows["killed"]["cancelled"] == "TIME LIMIT"
     assert rows["failed"]["exit_code"] == "2"
@@ -221,17 +241,18 @@ def test_failed_and_killed_jobs_show_as_such(tmp_path, slurm, bin_dir):
 def test_soak_streams_each_kernel_in_a_job_as_long_as_it_asks(tmp_path, slurm, bin_dir):
     # the soak's time limit comes from its length (plus 15 minutes), not the
     # site's 1 minute
+    streamed = kernels_where(stream=True)
     jube_dir = project_copy(tmp_path, soak_seconds=5, soak_checkpoint_s=1, site_timelimit=1)
     env = dict(slurm, NOISEBENCH_BIN_DIR=str(bin_dir))
     handle = run_to_end(jube_dir, "soak", env, "slurm", timeout=300)
     rows = result_rows(handle, "soak", env)
-    assert sorted(r["kernel"] for r in rows) == ["ftq", "fwq", "psnap"]
+    assert sorted(r["kernel"] for r in rows) == sorted(streamed)
     for r in rows:
         assert r["status"] == "ok" and int(r["job_id"]) > 0, r
         assert r["time limit"] == "0-00:16:00"
         assert 5 <= float(r["seconds_min"]) < 6 and int(r["checkpoints_min"]) >= 5, r
         assert int(r["memory_bytes_max"]) > 0
-    for kernel in ("fwq", "ftq", "psnap"):
+    for kernel in streamed:
         (work,) = workpackage_dirs(handle, f"{kernel}_soak")
         assert "--time=0-00:16:00" in (work / "submit.job").read_text()
         meta = json.loads((work / f"{kernel}.json").read_text())

@@ -14,7 +14,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from nbtest import ACCEPTANCE_R, CATALOGUE, KERNELS, REPORT_R, ROOT, WORK_KINDS
+from nbtest import ACCEPTANCE_R, ANY_KERNEL, CATALOGUE, KERNELS, REPORT_R, ROOT, WORK_KINDS, kernels_where
 
 pytestmark = [pytest.mark.harness,
               pytest.mark.skipif(bool(os.environ.get("NB_SANITIZE")),
@@ -31,20 +31,42 @@ def core_counts(n):
     return counts + [n]
 
 
-# FWQ's work kinds that build here (the catalogue's), FTQ 2 frequencies,
-# P-SNAP, selfish
-CHECKS = (len(WORK_KINDS) + 4) * len(core_counts(NCPUS))
+def points(kernel, kinds=WORK_KINDS, fixed=()):
+    """The checks of a kernel on one core count: the product of its sweep's
+    lists (work: null, the work kinds), less the keys fixed."""
+    return math.prod(len(kinds) if key == "work" and v is None else
+                     len(v) if isinstance(v, list) else 1
+                     for key, v in KERNELS[kernel].get("sweep", {}).items() if key not in fixed)
+
+
+# every kernel's checks on every core count: the work kinds that build here
+CHECKS = sum(map(points, KERNELS)) * len(core_counts(NCPUS))
 # the checks' measurements a second or so each, not their default 2-3 s: a
 # noise of 70% needs no more to be seen
 SHORT = ["-S", "samples=5000", "-S", "seconds=1", "-S", "reps=500"]
 # the figures that say how much of a core was taken (each kernel's headline);
 # a noise injected on purpose can only add to them
 LEVELS = {kernel: info["headline"]["name"] for kernel, info in KERNELS.items()}
-# the rank line's figure a rule bounds for each headline: the ranks line's
-# KEY_max is KEY's worst rank; P-SNAP's and selfish's run figures are their
-# ranks' noise_percent and cpu_overhead_percent over the run
-RANK_KEYS = {"fwq": "scaled_noise_mean", "ftq": "scaled_noise_mean", "psnap": "noise_percent",
-             "selfish": "cpu_overhead_percent"}
+# the rank line's figure a rule bounds for each headline (the catalogue's
+# rank_key): the ranks line's KEY_max is KEY's worst rank, a summary's
+# figure is its ranks' over the run
+RANK_KEYS = {kernel: info["headline"]["rank_key"] for kernel, info in KERNELS.items()}
+# what a check of fixed work logs of the system's share (noise_check.py)
+SPEED = {"max_system_percent", "max_detour_percent", "max_slow_percent"}
+# the checks' own figures, whatever the kernel
+EVERY = {"max_p99_9_loss_us", "rules_unmet"}
+
+
+def kernel_of(tc):
+    return tc["display_name"].split("_noise_check")[0]
+
+
+def logged(kernel, cores):
+    """The performance variables a kernel's check logs (its catalogue
+    entry's headline and logged figures)."""
+    info = KERNELS[kernel]
+    return {info["headline"]["name"], *EVERY, *(SPEED if info["fixed"] == "work" else ()),
+            *(f["name"] for f in info.get("logged", []) if cores >= f.get("ranks_min", 1))}
 
 
 def reframe(tmp_path, system, *options, env=None, checks=ROOT / "reframe" / "checks"):
@@ -84,7 +106,7 @@ def injected(tmp_path_factory, results_db):
                             env=results_db)
     bounds = {}
     for tc in cases:
-        kernel = tc["display_name"].split("_")[0]
+        kernel = kernel_of(tc)
         for name, v in tc["perfvalues"].items():
             if name.split(":")[-1] == LEVELS[kernel]:
                 bounds[kernel] = min(v[0], bounds.get(kernel, v[0]))
@@ -121,25 +143,22 @@ def test_checks_fail_with_injected_noise(injected):
         assert failed == ["rules_unmet"], tc["display_name"]
         # every figure a number: the acceptance summary reads them as JSON
         assert all(math.isfinite(v[0]) for v in tc["perfvalues"].values()), tc["perfvalues"]
-        # FTQ's strongest line, as the R analysis finds it: the injection's
-        # 1 kHz, to the spectrum's resolution (fs / n: 1 Hz in a 1 s run)
-        if tc["display_name"].startswith("ftq"):
-            line = [v[0] for k, v in tc["perfvalues"].items() if k.endswith(":largest_peak_hz")]
-            assert line and abs(line[0] - 1000) <= 1.0, (tc["display_name"], line)
+        # a spectrum's strongest line, as the R analysis finds it: the
+        # injection's 1 kHz, to the resolution (fs / n: 1 Hz in a 1 s run)
+        line = [v[0] for k, v in tc["perfvalues"].items() if k.endswith(":largest_peak_hz")]
+        assert not line or abs(line[0] - 1000) <= 1.0, (tc["display_name"], line)
 
 
 def test_checks_pass_on_the_local_partition(quiet):
     result, cases, tmp_path = quiet
     assert result.returncode == 0, result.stdout[-3000:]
     assert len(cases) == CHECKS and all(tc["result"] == "pass" for tc in cases)
-    fwq = [tc for tc in cases if tc["display_name"].startswith("fwq")]
-    # Sequoia's three figures and the split into detours and running slow,
-    # each reported (only the level is bounded here)
-    for tc in fwq:
-        assert {k.split(":")[-1] for k in tc["perfvalues"]} == {
-            "max_scaled_noise_mean", "max_scaled_noise_sd", "max_kurtosis",
-            "max_system_percent", "max_detour_percent", "max_slow_percent",
-            "max_p99_9_loss_us", "rules_unmet"}
+    # each kernel's figures (FWQ: Sequoia's three) and, for fixed work, the
+    # split into detours and running slow, each reported (only the level
+    # is bounded here)
+    for tc in cases:
+        assert {k.split(":")[-1] for k in tc["perfvalues"]} == \
+            logged(kernel_of(tc), tc["num_cpus_per_task"]), tc["display_name"]
     # the acceptance summary reads the same report
     summary = subprocess.run(["Rscript", ACCEPTANCE_R,
                               tmp_path / "report.json", tmp_path / "acceptance"],
@@ -164,9 +183,10 @@ def test_checks_pass_as_slurm_jobs(tmp_path, slurm, injected, built):
                            capture_output=True, text=True, env=dict(os.environ, **slurm))
     assert sacct.stdout.count("COMPLETED") == CHECKS, sacct.stdout
     # the MPI kernels ran as ranks under srun
-    psnap = [tc for tc in cases if tc["display_name"].startswith("psnap")]
-    assert {tc["num_tasks"] for tc in psnap} == set(core_counts(NCPUS))
-    assert all(tc["executable"].endswith("psnap_mpi") for tc in psnap)
+    for kernel in KERNELS:
+        mine = [tc for tc in cases if kernel_of(tc) == kernel]
+        assert {tc["num_tasks"] for tc in mine} == set(core_counts(NCPUS)), kernel
+        assert all(tc["executable"].endswith(f"{kernel}_mpi") for tc in mine), kernel
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="--trace needs root (tracefs)")
@@ -175,10 +195,12 @@ def test_trace_gives_each_cause_class_a_figure(tmp_path, built):
     of the detours' time; with 70% of every millisecond injected, the run's
     own injections have a share (how large depends on what else the machine
     lost: a vCPU running slow adds to "hardware")."""
-    # FWQ's multiiter checks: -n's "%" is ReFrame's parameter syntax
-    result, cases = reframe(tmp_path, "anynode:local", "-n", "^fwq_noise_check",
-                            "-x", "asm|daxpy|increment", "-S", "trace=true", "-S", "inject=1000:700",
-                            *SHORT, env=built)
+    # one kernel's checks, of the first work kind where it sweeps them
+    # (-n's "%" is ReFrame's parameter syntax, so the others are excluded)
+    others = list(CATALOGUE["work_kinds"])[1:] if "work" in KERNELS[ANY_KERNEL]["sweep"] else []
+    result, cases = reframe(tmp_path, "anynode:local", "-n", f"^{ANY_KERNEL}_noise_check",
+                            *(["-x", "|".join(others)] if others else []), "-S", "trace=true",
+                            "-S", "inject=1000:700", *SHORT, env=built)
     assert cases, result.stdout[-3000:]
     classes = CATALOGUE["cause_classes"]
     for tc in cases:
@@ -208,20 +230,20 @@ def test_the_example_system_file_runs_the_checks(tmp_path):
     counts = core_counts(os.cpu_count())
     # every work kind of the catalogue is listed (those that do not build
     # here are skipped once set up)
-    listed_checks = (len(CATALOGUE["work_kinds"]) + 4) * len(counts)
+    listed_checks = sum(points(k, CATALOGUE["work_kinds"]) for k in KERNELS) * len(counts)
     assert found and int(found.group(1)) == listed_checks, \
         listed.stdout[-2000:]
 
 
 def test_soak_checks_stream_as_slurm_jobs_as_long_as_asked(tmp_path, slurm, built):
-    """The soak variant: FWQ, FTQ and P-SNAP streamed on every core, the job's time
-    limit from the soak's length (plus 15 minutes)."""
+    """The soak variant: every kernel with a stream mode streamed on every
+    core, the job's time limit from the soak's length (plus 15 minutes)."""
     result, cases = reframe(tmp_path, "anynode:slurm", "-S", "soak_seconds=5", "-S",
                             "checkpoint_s=1", env={**slurm, **built},
                             checks=ROOT / "reframe" / "checks" / "soak")
     assert result.returncode == 0, result.stdout[-3000:]
-    assert sorted(tc["display_name"].split()[0] for tc in cases) == [
-        "ftq_soak_check", "fwq_soak_check", "psnap_soak_check"]
+    assert sorted(tc["display_name"].split()[0] for tc in cases) == sorted(
+        f"{k}_soak_check" for k in kernels_where(stream=True))
     for tc in cases:
         assert tc["result"] == "pass"
         values = {k.split(":")[-1]: v[0] for k, v in tc["perfvalues"].items()}
@@ -233,22 +255,27 @@ def test_soak_checks_stream_as_slurm_jobs_as_long_as_asked(tmp_path, slurm, buil
         assert "#SBATCH --time=0:15:5" in script.read_text(), script.read_text()
 
 
+# a kernel with one check a core count
+SINGLE = next(k for k in KERNELS if points(k) == 1)
+
+
 def test_distribute_runs_one_check_per_node(tmp_path, slurm_nodes, built):
     """ReFrame's per-node convention on the four-node cluster (no accounting:
-    the generic config polls with squeue): --distribute makes one P-SNAP check
-    per node, each a job on its node; the report reads them together. Only
-    the functions are checked: nodes sharing a CPU are no noise figure."""
-    result, cases = reframe(tmp_path, "anynode:slurm", "-n", "psnap_noise_check",
+    the generic config polls with squeue): --distribute makes one check per
+    node (of a kernel with one check a core count), each a job on its node;
+    the report reads them together. Only the functions are checked: nodes
+    sharing a CPU are no noise figure."""
+    result, cases = reframe(tmp_path, "anynode:slurm", "-n", f"^{SINGLE}_noise_check",
                             "--distribute=idle", "--skip-performance-check",
                             "--keep-stage-files", env={**slurm_nodes, **built})
     assert result.returncode == 0, result.stdout[-3000:]
-    checks = [tc for tc in cases if tc["display_name"].startswith("psnap")]
+    checks = [tc for tc in cases if kernel_of(tc) == SINGLE]
     # the generic config sized the checks by the nodes' CPUs (Slurm's), not this host's
     nodes = {f"nbnode{i}" for i in range(1, 5)}
     assert sorted(re.search(r"%\.nid=(\S+)", tc["display_name"])[1] for tc in checks) == \
         sorted(nodes)
     for tc in checks:
-        meta = json.loads((Path(tc["stagedir"]) / "psnap.json").read_text())
+        meta = json.loads((Path(tc["stagedir"]) / f"{SINGLE}.json").read_text())
         nid = re.search(r"%\.nid=(\S+)", tc["display_name"])[1]
         assert [r["host"] for r in meta["ranks"]] == [nid] * tc["num_tasks"]
     report = subprocess.run(["Rscript", REPORT_R, tmp_path / "stage",
@@ -264,10 +291,11 @@ def test_the_results_database_shows_what_added_noise_changed(tmp_path, injected,
     """The history that catches a regression: generic.py stores every
     session in ReFrame's results database; `reframe --performance-compare`
     of the session with 70% of every millisecond taken on each core
-    (--inject, logged by the kernel) and the one without shows the selfish
-    check's level on every core count at least the 70% added (less 5 points
-    for the injector's latency), above the quiet run's, whatever the day's
-    own noise short of 65%."""
+    (--inject, logged by the kernel) and the one without shows the level of
+    a kernel that records detours (its share of the time in them) on every
+    core count at least the 70% added (less 5 points for the injector's
+    latency), above the quiet run's, whatever the day's own noise short of
+    65%."""
     noisy, calm = session(injected[0]), session(quiet[0])
     compared = subprocess.run(
         [str(ROOT / ".venv" / "bin" / "reframe"), "-C",
@@ -278,7 +306,8 @@ def test_the_results_database_shows_what_added_noise_changed(tmp_path, injected,
     assert compared.returncode == 0, compared.stdout[-3000:] + compared.stderr[-3000:]
     rows = [dict(zip(["name", "sysenv", "pvar", "punit", "noisy", "quiet", "pdiff"],
                      line.split(","))) for line in compared.stdout.strip().splitlines()[1:]]
-    levels = [r for r in rows if r["pvar"] == LEVELS["selfish"]]
+    detours = kernels_where(samples_per_rank="detours")[0]
+    levels = [r for r in rows if r["pvar"] == LEVELS[detours]]
     assert len(levels) == len(core_counts(NCPUS)), compared.stdout
     for r in levels:
         assert float(r["noisy"]) >= 65, r
@@ -287,8 +316,9 @@ def test_the_results_database_shows_what_added_noise_changed(tmp_path, injected,
 
 def test_the_acceptance_preset_runs_every_core_at_the_catalogues_lengths(tmp_path, built):
     """-S acceptance=true (a dry run: the jobs are written, not run): one
-    check a kernel and FTQ frequency, on every core only, FWQ's preset work
-    kind only, each with the catalogue's lengths."""
+    check a kernel and point of its sweep the preset leaves (FTQ's two
+    frequencies), on every core only, the preset's work kind only, each
+    with the catalogue's lengths."""
     cmd = [ROOT / ".venv" / "bin" / "reframe", "-C", ROOT / "reframe" / "config" / "generic.py",
            "-c", ROOT / "reframe" / "checks", "--system", "anynode:local",
            "-S", "acceptance=true", "--dry-run"]
@@ -306,12 +336,11 @@ def test_the_acceptance_preset_runs_every_core_at_the_catalogues_lengths(tmp_pat
                       if "/bin/" in line and not line.startswith("#")]
         commands.setdefault(name.split("_noise_check")[0], []).append(command)
     assert sorted(commands) == sorted(KERNELS), commands
-    assert len(commands["ftq"]) == 2  # the two frequencies
     for kernel, lines in commands.items():
+        assert len(lines) == points(kernel, fixed=preset[kernel]), (kernel, lines)
         for line in lines:
             assert f" -t {ncpus} " in line, line
             for key, value in preset[kernel].items():
-                flag = {"samples": "-n", "reps": "-n", "granularity_us": "-g",
-                        "seconds": "--seconds", "work": "--work"}.get(key)
-                if flag:
+                if key in KERNELS[kernel]["sweep"]:
+                    flag = CATALOGUE["sweep_options"][key]
                     assert re.search(rf" {flag} {value}(\.0)? ", line), (key, line)

@@ -8,49 +8,46 @@ A4 and render (pdftoppm). Screenshots of the first screens are written
 (.cache/report-first-screen-<kind>.png) for the docs."""
 import csv
 import html
+import itertools
 import re
 import shutil
 import subprocess
 
 import pytest
-from nbtest import REPORT_R, ROOT
+from nbtest import CATALOGUE, KERNELS, REPORT_R, ROOT, quick_args
 from nbtest.browser import CHROMIUM, check_pdf, check_report_page, open_page, screenshot
+from nbtest.fwq_survey import synthetic_survey
 
 WIDTH, HEIGHT = 1200, 900
-RUNS = {
-    "fwq": ["-n", "3000"],
-    "ftq": ["--freq", "10000", "-n", "10000"],
-    "ftq7": ["--freq", "7000", "-n", "7000"],
-    "psnap": ["-n", "300"],
-    "selfish": ["--seconds", "1"],
-}
+
+
+def sweep_points(kernel):
+    """The options of each point of a kernel's sweep lists (FTQ's two
+    frequencies), each run at the kernel's quick arguments."""
+    lists = [(CATALOGUE["sweep_options"][key], values)
+             for key, values in KERNELS[kernel].get("sweep", {}).items()
+             if isinstance(values, list)]
+    for point in itertools.product(*(values for _, values in lists)):
+        yield [str(a) for (flag, _), v in zip(lists, point) for a in (flag, v)]
+
+
+# a run a directory: every kernel of the catalogue, at each point of its sweep
+RUNS = [(f"{kernel}{i}", kernel, [*point, *quick_args(kernel)])
+        for kernel in KERNELS for i, point in enumerate(sweep_points(kernel))]
+# the kernel the first screen quotes: the first in the catalogue's order
+QUOTED = min(KERNELS, key=lambda k: KERNELS[k]["quote"].get("noise", len(KERNELS) + 1))
 SURVEY_HOSTS, SURVEY_PER_HOST, SURVEY_SAMPLES = 64, 128, 1000
 
 pytestmark = pytest.mark.browser
 
 
 def kernel_runs(bin_dir, out, threads):
-    for name, args in RUNS.items():
-        kernel = re.sub(r"\d+$", "", name)
+    for name, kernel, args in RUNS:
         (out / "runs" / name).mkdir(parents=True)
         done = subprocess.run([str(bin_dir / kernel), "-t", str(threads), *args, "-o", kernel],
                               cwd=out / "runs" / name, capture_output=True, text=True,
                               timeout=300)
         assert done.returncode == 0, done.stderr
-
-
-def synthetic_survey(bin_dir, out):
-    source = out / "source"
-    source.mkdir()
-    done = subprocess.run([str(bin_dir / "fwq"), "-t", "1", "-n", "2000", "-o", "fwq"],
-                          cwd=source, capture_output=True, text=True, timeout=300)
-    assert done.returncode == 0, done.stderr
-    done = subprocess.run(["Rscript", str(ROOT / "benchmarks" / "survey.R"),
-                           str(source / "fwq.json"), str(out / "survey"), str(SURVEY_HOSTS),
-                           str(SURVEY_PER_HOST), str(SURVEY_SAMPLES)],
-                          capture_output=True, text=True, timeout=600)
-    assert done.returncode == 0, done.stderr
-    return out / "survey"
 
 
 # The synthetic survey is drawn from a real FWQ run of whatever noise: on a
@@ -60,7 +57,7 @@ def synthetic_survey(bin_dir, out):
 def report(request, bin_dir, tmp_path_factory):
     out = tmp_path_factory.mktemp(request.param)
     if request.param == "8192-ranks":
-        results = synthetic_survey(bin_dir, out)
+        results = synthetic_survey(bin_dir, out, SURVEY_HOSTS, SURVEY_PER_HOST, SURVEY_SAMPLES)
     else:
         kernel_runs(bin_dir, out, 1 if request.param == "1-cpu" else 0)
         results = out
@@ -170,7 +167,7 @@ def test_every_number_of_the_first_screen_is_its_tables(report):
     kind, index = report
     with open(index.parent / "summary.csv", newline="") as f:
         rows = list(csv.DictReader(f))
-    quoted = [r for r in rows if r["kernel"] == "fwq" and r["inject"] == "none"]
+    quoted = [r for r in rows if r["kernel"] == QUOTED and r["inject"] == "none"]
     words = page_words(index)
     split = re.search(r"The system takes ([\d.,]+)% of each CPU \(the median of the ([\d,]+) "
                       r"CPUs? measured: .*?\), ([\d.,]+)% of the worst, (\S+):(\d+)\.", words)
@@ -190,7 +187,9 @@ def test_every_number_of_the_first_screen_is_its_tables(report):
     assert number(share) == sig3(float(worst[key]))
     assert (host, int(cpu)) == (worst["host"], int(worst["cpu"]))
     # the key figures' row of the quoted run begins with the same share
-    row = re.search(r"FWQ multiiter, ([\d,]+) CPUs? \1 ([\d.,]+) ", words)
+    # (the work kind after the label, where the kernel has one)
+    label = re.escape(KERNELS[QUOTED]["label"])
+    row = re.search(rf"{label}(?: \w+)?, ([\d,]+) CPUs? \1 ([\d.,]+) ", words)
     assert row and number(row[2]) == number(said[1]), words[:4000]
     # the requirements' verdict counts the threads summary.csv judged
     judged = [r for r in rows if r["inject"] == "none" and r["meets"] in ("TRUE", "FALSE")]

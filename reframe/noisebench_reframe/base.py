@@ -1,8 +1,8 @@
 """Base classes of the noisebench ReFrame checks, after hpctestlib: a build
 fixture, a run base that knows how to start a kernel on a partition and how
-to hold it to the requirements (the kernel's verdict) and to give its headline figure (the kernel
-catalogue's), and the speed figures. Each kernel's base is in its own module
-(fwq.py, ...); the leaves in reframe/checks/ only pick parameters and tags."""
+to hold it to the requirements (the kernel's verdict) and to give its
+headline figure (the kernel catalogue's). The kernels' checks are made from
+the catalogue (noise_check.py); the soak's derive from soak.py."""
 import os
 
 import reframe as rfm
@@ -21,7 +21,7 @@ from .catalogue import KERNELS, REPO, cause_share, ranks_line
 # read them.
 REQUIREMENTS_MET = {'rules_unmet': (0, None, 0.0, 'rules')}
 
-# the acceptance checks' tags (reframe/checks/<kernel>_checks.py)
+# the acceptance checks' tags (noise_check.py)
 NOISE_TAGS = {'acceptance', 'noise', 'benchmark'}
 
 # a kernel every build has: the catalogue's first
@@ -221,21 +221,3 @@ class noise_run_base(rfm.RunOnlyRegressionTest):
 
 
 CAUSE_CLASSES = tuple(KERNELS['cause_classes'])
-
-
-class speed_figures(rfm.RegressionMixin):
-    """What the system took, in detours and running slow (src/lib/system/speed.h),
-    over the threads or ranks: a site can bound each, e.g. slow running on compute
-    cores. The work's own variation is left out, as on the report's first screen."""
-
-    @performance_function('%')
-    def max_system_percent(self):
-        return self.over_ranks('system_percent_max')
-
-    @performance_function('%')
-    def max_detour_percent(self):
-        return self.over_ranks('detour_percent_max')
-
-    @performance_function('%')
-    def max_slow_percent(self):
-        return self.over_ranks('slow_percent_max')

@@ -13,15 +13,22 @@ from pathlib import Path
 from nbtest import ROOT
 
 
-def project_copy(tmp_path, **params):
+def project_copy(tmp_path, kernels=None, **params):
     """tmp_path/jube: a copy of jube/ with these parameters set (a list is
-    a sweep), beside links to the rest of the checkout."""
+    a sweep), beside links to the rest of the checkout. kernels: those the
+    benchmarks of every kernel (noise.xml, catalogue.xml) run, else all."""
     for entry in ROOT.iterdir():
         if entry.name not in ("jube", ".git"):
             (tmp_path / entry.name).symlink_to(entry)
     shutil.copytree(ROOT / "jube", tmp_path / "jube", ignore=shutil.ignore_patterns("runs"))
     for name, value in params.items():
         set_parameter(tmp_path / "jube", name, value)
+    for path in (tmp_path / "jube" / "noise.xml", tmp_path / "jube" / "catalogue.xml"):
+        if kernels is not None:
+            text = re.sub(r'<parameter name="kernel_name"[^>]*>.*?</parameter>',
+                          f'<parameter name="kernel_name">{",".join(kernels)}</parameter>',
+                          path.read_text(), flags=re.S)
+            path.write_text(text)
     return tmp_path / "jube"
 
 
@@ -30,9 +37,14 @@ def set_parameter(jube_dir, name, value):
     # the site values are the test cluster's, platforms/localhost
     for path in [*jube_dir.glob("include/*.xml"), jube_dir / "platforms/localhost/system.xml"]:
         text = path.read_text()
-        pattern = re.compile(rf'<parameter name="{name}"[^>]*>.*?</parameter>', re.S)
-        if pattern.search(text):
-            path.write_text(pattern.sub(f'<parameter name="{name}">{value}</parameter>', text))
+        pattern = re.compile(rf'<parameter name="{name}"([^>]*)>.*?</parameter>', re.S)
+        found = pattern.search(text)
+        if found:
+            # a sweep of one kernel's option keeps its separator (";"): its
+            # commas are the kernel's sweep, read by include/sweep.py
+            kept = re.search(r' separator="[^"]*"', found[1])
+            path.write_text(pattern.sub(
+                f'<parameter name="{name}"{kept[0] if kept else ""}>{value}</parameter>', text, 1))
             return
     raise AssertionError(f"no parameter {name} in {jube_dir}")
 

@@ -27,7 +27,7 @@ from nbtest.crowd import start_crowd
 from nbtest.ground_truth import load_injections
 from nbtest.kernel_files import check_node_data, check_node_parts, load_description, part_bytes
 from nbtest.launch import wait_for_files
-from nbtest.lines import check_ranks_line, rank_lines, summaries
+from nbtest.rank_lines import check_ranks_line, rank_lines, summaries
 
 CLASSES = set(CATALOGUE["cause_classes"])
 

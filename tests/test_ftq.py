@@ -11,7 +11,7 @@ import pytest
 from nbtest.bad_input import bad_input_test
 from nbtest.ground_truth import check_injected_run, check_injections_stand_out
 from nbtest.kernel_files import check_node_data, load_run
-from nbtest.lines import check_ranks_line, ranks_line, summaries
+from nbtest.rank_lines import check_ranks_line, ranks_line, summaries
 from nbtest.tails import check_tails_are_the_data_files
 
 NCPUS = len(os.sched_getaffinity(0))

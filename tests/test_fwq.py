@@ -15,7 +15,7 @@ from nbtest.competitor import beside_competitors
 from nbtest.crowd import start_crowd
 from nbtest.ground_truth import check_injected_run, check_injections_stand_out, load_meta
 from nbtest.kernel_files import load_run
-from nbtest.lines import summaries
+from nbtest.rank_lines import summaries
 from nbtest.speed import check_detours_as_detours, check_running_slow
 from nbtest.tails import check_tails_are_the_data_files
 from test_causes import by_detour, check_accounts, credited, needs_tracefs

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from nbtest import ROOT
 from nbtest.jube_runs import project_copy, result_rows, run_to_end, workpackage_dirs
-from nbtest.lines import rank_lines
+from nbtest.rank_lines import rank_lines
 from test_one_truth import (NCPUS, check_every_door, check_tails, median_cpu, number,
                             page_words, read_csv, report, sig3, traced_run)
 from test_requirements import RULES, rule_files

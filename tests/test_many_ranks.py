@@ -14,7 +14,7 @@ from nbtest import ANY_KERNEL, CATALOGUE, KERNELS, REPORT_R, ROOT, quick_args
 from nbtest.browser import CHROMIUM, check_pdf, check_report_page, open_page, screenshot
 from nbtest.kernel_files import check_node_data, check_ranks_tables, load_description
 from nbtest.launch import MANY_RANKS, run_ranks
-from nbtest.lines import check_ranks_line, ranks_line
+from nbtest.rank_lines import check_ranks_line, ranks_line
 
 RANKS = MANY_RANKS
 # small runs: a rank's measurement is short beside its share of two CPUs

@@ -14,7 +14,7 @@ import time
 import pytest
 from nbtest import KERNELS, ROOT, quick_args
 from nbtest import prometheus
-from nbtest.lines import rank_lines
+from nbtest.rank_lines import rank_lines
 
 CATALOGUE = json.loads((ROOT / "src" / "kernels" / "kernels.json").read_text())["metrics"]
 SERIES = re.compile(r'^(noisebench_cpu_\w+)\{([^}]*)\} (\S+)$', re.M)

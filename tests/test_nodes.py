@@ -13,7 +13,7 @@ from nbtest import ANY_KERNEL, KERNELS, REPORT_R, SAMPLING, quick_args
 from nbtest.ground_truth import load_injections
 from nbtest.jube_runs import project_copy, result_rows, run_to_end, workpackage_dirs
 from nbtest.kernel_files import check_node_data, check_node_parts, check_ranks_tables, load_description
-from nbtest.lines import ranks_line
+from nbtest.rank_lines import ranks_line
 from nbtest.nodes import APART, HOSTS, read_csv, srun
 
 # a kernel that times samples: --inject and its log are its

@@ -12,7 +12,7 @@ import subprocess
 
 import pytest
 from nbtest import KERNELS, REPORT_R, quick_args
-from nbtest.lines import summaries
+from nbtest.rank_lines import summaries
 
 NCPUS = len(os.sched_getaffinity(0))
 

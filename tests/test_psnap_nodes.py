@@ -7,7 +7,7 @@ import subprocess
 
 import pytest
 from nbtest import REPORT_R
-from nbtest.lines import check_ranks_line
+from nbtest.rank_lines import check_ranks_line
 from nbtest.nodes import APART, HOSTS, read_csv, srun
 from nbtest.verdicts import cannot_tell
 

@@ -16,7 +16,7 @@ import subprocess
 
 import pytest
 from nbtest import CATALOGUE, KERNELS, REPORT_R, ROOT, quick_args
-from nbtest.lines import rank_lines, ranks_line
+from nbtest.rank_lines import rank_lines, ranks_line
 
 RULES = {"lenient": "# no share exceeds 100%\nsystem_percent <= 100\n",
          "strict": "# no share is below 0%\nsystem_percent < 0\n"}

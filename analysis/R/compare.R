@@ -346,7 +346,7 @@ write_comparison <- function(dir_a, dir_b, out = NULL) {
   fwrite(table, file.path(tmp, "compare.csv"))
   fwrite(manifest, file.path(tmp, "manifests.csv"))
 
-  figures <- character()
+  plots <- character()
   pairs <- unique(table[, .(what, run_a, run_b)])
   for (i in seq_len(nrow(pairs))) {
     p <- pairs[i]
@@ -361,7 +361,7 @@ write_comparison <- function(dir_a, dir_b, out = NULL) {
       caption <- paste0(p$what, ": the distribution of the time each sample lost (us, log), ",
         "A and B overlaid: the share of the samples that lost any time which lost at most x. ",
         "The curve further right is the noisier; where they part is the size of noise that differs.")
-      figures[[caption]] <- save_figure(plot, tmp, paste0("compare-", i, "-losses"))
+      plots[[caption]] <- save_plot(plot, tmp, paste0("compare-", i, "-losses"))
     }
     if (fixed_time(kernel_info(ra$kernel))) {
       # A's noisiest CPUs and its quietest, where it has more than a few
@@ -378,7 +378,7 @@ write_comparison <- function(dir_a, dir_b, out = NULL) {
         "and B overlaid, per CPU. A line in one and not the other is a periodic source one ",
         "system has.", detail_note(length(cpus), length(ra$threads), "CPUs of A",
           "compare.csv"))
-      figures[[caption]] <- save_figure(plot, tmp, paste0("compare-", i, "-spectrum"),
+      plots[[caption]] <- save_plot(plot, tmp, paste0("compare-", i, "-spectrum"),
         height = 1.5 + 2 * length(cpus))
     }
   }
@@ -392,7 +392,7 @@ write_comparison <- function(dir_a, dir_b, out = NULL) {
     "<h2>Manifests</h2>",
     "<p>Each side's machine and tuning; <b>differs</b> marks what is not the same. Also in manifests.csv.</p>",
     html_table(manifest[, .(item, a, b, differs = ifelse(differs, "differs", ""))]),
-    "<h2>Figures</h2>",
+    "<h2>Plots</h2>",
     "<p>Per pair of runs that measured the same thing: lost_percent, the share of the time",
     "lost to noise (%); p99_us and p99_9_us, percentiles of the time each sample lost (us;",
     "of the detours, where a kernel records only those); above_10us_per_s, losses over 10 us",
@@ -404,7 +404,7 @@ write_comparison <- function(dir_a, dir_b, out = NULL) {
     "significance: read it next to the intervals. Also in compare.csv.</p>",
     html_table(table[, .(what, figure, a, b, difference, ci_low, ci_high,
       significant = ifelse(significant, "yes", ""), ks_statistic, ks_p_value)]),
-    unlist(mapply(html_figure, figures, names(figures)))
+    unlist(mapply(html_plot, plots, names(plots)))
   )
   writeLines(html_page(sprintf("noisebench comparison: %s against %s", basename(dir_b),
     basename(dir_a)), body), file.path(tmp, "index.html"))

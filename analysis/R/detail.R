@@ -1,4 +1,4 @@
-# Which CPUs or ranks a figure shows one by one. A node of 288 CPUs, or a
+# Which CPUs or ranks a plot shows one by one. A node of 288 CPUs, or a
 # job of 10^5 ranks, cannot have a panel each (nor a reader for them): the
 # figures with a panel per unit show the noisiest few and the quietest, for
 # contrast, and every unit is in the pictures that summarise (the ranking,
@@ -34,7 +34,7 @@ subset_run <- function(run, keep) {
   run
 }
 
-# What a caption adds when a figure shows some units only.
+# What a caption adds when a plot shows some units only.
 detail_note <- function(shown, of, what = "CPUs", where = "the ranking and the heat map") {
   if (shown == of) return("")
   sprintf(" Shown: the %d noisiest of the %d %s and the quietest; every one is in %s.",

@@ -51,7 +51,7 @@ html_list <- function(named) {
   html_table(data.table(item = names(named), value = values), searchable = FALSE)
 }
 
-html_figure <- function(file, caption) {
+html_plot <- function(file, caption) {
   as.character(htmltools::tags$figure(htmltools::tags$img(src = file, alt = caption),
     htmltools::tags$figcaption(caption)))
 }

@@ -71,17 +71,17 @@ quote_order <- function(kernel, what) {
 }
 
 # The kernels' own tables (the catalogue's tables: name, the function that
-# makes it from the runs, the columns the page shows) and own figures (the
-# functions that draw them, as report_figures' are called), over every kernel.
+# makes it from the runs, the columns the page shows) and own plots (the
+# functions that draw them, as report_plots' are called), over every kernel.
 kernel_tables <- function() {
   unlist(lapply(noisebench_kernels$kernels, function(info) info$tables), recursive = FALSE,
     use.names = FALSE)
 }
 
-# A function of this package by name (a catalogue's figures and tables):
+# A function of this package by name (a catalogue's plots and tables):
 # looked up in the package, whoever calls.
 kernel_function <- function(name) get(name, mode = "function", envir = parent.env(environment()))
 
-kernel_figures <- function() {
-  unlist(lapply(noisebench_kernels$kernels, function(info) info$figures), use.names = FALSE)
+kernel_plots <- function() {
+  unlist(lapply(noisebench_kernels$kernels, function(info) info$plots), use.names = FALSE)
 }

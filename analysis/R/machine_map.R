@@ -53,9 +53,9 @@ plot_machine_map <- function(d, levels, title) {
       panel.grid = ggplot2::element_blank())
 }
 
-# The map's figure of a run, with its caption; NULL where the nodes are not
+# The map's plot of a run, with its caption; NULL where the nodes are not
 # placed. summary: the run's rows (a row a rank).
-machine_map_figure <- function(dir, file, summary, places, label, width = 6.5, height = 4.5) {
+machine_map_plot <- function(dir, file, summary, places, label, width = 6.5, height = 4.5) {
   nodes <- summary[, .(noise_percent = mean(noise_percent, na.rm = TRUE)), by = host]
   d <- machine_map_data(nodes, places)
   if (is.null(d)) return(NULL)
@@ -69,6 +69,6 @@ machine_map_figure <- function(dir, file, summary, places, label, width = 6.5, h
     "). A dark column is a bad ", levels[1],
     if (length(levels) > 1) sprintf(", a dark block a bad %s", levels[2]),
     ", a dark tile a bad node; outliers.csv names them.")
-  setNames(save_figure(plot_machine_map(d, levels, figure_title(label, inches = width)), dir,
+  setNames(save_plot(plot_machine_map(d, levels, plot_title(label, inches = width)), dir,
     file, width = width, height = height), caption)
 }

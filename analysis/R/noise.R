@@ -164,7 +164,7 @@ end_times <- function(run, t) {
   cumsum(t$data[[info$value]]) / values_per_ns(info, t$ticks_per_ns) / 1e9
 }
 
-# The per-sample scaled noise of every thread, with its time (for figures):
+# The per-sample scaled noise of every thread, with its time (for plots):
 #   fwq, psnap  (t - min) / min
 #   ftq         (max - count) / max: the share of the best quantum's work missing
 noise_samples <- function(run) {

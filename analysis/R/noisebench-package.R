@@ -1,7 +1,7 @@
 #' noisebench: reports of OS noise
 #'
 #' Reads the runs noisebench's kernels write and turns them into the tables,
-#' figures and page of a noise survey (\code{\link{write_report}}). The
+#' plots and page of a noise survey (\code{\link{write_report}}). The
 #' command lines are in the installed package's directory: \file{report.R},
 #' \file{acceptance.R}, \file{predict.R}.
 #'

@@ -3,7 +3,7 @@
 # the noise; then the evidence, every table at most eight columns (the CSV
 # files hold every column and row) and every number as format.R writes it.
 
-report_html <- function(data, tables, verdict, first_screen, figures, untraced = NULL,
+report_html <- function(data, tables, verdict, first_screen, plots, untraced = NULL,
                         pdf_line = NULL, gaps = NULL) {
   hosts <- tables$machines
   labels <- page_labels(tables$runs)
@@ -30,8 +30,8 @@ report_html <- function(data, tables, verdict, first_screen, figures, untraced =
     }))
   }
   machine <- machine_description(data)
-  pictures <- figures[is_whole_system(figures)]
-  figures <- figures[!is_whole_system(figures)]
+  pictures <- plots[is_whole_system(plots)]
+  plots <- plots[!is_whole_system(plots)]
   body <- c(
     html_section("verdict", "Verdict", first_screen,
       html_table(key_figures(tables, labels), paste("Each run's key figures: what the system",
@@ -40,7 +40,7 @@ report_html <- function(data, tables, verdict, first_screen, figures, untraced =
         "over 100 \u00b5s a CPU-hour"), "summary.csv")),
     advice_section(tables$advice, data$runs),
     html_section("whole-system", "Whole system",
-      unlist(Map(html_figure, pictures, names(pictures))),
+      unlist(Map(html_plot, pictures, names(pictures))),
       html_table(pick(shown(system_spread(tables$summary, tables$tails)), c("run", "cpus",
         "system_median_percent", "detour_median_percent", "slow_median_percent",
         "variation_median_percent", "noise_max_percent", "max_us")),
@@ -119,7 +119,7 @@ report_html <- function(data, tables, verdict, first_screen, figures, untraced =
       on_page(tables$top_causes, "top_causes.csv", c("run", "host", "cpu", "class", "name",
         "detours", "total_us", "share_percent"), "The causes that took most, per run and CPU")),
     if (nrow(tables$streams)) stream_section(tables, labels),
-    html_section("figures", "Figures", unlist(Map(html_figure, figures, names(figures))))
+    html_section("plots", "Plots", unlist(Map(html_plot, plots, names(plots))))
   )
   subtitle <- paste0(html_escape(report_version(data)), if (length(pdf_line)) " \u00b7 ",
     pdf_line)
@@ -168,7 +168,7 @@ key_figures <- function(tables, labels) {
     "above_100us_per_hour"))
 }
 
-# The figures of the whole-system section, and the others.
+# The plots of the whole-system section, and the others.
 is_whole_system <- function(f) grepl("-(machine-map|core-map|ranking)\\.png$", f)
 
 # What removes each cause the trace named; without a trace, every rule

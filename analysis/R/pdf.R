@@ -1,6 +1,6 @@
 # report.pdf beside index.html: the same page printed on A4 by headless
 # Chromium (the page's print style starts each section on a page and cuts
-# no figure or table row). A login node without a browser gets the rest of
+# no plot or table row). A login node without a browser gets the rest of
 # the report and a line saying how to make the PDF where one is.
 
 pdf_renderer <- function() {

@@ -124,9 +124,9 @@ hosts_run <- function(run, hosts) {
   subset_run(run, which(thread_values(run, "host", "") %in% hosts))
 }
 
-# The report's P-SNAP figures (the catalogue's figures): the iteration times
+# The report's P-SNAP plots (the catalogue's plots): the iteration times
 # of every run, a panel a run, and of its nodes.
-psnap_figures <- function(dir, runs, summary, label) {
+psnap_plots <- function(dir, runs, summary, label) {
   chosen <- panel_runs(Filter(function(n) runs[[n]]$kernel == "psnap", names(runs)), summary)
   if (length(chosen) == 0) return(NULL)
   shown <- lapply(chosen, function(n) psnap_shown(psnap_histogram(runs[[n]])))
@@ -141,21 +141,21 @@ psnap_figures <- function(dir, runs, summary, label) {
   p <- plot_bins(bins) + ggplot2::facet_wrap(~label, ncol = 2, scales = "free") +
     ggplot2::labs(title = "P-SNAP iteration times, all ranks", x = "iteration time (\u00b5s)",
       y = "iterations") + theme_noise()
-  c(fig(save_figure(p, dir, "psnap-iterations", height = 1.5 + 1.8 * ceiling(length(chosen) / 2)),
+  c(fig(save_plot(p, dir, "psnap-iterations", height = 1.5 + 1.8 * ceiling(length(chosen) / 2)),
     paste("P-SNAP, a panel a run: how many iterations (y) of the calibrated spin took each",
       "time (us), over all ranks, as the ranks counted them, up to the 99.9th percentile.",
       "A quiet system is one narrow peak at the granularity; iterations to its right lost",
       "that much to noise.", panels_note(chosen),
       if (length(notes)) paste0(paste(notes, collapse = "; "), "."))),
-    unlist(lapply(chosen, function(n) psnap_nodes_figure(dir, n, runs[[n]], label(n)))))
+    unlist(lapply(chosen, function(n) psnap_nodes_plot(dir, n, runs[[n]], label(n)))))
 }
 
-psnap_nodes_figure <- function(dir, name, run, label) {
+psnap_nodes_plot <- function(dir, name, run, label) {
   tails <- psnap_host_tails(run)
   if (nrow(tails) <= 1) return(NULL)
   hosts <- tails$host[detail_positions(tails$p99_us)]
   iterations <- psnap_iterations(setNames(list(hosts_run(run, hosts)), name))
-  fig(save_figure(plot_psnap_nodes(iterations, paste(label, ": iteration times per node")),
+  fig(save_plot(plot_psnap_nodes(iterations, paste(label, ": iteration times per node")),
     dir, paste0(name, "-psnap-nodes"), height = 1.5 + 1.5 * length(hosts)),
     paste0(label, ": P-SNAP iteration times (us) per node: a node whose peak sits right of ",
       "the others', or whose tail is longer, is the noisy one (nodes.csv names it).",

@@ -425,7 +425,7 @@ rank_file_ranges <- function(run, json_path) {
 }
 
 # The samples of all threads of a run in one table, with unit, cpu and host
-# columns (for figures; the statistics work thread by thread). f(data, thread)
+# columns (for plots; the statistics work thread by thread). f(data, thread)
 # may derive columns from each thread's samples.
 run_long <- function(run, f = function(d, t) d) {
   rbindlist(lapply(run$threads, function(t) {

@@ -33,7 +33,7 @@ scale_max_phase_share <- 0.1
 # 0.1 s at most on a core of 2 GHz, measured on 64 ranks' FWQ traces.
 scale_simulation_budget <- 5e6
 # The most processes the report simulates: a phase of 10^5 costs 3.5 10^6
-# operations, seconds a figure (analysis/inst/predict.R simulates what it is
+# operations, seconds a plot (analysis/inst/predict.R simulates what it is
 # asked).
 scale_simulate_up_to <- 1e4
 
@@ -343,7 +343,7 @@ scale_table <- function(runs, simulate = names(runs), processes = NULL) {
 # scale_table computed by R processes of their own (start_r, not forks:
 # start_process says why), started now: a function that waits for them
 # (when first called) and returns the table. The report draws its other
-# figures meanwhile. The traces, at most scale_traces_max a run, are read
+# plots meanwhile. The traces, at most scale_traces_max a run, are read
 # here and handed over in a file a run.
 # simulate: the runs whose cells outside the model noise-simulate replays
 # (by default all; the report's, those its first screen quotes: the
@@ -371,7 +371,7 @@ start_scale_table <- function(runs, simulate = names(runs), processes = NULL) {
   # its share of the runs one after the other (an R process takes 0.25 s
   # to start and load this package); the CPUs shared by their simulations,
   # where most of the model's time goes. One CPU is left to this process:
-  # its tables and figures, drawn meanwhile, are the report's longest
+  # its tables and plots, drawn meanwhile, are the report's longest
   # path, and a simulation on every CPU would take time from them.
   cpus <- max(1, cpus_allowed() - 1)
   n <- min(length(jobs), cpus, memory_holds(scale_worker_kib(max(file.size(jobs)))))

@@ -37,9 +37,9 @@ selfish_detours <- function(runs) {
   }))
 }
 
-# The report's selfish figure (the catalogue's figures): detour lengths, a
+# The report's selfish plot (the catalogue's plots): detour lengths, a
 # panel a run.
-detours_figure <- function(dir, runs, summary, label) {
+detours_plot <- function(dir, runs, summary, label) {
   chosen <- panel_runs(Filter(function(n) runs[[n]]$kernel == "selfish", names(runs)), summary)
   d <- rbindlist(lapply(chosen, function(n) {
     run <- detail_run(runs[[n]], summary[run == n]$noise_percent)
@@ -52,7 +52,7 @@ detours_figure <- function(dir, runs, summary, label) {
     ggplot2::facet_wrap(~label, ncol = 2) +
     ggplot2::labs(title = "selfish detour lengths",
       x = "detour length (\u00b5s), bins of 1/10 decade", y = "detours") + theme_noise()
-  fig(save_figure(p, dir, "detours", height = 1.5 + 1.6 * ceiling(length(chosen) / 2)),
+  fig(save_plot(p, dir, "detours", height = 1.5 + 1.6 * ceiling(length(chosen) / 2)),
     paste("Selfish detour, a panel a run: how many detours (y) of each length (us, log) the",
       "loop recorded on the CPUs shown in detail. Clusters are sources: the timer tick,",
       "interrupts, the hypervisor; their length is what a process loses each time.",

@@ -12,7 +12,7 @@ stream_json_pattern <- "_[0-9]+_stream\\.json$"
 # Streamed runs under the results: one per prefix, its ranks' checkpoints,
 # with the run's own JSON (meta) where there is one. hosts: the ranks on the
 # hosts matching it only. A rank's per-second and events files (4 MB a day
-# and up to 40 MB a core) are left on disk: the figures read them for the
+# and up to 40 MB a core) are left on disk: the plots read them for the
 # ranks they show only (stream_detail).
 read_streams <- function(stream_paths, run_paths, run_metas, hosts = NULL) {
   if (length(stream_paths) == 0) return(list())
@@ -243,10 +243,10 @@ plot_stream_events <- function(r, kernel, title) {
     ggplot2::labs(title = title, x = "ms from the event", y = "loss (us)") + theme_noise()
 }
 
-stream_figures <- function(dir, name, s, label) {
+stream_plots <- function(dir, name, s, label) {
   figs <- character()
   add <- function(plot, file, caption, height = 5) {
-    if (!is.null(plot)) figs[[caption]] <<- save_figure(plot, dir, file, height = height)
+    if (!is.null(plot)) figs[[caption]] <<- save_plot(plot, dir, file, height = height)
   }
   lost <- vapply(s$ranks, function(r) r$info$lost_percent %||% NA_real_, numeric(1))
   all_ranks <- length(s$ranks)
@@ -257,7 +257,7 @@ stream_figures <- function(dir, name, s, label) {
       "single loss (us), one column per CPU (beyond ", format(stream_points_max, big.mark = ","),
       " seconds, the worst of each 10 s, minute, 10 minutes or hour). A day fits on one ",
       "screen: a step is a change that lasted, a spike a rare event (its samples are in the ",
-      "next figures).",
+      "next plots).",
       detail_note(length(s$ranks), all_ranks, where = "streams.csv")), height = 4)
   for (r in s$ranks) {
     add(plot_stream_events(r, s$kernel, paste(label, ": the longest losses, rank", r$info$rank)),

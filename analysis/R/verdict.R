@@ -1,7 +1,7 @@
 # The first screen: a paragraph a system in plain words (how much of each
 # CPU the system takes, how often and how long, the longest, which nodes
 # and cores are worse and why, the Sequoia verdict, the predicted slowdown
-# at the machine's size) beside one figure that shows it. A system is a
+# at the machine's size) beside one plot that shows it. A system is a
 # kind of machine: hosts alike in every column of the machines table.
 
 # A row per host: its system's number and name ("64 hosts: nb00001,
@@ -158,11 +158,11 @@ slowdown_sentence <- function(scale, quoted, at_processes, labels) {
     labels$label[match(quoted, labels$run)])
 }
 
-# The first screen's figure of a system: of a few CPUs, each CPU's loss by
+# The first screen's plot of a system: of a few CPUs, each CPU's loss by
 # its length (the kernel's buckets); of many (or a run without the
 # buckets), the machine map (nodes placed by node_locations), the core map
 # (several nodes) or the ranking (one).
-system_figure <- function(dir, run, name, label, summary, index, places = NULL) {
+system_plot <- function(dir, run, name, label, summary, index, places = NULL) {
   n <- length(run$threads)
   file <- paste0("system-", index)
   d <- if (n <= detail_units_max) cpu_loss_by_length(run) else data.table()
@@ -170,21 +170,21 @@ system_figure <- function(dir, run, name, label, summary, index, places = NULL) 
     caption <- paste0(label, ": the share of each CPU's time (%) lost in losses of each ",
       "length. Short losses at the left are interrupts and ticks; long ones at the right ",
       "are daemons and stalls.")
-    return(setNames(save_figure(plot_cpu_loss_by_length(d), dir, file, width = 6.5,
+    return(setNames(save_plot(plot_cpu_loss_by_length(d), dir, file, width = 6.5,
       height = 4), caption))
   }
   s <- summary[run == name]
-  map <- if (uniqueN(s$host) > 1) machine_map_figure(dir, file, s, places, label)
+  map <- if (uniqueN(s$host) > 1) machine_map_plot(dir, file, s, places, label)
   if (!is.null(map)) return(map)
   if (uniqueN(s$host) > 1) {
     caption <- paste0(label, ": the share of its time (%, colour) each core lost, a row per ",
       "node, a column per CPU; a dark row is a bad node, a dark column a bad CPU on every node.")
-    return(setNames(save_figure(plot_core_map(s, label), dir, file, width = 6.5,
+    return(setNames(save_plot(plot_core_map(s, label), dir, file, width = 6.5,
       height = 4.5), caption))
   }
   caption <- paste0(label, ": the share of its time (%) each of the ", n, " CPUs lost, the ",
     "noisiest first; a step at the left is a few bad CPUs.")
-  setNames(save_figure(plot_unit_ranking(s, label), dir, file, width = 6.5, height = 4),
+  setNames(save_plot(plot_unit_ranking(s, label), dir, file, width = 6.5, height = 4),
     caption)
 }
 
@@ -222,7 +222,7 @@ first_screen_html <- function(paragraphs, pictures) {
     c('<div class="system">',
       sprintf('<div class="words"><p><b>%s</b></p><p>%s</p><p class="csv">From %s.</p></div>',
         html_escape(p$system), html_escape(p$text), html_escape(p$label)),
-      if (length(f)) html_figure(f, names(f)),
+      if (length(f)) html_plot(f, names(f)),
       "</div>")
   }))
 }

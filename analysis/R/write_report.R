@@ -1,4 +1,4 @@
-# RESULTS_DIR/report/: index.html, the figures as PNG and the tables as CSV.
+# RESULTS_DIR/report/: index.html, the plots as PNG and the tables as CSV.
 # Everything is read and checked first and written into a temporary
 # directory that replaces report/ only when complete: a bad input file or a
 # failure half-way leaves the previous report, or none, never half of one.
@@ -14,7 +14,7 @@ write_tables <- function(dir, tables) {
 #' The report of a noise survey, or of two compared
 #'
 #' \code{write_report} reads every kernel run under a results directory and
-#' writes \code{RESULTS_DIR/report/}: \file{index.html}, \file{report.pdf}, its figures and the CSV
+#' writes \code{RESULTS_DIR/report/}: \file{index.html}, \file{report.pdf}, its plots and the CSV
 #' tables the page is made of (docs/analysis.md says what each holds).
 #' \code{write_comparison} sets two results directories side by side (two
 #' systems, or before and after a tuning).
@@ -56,7 +56,7 @@ write_report <- function(results_dir, hosts = NULL, out = NULL, machine_cpus = N
   systems <- host_systems(machines)
   processes <- machine_processes(summary, machine_cpus)
   # the slowdown at scale, the slowest table, computed beside the others and
-  # the figures; simulated where the model does not hold for the runs the
+  # the plots; simulated where the model does not hold for the runs the
   # first screen quotes only
   quoted <- quoted_scale_runs(summary, systems)
   scale_rows <- start_scale_table(runs, simulate = quoted, processes = processes)
@@ -115,15 +115,15 @@ write_report <- function(results_dir, hosts = NULL, out = NULL, machine_cpus = N
       split(systems, by = "system"))
     pictures <- lapply(seq_along(each), function(i) {
       ref <- reference_run(summary, each[[i]]$host)
-      system_figure(tmp, runs[[ref]], ref, labels$label[match(ref, labels$run)], summary, i,
+      system_plot(tmp, runs[[ref]], ref, labels$label[match(ref, labels$run)], summary, i,
         places)
     })
-    figures <- report_figures(tmp, runs, tables, labels, peaks, yardsticks, places)
+    plots <- report_plots(tmp, runs, tables, labels, peaks, yardsticks, places)
     tables$scale <- scale_rows()
-    figures <- c(figures, scale_figure(tmp, tables$scale,
+    plots <- c(plots, scale_plot(tmp, tables$scale,
       function(n) labels$label[match(n, labels$run)]),
       unlist(lapply(names(streams), function(n) {
-        stream_figures(tmp, n, streams[[n]], labels[run == n, label])
+        stream_plots(tmp, n, streams[[n]], labels[run == n, label])
       })))
     paragraphs <- lapply(each, function(sys) {
       c(system_paragraph(sys, tables, labels, processes, runs,
@@ -131,7 +131,7 @@ write_report <- function(results_dir, hosts = NULL, out = NULL, machine_cpus = N
     })
     write_tables(tmp, tables)
     writeLines(report_html(data, tables, verdict_text(verdicts), first_screen_html(paragraphs,
-      pictures), figures, untraced_runs(runs), pdf_note(pdf), trace_gaps(runs, causes)),
+      pictures), plots, untraced_runs(runs), pdf_note(pdf), trace_gaps(runs, causes)),
       file.path(tmp, "index.html"))
     if (pdf) write_pdf(tmp)
   })
@@ -165,7 +165,7 @@ write_report_dir <- function(out, fill) {
   invisible(file.path(out, "index.html"))
 }
 
-# A results directory of streamed runs only: their table, tails and figures.
+# A results directory of streamed runs only: their table, tails and plots.
 write_stream_report <- function(data, out, pdf = TRUE) {
   streams <- data$streams
   labels <- rbindlist(lapply(names(streams), function(n) stream_label(n, streams[[n]])))
@@ -176,15 +176,15 @@ write_stream_report <- function(data, out, pdf = TRUE) {
   })))
   write_report_dir(out, function(tmp) {
     write_tables(tmp, tables)
-    figures <- lapply(names(streams), function(n) {
-      stream_figures(tmp, n, streams[[n]], labels[run == n, label])
+    plots <- lapply(names(streams), function(n) {
+      stream_plots(tmp, n, streams[[n]], labels[run == n, label])
     })
     body <- c(
       stream_section(tables, labels),
       html_section("runs", "Runs", html_table(labels[, .(label, directory = run)],
         "Runs, by what they measured, and their directories", "runs.csv")),
-      html_section("figures", "Figures",
-        unlist(lapply(figures, function(f) mapply(html_figure, f, names(f)))))
+      html_section("plots", "Plots",
+        unlist(lapply(plots, function(f) mapply(html_plot, f, names(f)))))
     )
     writeLines(html_page(paste("noisebench report:", paste(hosts, collapse = ", ")), body,
       pdf_note(pdf)), file.path(tmp, "index.html"))

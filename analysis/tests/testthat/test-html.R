@@ -23,7 +23,7 @@ test_that("no row, no table; many rows, a search box and a printed first page", 
 test_that("a section, a figure and the page hold what they were given", {
   s <- html_section("verdict", "Verdict", "<p>x</p>")
   expect_identical(s[c(1, length(s))], c('<section id="verdict">', "</section>"))
-  expect_match(html_figure("a.png", "A & B"), 'alt="A &amp; B"', fixed = TRUE)
+  expect_match(html_plot("a.png", "A & B"), 'alt="A &amp; B"', fixed = TRUE)
   page <- html_page("noisebench report: <vm>", list(s), "v1")
   expect_match(page, "^<!DOCTYPE html>")
   expect_match(page, "<title>noisebench report: &lt;vm&gt;</title>", fixed = TRUE)

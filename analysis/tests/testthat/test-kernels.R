@@ -52,5 +52,5 @@ test_that("the kernels' own tables and figures are the catalogue's, each a funct
     expect_true(is.function(kernel_function(t$make)), label = t$make)
     expect_true(is.null(t$section) || t$section %in% c("evidence", "details"), label = t$name)
   }
-  for (f in kernel_figures()) expect_true(is.function(kernel_function(f)), label = f)
+  for (f in kernel_plots()) expect_true(is.function(kernel_function(f)), label = f)
 })

@@ -84,12 +84,12 @@ test_that("a failure while writing leaves no half-written report", {
   dir <- synthetic_results()
   # a figure that cannot be drawn, after the tables have been written
   ns <- asNamespace("noisebench")
-  old <- ns$save_figure
-  unlockBinding("save_figure", ns)
-  assign("save_figure", function(...) stop("drawing failed"), envir = ns)
+  old <- ns$save_plot
+  unlockBinding("save_plot", ns)
+  assign("save_plot", function(...) stop("drawing failed"), envir = ns)
   on.exit({
-    assign("save_figure", old, envir = ns)
-    lockBinding("save_figure", ns)
+    assign("save_plot", old, envir = ns)
+    lockBinding("save_plot", ns)
   }, add = TRUE)
   before <- child_processes()
   expect_error(write_report(dir, pdf = FALSE), "drawing failed")

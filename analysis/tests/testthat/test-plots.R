@@ -22,8 +22,8 @@ test_that("every sample is counted once, in the bin that holds it", {
 
 test_that("a title is broken into lines a figure's width holds", {
   long <- paste(rep("nb00001", 40), collapse = " ")
-  t <- figure_title(long, "noise per CPU over time", inches = 6)
+  t <- plot_title(long, "noise per CPU over time", inches = 6)
   expect_true(all(nchar(strsplit(t, "\n")[[1]]) <= 60))
   expect_identical(gsub("\n", " ", t), paste0(long, ": noise per CPU over time"))
-  expect_identical(figure_title("vm"), "vm")
+  expect_identical(plot_title("vm"), "vm")
 })

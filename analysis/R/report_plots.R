@@ -1,25 +1,25 @@
-# The report's figures, each drawn once for the runs it compares (a panel a
+# The report's plots, each drawn once for the runs it compares (a panel a
 # run), not a set a run: a survey of 14 runs gets about ten pictures, and a
 # run of many CPUs adds only its whole-system pictures (core map, ranking,
 # heat map of banded rows). Returns, in page order, a named vector each:
-# caption = file. The slowdown's (scale_figure) is drawn once the model is
+# caption = file. The slowdown's (scale_plot) is drawn once the model is
 # done.
 
-report_figures <- function(dir, runs, tables, labels, peaks, yardsticks, places = NULL) {
+report_plots <- function(dir, runs, tables, labels, peaks, yardsticks, places = NULL) {
   label <- function(n) labels$label[match(n, labels$run)]
   small <- panel_runs(Filter(function(n) length(runs[[n]]$threads) <= detail_units_max,
     names(runs)), tables$summary)
   figs <- c(
-    whole_system_figures(dir, runs, tables$summary, label, places),
-    loss_by_length_figure(dir, tables$loss_by_length, labels),
-    causes_figure(dir, tables$causes, tables$summary, labels),
-    noise_over_time_figure(dir, runs[small], label, small),
+    whole_system_plots(dir, runs, tables$summary, label, places),
+    loss_by_length_plot(dir, tables$loss_by_length, labels),
+    causes_plot(dir, tables$causes, tables$summary, labels),
+    noise_over_time_plot(dir, runs[small], label, small),
     unlist(lapply(setdiff(names(runs), small), function(n) {
-      big_heatmap_figure(dir, n, yardsticks[[n]]$tiles, rank_count(runs[[n]]), label(n))
+      big_heatmap_plot(dir, n, yardsticks[[n]]$tiles, rank_count(runs[[n]]), label(n))
     })),
-    scaled_noise_figure(dir, runs, tables$summary, label),
-    spectra_figure(dir, runs, peaks, tables$summary, label),
-    unlist(lapply(kernel_figures(), function(f) {
+    scaled_noise_plot(dir, runs, tables$summary, label),
+    spectra_plot(dir, runs, peaks, tables$summary, label),
+    unlist(lapply(kernel_plots(), function(f) {
       kernel_function(f)(dir, runs, tables$summary, label)
     }))
   )
@@ -28,12 +28,12 @@ report_figures <- function(dir, runs, tables, labels, peaks, yardsticks, places 
 
 fig <- function(file, caption) setNames(file, caption)
 
-# A figure of a panel a run holds at most this many: of more runs, those
+# A plot of a panel a run holds at most this many: of more runs, those
 # whose median CPU lost most, in report order (their caption says so; the
 # tables hold every run).
-figure_panels_max <- 12
+plot_panels_max <- 12
 
-panel_runs <- function(names, summary, k = figure_panels_max) {
+panel_runs <- function(names, summary, k = plot_panels_max) {
   of <- length(names)
   if (of > k) {
     noise <- summary[run %in% names, .(lost = stats::median(noise_percent)), by = run]
@@ -42,23 +42,23 @@ panel_runs <- function(names, summary, k = figure_panels_max) {
   structure(names, of = of)
 }
 
-# What a caption adds when a figure shows some of the runs only.
+# What a caption adds when a plot shows some of the runs only.
 panels_note <- function(shown) {
   of <- attr(shown, "of") %||% length(shown)
   if (length(shown) >= of) return("")
   sprintf(" Of the %d runs, the %d whose median CPU lost most.", of, length(shown))
 }
 
-whole_system_figures <- function(dir, runs, summary, label, places = NULL) {
+whole_system_plots <- function(dir, runs, summary, label, places = NULL) {
   unlist(lapply(names(runs), function(n) {
     noise <- summary[run == n]
     nodes <- uniqueN(noise$host)
     c(
       if (nodes > 1 && length(location_levels(places))) {
-        machine_map_figure(dir, paste0(n, "-machine-map"), noise, places, label(n))
+        machine_map_plot(dir, paste0(n, "-machine-map"), noise, places, label(n))
       },
       if (nodes > 1) {
-        fig(save_figure(plot_core_map(noise, figure_title(label(n), "every core of every node")),
+        fig(save_plot(plot_core_map(noise, plot_title(label(n), "every core of every node")),
           dir, paste0(n, "-core-map"), height = heatmap_height(nodes)),
           paste0(label(n), ": the share of its time (%, colour) each core lost, a row per ",
             "node (", nodes, ", the noisiest on average on top", banded(nodes, "nodes"),
@@ -68,8 +68,8 @@ whole_system_figures <- function(dir, runs, summary, label, places = NULL) {
             "thread from its SMT siblings."))
       },
       if (length(runs[[n]]$threads) > detail_units_max) {
-        fig(save_figure(plot_unit_ranking(noise,
-          figure_title(label(n), "every CPU by the time it lost")),
+        fig(save_plot(plot_unit_ranking(noise,
+          plot_title(label(n), "every CPU by the time it lost")),
           dir, paste0(n, "-ranking")),
           paste0(label(n), ": the share of its time (%) each of the ", length(runs[[n]]$threads),
             " CPUs lost, the noisiest first (black), with the median and 99th percentile over ",
@@ -81,10 +81,10 @@ whole_system_figures <- function(dir, runs, summary, label, places = NULL) {
   }))
 }
 
-loss_by_length_figure <- function(dir, lengths, labels) {
+loss_by_length_plot <- function(dir, lengths, labels) {
   if (is.null(lengths) || nrow(lengths) == 0) return(NULL)
   lengths <- with_labels(lengths, labels)
-  fig(save_figure(plot_loss_by_length(lengths, "time lost by the length of the loss"), dir,
+  fig(save_plot(plot_loss_by_length(lengths, "time lost by the length of the loss"), dir,
     "loss-by-length", height = loss_by_length_height(lengths)),
     paste("Where the time went, by how long each loss was: the share of the CPU time (%)",
       "lost in samples whose loss fell in each bucket (or detours, where a kernel records only",
@@ -94,13 +94,13 @@ loss_by_length_figure <- function(dir, lengths, labels) {
       "right. loss_by_length.csv adds how many a core-hour."))
 }
 
-causes_figure <- function(dir, causes, summary, labels) {
+causes_plot <- function(dir, causes, summary, labels) {
   if (is.null(causes) || nrow(causes) == 0) return(NULL)
   # a bar per CPU shown in detail, of the traced runs with most noise
-  traced <- panel_runs(unique(causes$run), summary, figure_panels_max %/% 2)
+  traced <- panel_runs(unique(causes$run), summary, plot_panels_max %/% 2)
   causes <- causes[detail_rows(summary[run %in% traced]), on = .(run, host, cpu),
     nomatch = NULL]
-  fig(save_figure(plot_causes(with_labels(causes, labels), "noise by cause"), dir, "causes",
+  fig(save_plot(plot_causes(with_labels(causes, labels), "noise by cause"), dir, "causes",
     height = 1.5 + 0.5 * nrow(unique(causes[, .(run, unit)]))),
     paste("Noise by cause: the share (%) of the detours' time each class of cause held, per",
       "run and CPU (of a run of more than", detail_units_max, "CPUs, the",
@@ -109,7 +109,7 @@ causes_figure <- function(dir, causes, summary, labels) {
 }
 
 # The runs of a few CPUs in one heat map, a panel a run, a row a CPU.
-noise_over_time_figure <- function(dir, runs, label, shown = names(runs)) {
+noise_over_time_plot <- function(dir, runs, label, shown = names(runs)) {
   if (length(runs) == 0) return(NULL)
   d <- rbindlist(lapply(names(runs), function(n) {
     s <- noise_over_time(runs[[n]])
@@ -128,16 +128,16 @@ noise_over_time_figure <- function(dir, runs, label, shown = names(runs)) {
     ggplot2::labs(title = "noise per CPU over time", x = "time from the start of the run (s)",
       y = NULL, fill = "noise %") +
     theme_noise()
-  fig(save_figure(p, dir, "noise-over-time", height = 1 + 0.45 * rows + 0.35 * length(runs)),
+  fig(save_plot(p, dir, "noise-over-time", height = 1 + 0.45 * rows + 0.35 * length(runs)),
     paste("Every run of a few CPUs, a panel each: the share of time lost to noise (%, colour)",
       "in 100 equal stretches of the run (s), one row per CPU. Dark cells are stretches that",
       "lost most; a dark column hit every CPU at once, a dark row is one noisy CPU.",
       panels_note(shown)))
 }
 
-big_heatmap_figure <- function(dir, name, tiles, n, label) {
-  fig(save_figure(plot_loss_tiles(tiles, "time from the start (s)", "CPUs",
-    figure_title(label, "noise per CPU over time"), rows = n), dir, paste0(name, "-heatmap"),
+big_heatmap_plot <- function(dir, name, tiles, n, label) {
+  fig(save_plot(plot_loss_tiles(tiles, "time from the start (s)", "CPUs",
+    plot_title(label, "noise per CPU over time"), rows = n), dir, paste0(name, "-heatmap"),
     height = heatmap_height(n)),
     paste0(label, ": the share of time lost to noise (%, colour) in 100 equal stretches of ",
       "the run (s), one row per CPU, the noisiest on top", banded(n, "CPUs"), ". Dark cells ",
@@ -149,7 +149,7 @@ big_heatmap_figure <- function(dir, name, tiles, n, label) {
 # P-SNAP's), a panel a run, the CPUs shown in detail.
 timed_work <- function(info) !fixed_time(info) && !records_detours(info)
 
-scaled_noise_figure <- function(dir, runs, summary, label) {
+scaled_noise_plot <- function(dir, runs, summary, label) {
   chosen <- panel_runs(names(runs_where(runs, timed_work)), summary)
   if (length(chosen) == 0) return(NULL)
   d <- rbindlist(lapply(chosen, function(n) {
@@ -168,7 +168,7 @@ scaled_noise_figure <- function(dir, runs, summary, label) {
     ggplot2::labs(title = "scaled noise of each sample", y = "samples",
       x = "scaled noise (t - min) / min, bins of 1/20 decade") +
     theme_noise()
-  fig(save_figure(p, dir, "scaled-noise", height = 1.5 + 1.6 * ceiling(length(chosen) / 2)),
+  fig(save_plot(p, dir, "scaled-noise", height = 1.5 + 1.6 * ceiling(length(chosen) / 2)),
     paste(paste0(kernel_labels(timed_work), ", a panel a run: how many samples (y, log) lost"),
       "each fraction of",
       "their time, (t - min) / min (x, log), over the CPUs shown in detail (of a run of more",
@@ -177,11 +177,11 @@ scaled_noise_figure <- function(dir, runs, summary, label) {
       "each bar to the right is samples that lost that share.", panels_note(chosen)))
 }
 
-spectra_figure <- function(dir, runs, peaks, summary, label) {
+spectra_plot <- function(dir, runs, peaks, summary, label) {
   if (is.null(peaks$spectra) || nrow(peaks$spectra) == 0) return(NULL)
   timed <- names(runs_where(runs, fixed_time))
   # a panel a run and CPU: the CPUs shown in detail of the runs with most noise
-  keep <- panel_runs(timed, summary, figure_panels_max %/% min(detail_units_max,
+  keep <- panel_runs(timed, summary, plot_panels_max %/% min(detail_units_max,
     max(1, max(summary[run %in% timed, .N, by = run]$N))))
   shown <- detail_rows(summary[run %in% keep])[, key := paste(run, host, cpu)]$key
   spectra <- peaks$spectra[paste(run, host, cpu) %in% shown]
@@ -190,7 +190,7 @@ spectra_figure <- function(dir, runs, peaks, summary, label) {
   spectra[, host := paste0(label(run), ", ", host)]
   if (nrow(lines)) lines[, host := paste0(label(run), ", ", host)]
   panels <- nrow(unique(spectra[, .(host, cpu)]))
-  fig(save_figure(plot_spectrum(spectra, lines, paste("spectra of the",
+  fig(save_plot(plot_spectrum(spectra, lines, paste("spectra of the",
     kernel_labels(fixed_time), "counts")), dir, "spectra",
     height = 1.5 + 1.6 * panels),
     paste(paste0(kernel_labels(fixed_time), ", a panel a run and CPU shown in detail: the power"),
@@ -203,7 +203,7 @@ spectra_figure <- function(dir, runs, peaks, summary, label) {
 
 
 # The predicted slowdown of every run without injection at 1 ms phases.
-scale_figure <- function(dir, scale, label) {
+scale_plot <- function(dir, scale, label) {
   if (is.null(scale) || nrow(scale) == 0) return(NULL)
   d <- scale[!injected & phase_us == 1000]
   if (nrow(d) == 0) return(NULL)
@@ -215,7 +215,7 @@ scale_figure <- function(dir, scale, label) {
     ggplot2::labs(title = "predicted slowdown, 1 ms phases", x = "processes (N)",
       y = "slowdown (phase time / T)", colour = NULL) +
     theme_noise() + ggplot2::theme(legend.position = "bottom", legend.direction = "vertical")
-  fig(save_figure(p, dir, "scale", height = 4 + 0.2 * uniqueN(d$run)),
+  fig(save_plot(p, dir, "scale", height = 4 + 0.2 * uniqueN(d$run)),
     paste("The slowdown (phase time / T, 1 = none) each run's noise would cause a",
       "bulk-synchronous application computing 1 ms between global synchronisations, against",
       "the number of processes N (log); left with each process at its own offset in the",
@@ -224,7 +224,7 @@ scale_figure <- function(dir, scale, label) {
       "events than the trace holds are not in it."))
 }
 
-# A tiled figure's caption, of its rows beyond tile_rows_max (tile_bands)
+# A tiled plot's caption, of its rows beyond tile_rows_max (tile_bands)
 banded <- function(rows, what) {
   if (rows <= tile_rows_max) return("")
   sprintf("; of %d %s, the %d noisiest a row each and the others averaged in bands of %.0f %s",

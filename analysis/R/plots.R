@@ -1,5 +1,5 @@
-# The report's figures. Each takes tables built by the other files and
-# returns a ggplot; save_figure() writes it. Runs of millions of samples are
+# The report's plots. Each takes tables built by the other files and
+# returns a ggplot; save_plot() writes it. Runs of millions of samples are
 # reduced before plotting (per-bin maxima, never a random subset: the
 # largest detours are what a noise plot must not drop).
 
@@ -8,15 +8,15 @@ theme_noise <- function() {
     ggplot2::theme(strip.background = ggplot2::element_rect(fill = "grey92"))
 }
 
-# A figure's title of a run's label and what the figure shows, broken into
-# lines that fit a figure `inches` wide (about 10 characters an inch at
+# A plot's title of a run's label and what the plot shows, broken into
+# lines that fit a plot `inches` wide (about 10 characters an inch at
 # theme_noise's size): a label names its hosts, and a machine's are long.
-figure_title <- function(label, what = NULL, inches = 9) {
+plot_title <- function(label, what = NULL, inches = 9) {
   text <- if (is.null(what)) label else paste0(label, ": ", what)
   paste(strwrap(text, width = floor(10 * inches)), collapse = "\n")
 }
 
-save_figure <- function(plot, dir, name, width = 9, height = 5) {
+save_plot <- function(plot, dir, name, width = 9, height = 5) {
   file <- file.path(dir, paste0(gsub("[^A-Za-z0-9_.-]", "_", name), ".png"))
   ggplot2::ggsave(file, plot, width = width, height = height, dpi = 100,
     device = grDevices::png, type = "cairo")
@@ -111,7 +111,7 @@ plot_loss_tiles <- function(d, x_label, rows_are, title, rows = uniqueN(d$row)) 
   p
 }
 
-# A figure's rows beyond tile_rows_max would each get less than a pixel and
+# A plot's rows beyond tile_rows_max would each get less than a pixel and
 # cost ggplot a tile each (a whole machine's CPUs: millions): the noisiest
 # tile_rows_single keep a row each, and the others, in their order, are
 # averaged in as many bands of equal size as make tile_rows_max rows. The

@@ -14,7 +14,7 @@ import re
 import subprocess
 
 import pytest
-from nbtest import CATALOGUE, KERNELS, ROOT, kernels_where
+from nbtest import ANY_KERNEL, CATALOGUE, KERNELS, ROOT, kernels_where
 from nbtest.jube_runs import jube, project_copy, result_rows, run_to_end, workpackage_dirs
 
 pytestmark = [pytest.mark.harness,
@@ -110,6 +110,24 @@ def test_a_value_set_replaces_the_catalogues_for_the_kernels_that_take_it(tmp_pa
     theirs = [r["options"] for r in rows if r["kernel"] == other]
     assert len(set(theirs)) == len(theirs) == points(other), theirs
     assert not any(f"{OPTIONS[key]} " in f" {args}" for args in theirs), theirs
+
+
+def test_the_sweep_of_a_kernel_the_catalogue_lacks_is_an_error_of_one_line():
+    """include/sweep.py, which the kernel step runs: bad input (a kernel or
+    key the catalogue lacks, a sweep not of KEY=VALUES) is one line that
+    says what, and exit 2."""
+    script = ROOT / "jube" / "include" / "sweep.py"
+    catalogue = ROOT / "src" / "kernels" / "kernels.json"
+    for args, said in ((["points", catalogue, "nosuch", "survey", "x86_64"],
+                        f"sweep.py: {catalogue} has no kernel nosuch\n"),
+                       (["points", catalogue, ANY_KERNEL, "survey", "x86_64", "nosuch=1"],
+                        "sweep.py: no kernel sweeps nosuch (kernels.json, sweep_options)\n"),
+                       (["points", catalogue, ANY_KERNEL, "survey", "x86_64", "seconds"],
+                        "sweep.py: not KEY=VALUES in the sweep: seconds\n"),
+                       (["points", catalogue], None)):
+        done = subprocess.run([script, *map(str, args)], capture_output=True, text=True)
+        assert done.returncode == 2 and done.stdout == "", done
+        assert (done.stderr == said) if said else done.stderr.startswith("usage: sweep.py"), done
 
 
 def test_slurm_sweeps_the_cpus_and_work_of_the_nodes_not_the_host(tmp_path, slurm_nodes, bin_dir):

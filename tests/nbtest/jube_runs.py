@@ -10,7 +10,7 @@ import subprocess
 import time
 from pathlib import Path
 
-from nbtest import ROOT
+from nbtest import CATALOGUE, ROOT
 
 
 def project_copy(tmp_path, kernels=None, **params):
@@ -21,6 +21,10 @@ def project_copy(tmp_path, kernels=None, **params):
         if entry.name not in ("jube", ".git"):
             (tmp_path / entry.name).symlink_to(entry)
     shutil.copytree(ROOT / "jube", tmp_path / "jube", ignore=shutil.ignore_patterns("runs"))
+    # the keys of a kernel's sweep go into the one parameter "sweep"
+    sweep = {k: params.pop(k) for k in list(params) if k in CATALOGUE["sweep_options"]}
+    if sweep:
+        params["sweep"] = " ".join(f"{k}={listed(v)}" for k, v in sweep.items())
     for name, value in params.items():
         set_parameter(tmp_path / "jube", name, value)
     for path in (tmp_path / "jube" / "noise.xml", tmp_path / "jube" / "catalogue.xml"):
@@ -32,16 +36,20 @@ def project_copy(tmp_path, kernels=None, **params):
     return tmp_path / "jube"
 
 
+def listed(value):
+    return ",".join(map(str, value)) if isinstance(value, (list, tuple)) else str(value)
+
+
 def set_parameter(jube_dir, name, value):
-    value = ",".join(map(str, value)) if isinstance(value, (list, tuple)) else str(value)
+    value = listed(value)
     # the site values are the test cluster's, platforms/localhost
     for path in [*jube_dir.glob("include/*.xml"), jube_dir / "platforms/localhost/system.xml"]:
         text = path.read_text()
         pattern = re.compile(rf'<parameter name="{name}"([^>]*)>.*?</parameter>', re.S)
         found = pattern.search(text)
         if found:
-            # a sweep of one kernel's option keeps its separator (";"): its
-            # commas are the kernel's sweep, read by include/sweep.py
+            # the sweep keeps its separator (";"): its commas are the
+            # kernels' sweeps, read by include/sweep.py
             kept = re.search(r' separator="[^"]*"', found[1])
             path.write_text(pattern.sub(
                 f'<parameter name="{name}"{kept[0] if kept else ""}>{value}</parameter>', text, 1))

@@ -9,7 +9,7 @@ import subprocess
 
 import pytest
 
-from nbtest import KERNELS, ROOT
+from nbtest import ANY_KERNEL, KERNELS, ROOT
 from nbtest.launch import MANY_RANKS, mpi_env, run_ranks
 from nbtest.verdicts import CANNOT_TELL, CANNOT_TELL_LOG
 
@@ -53,7 +53,7 @@ def bin_dir():
 @pytest.fixture
 def mpi_bin(bin_dir):
     """bin_dir, where the kernels were built with MPI."""
-    if not (bin_dir / f"{next(iter(KERNELS))}_mpi").exists():
+    if not (bin_dir / f"{ANY_KERNEL}_mpi").exists():
         pytest.skip("built without MPI")
     return bin_dir
 

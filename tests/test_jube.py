@@ -8,13 +8,12 @@ drives the release build: the sanitizer suite checks the kernels. The tests
 choose their kernels from the catalogue; a kernel's own table is tested in
 its own file (test_fwq_doors.py, test_ftq_doors.py)."""
 import json
-import math
 import os
 import re
 import subprocess
 
 import pytest
-from nbtest import ANY_KERNEL, CATALOGUE, KERNELS, ROOT, kernels_where
+from nbtest import ANY_KERNEL, CATALOGUE, KERNELS, ROOT, kernels_where, sweep_points
 from nbtest.jube_runs import jube, project_copy, result_rows, run_to_end, workpackage_dirs
 
 pytestmark = [pytest.mark.harness,
@@ -52,7 +51,10 @@ def test_slurm_runs_every_workpackage_as_a_job(tmp_path, slurm, bin_dir):
     for kernel in KERNELS:
         assert len(result_rows(handle, kernel, env)) == len(SMALL["cores"]), kernel
         # each job ran its kernel under srun, in its own workpackage
-        for work in workpackage_dirs(handle, "kernel", kernel):
+        # (a workpackage of a kernel is one that wrote the kernel's JSON)
+        works = workpackage_dirs(handle, "kernel", kernel)
+        assert len(works) == len(SMALL["cores"]), (kernel, works)
+        for work in works:
             assert "srun" in (work / "submit.job").read_text()
     job_ids = [int(r["job_id"]) for r in rows]
     assert len(set(job_ids)) == len(job_ids) == len(SMALL["cores"]) * len(KERNELS)
@@ -78,15 +80,6 @@ def test_the_catalogue_sweeps_every_kernel_it_lists(tmp_path, bin_dir):
         assert float(r["value"]) == pytest.approx(float(printed), rel=1e-3), (r, printed)
 
 
-def points(kernel):
-    """The workpackages of a kernel's sweep on one core count: the product
-    of its values, every work kind of this processor where it sweeps them."""
-    kinds = [k for k, info in CATALOGUE["work_kinds"].items()
-             if os.uname().machine in info.get("arch", [os.uname().machine])]
-    return math.prod(len(kinds) if key == "work" and v is None else
-                     len(v) if isinstance(v, list) else 1 for key, v in sweep_of(kernel).items())
-
-
 def test_a_value_set_replaces_the_catalogues_for_the_kernels_that_take_it(tmp_path, bin_dir):
     """Each kernel sweeps its catalogue entry's values, a workpackage a
     point, each key by its option. A value set in parameters.xml replaces
@@ -108,7 +101,7 @@ def test_a_value_set_replaces_the_catalogues_for_the_kernels_that_take_it(tmp_pa
             if other_key != key and not isinstance(value, list) and value is not None:
                 assert option(args, other_key) == str(value), (other_key, args)
     theirs = [r["options"] for r in rows if r["kernel"] == other]
-    assert len(set(theirs)) == len(theirs) == points(other), theirs
+    assert len(set(theirs)) == len(theirs) == sweep_points(other), theirs
     assert not any(f"{OPTIONS[key]} " in f" {args}" for args in theirs), theirs
 
 
@@ -211,10 +204,8 @@ def test_the_acceptance_tag_runs_every_core_at_the_catalogues_lengths(tmp_path, 
     ncpus = len(os.sched_getaffinity(0))
     for kernel in KERNELS:
         preset, sweep = catalogue["acceptance"][kernel], sweep_of(kernel)
-        points = math.prod(len(v) for key, v in sweep.items()
-                           if isinstance(v, list) and key not in preset)
         works = workpackage_dirs(handle, "kernel", kernel)
-        assert len(works) == points, (kernel, works)
+        assert len(works) == sweep_points(kernel, fixed=preset), (kernel, works)
         for work in works:
             meta = json.loads((work / f"{kernel}.json").read_text())
             assert meta["complete"] is True and len(meta["ranks"]) == ncpus

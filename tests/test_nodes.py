@@ -88,6 +88,10 @@ def test_each_node_describes_its_own_ranks(slurm_nodes, mpi_bin, tmp_path):
     assert f"rank kernel={kernel}" not in done.stdout
     got = ranks_line(done.stdout, kernel)
     assert int(got["ranks"]) == 8
+    # the value's extremes (min_ticks_min for FWQ), the ranks' own
+    unit = KERNELS[kernel]["value_unit"]
+    assert float(got[f"min_{unit}_min"]) == min(r["stats"]["min"] for r in ranks)
+    assert float(got[f"max_{unit}_max"]) == max(r["stats"]["max"] for r in ranks)
     assert int(got["injections_min"]) == min(r["injections"] for r in ranks)
     assert int(got["injections_max"]) == max(r["injections"] for r in ranks) > 0
 

@@ -14,7 +14,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from nbtest import ACCEPTANCE_R, ANY_KERNEL, CATALOGUE, KERNELS, REPORT_R, ROOT, WORK_KINDS, kernels_where
+from nbtest import (ACCEPTANCE_R, ANY_KERNEL, CATALOGUE, KERNELS, REPORT_R, ROOT, kernels_where,
+                    sweep_points)
 
 pytestmark = [pytest.mark.harness,
               pytest.mark.skipif(bool(os.environ.get("NB_SANITIZE")),
@@ -31,16 +32,8 @@ def core_counts(n):
     return counts + [n]
 
 
-def points(kernel, kinds=WORK_KINDS, fixed=()):
-    """The checks of a kernel on one core count: the product of its sweep's
-    lists (work: null, the work kinds), less the keys fixed."""
-    return math.prod(len(kinds) if key == "work" and v is None else
-                     len(v) if isinstance(v, list) else 1
-                     for key, v in KERNELS[kernel].get("sweep", {}).items() if key not in fixed)
-
-
 # every kernel's checks on every core count: the work kinds that build here
-CHECKS = sum(map(points, KERNELS)) * len(core_counts(NCPUS))
+CHECKS = sum(map(sweep_points, KERNELS)) * len(core_counts(NCPUS))
 # the checks' measurements a second or so each, not their default 2-3 s: a
 # noise of 70% needs no more to be seen
 SHORT = ["-S", "samples=5000", "-S", "seconds=1", "-S", "reps=500"]
@@ -230,7 +223,7 @@ def test_the_example_system_file_runs_the_checks(tmp_path):
     counts = core_counts(os.cpu_count())
     # every work kind of the catalogue is listed (those that do not build
     # here are skipped once set up)
-    listed_checks = sum(points(k, CATALOGUE["work_kinds"]) for k in KERNELS) * len(counts)
+    listed_checks = sum(sweep_points(k, CATALOGUE["work_kinds"]) for k in KERNELS) * len(counts)
     assert found and int(found.group(1)) == listed_checks, \
         listed.stdout[-2000:]
 
@@ -256,7 +249,7 @@ def test_soak_checks_stream_as_slurm_jobs_as_long_as_asked(tmp_path, slurm, buil
 
 
 # a kernel with one check a core count
-SINGLE = next(k for k in KERNELS if points(k) == 1)
+SINGLE = next(k for k in KERNELS if sweep_points(k) == 1)
 
 
 def test_distribute_runs_one_check_per_node(tmp_path, slurm_nodes, built):
@@ -337,7 +330,7 @@ def test_the_acceptance_preset_runs_every_core_at_the_catalogues_lengths(tmp_pat
         commands.setdefault(name.split("_noise_check")[0], []).append(command)
     assert sorted(commands) == sorted(KERNELS), commands
     for kernel, lines in commands.items():
-        assert len(lines) == points(kernel, fixed=preset[kernel]), (kernel, lines)
+        assert len(lines) == sweep_points(kernel, fixed=preset[kernel]), (kernel, lines)
         for line in lines:
             assert f" -t {ncpus} " in line, line
             for key, value in preset[kernel].items():

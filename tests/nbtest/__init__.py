@@ -10,6 +10,7 @@ need). Each takes its kernels from the catalogue or from its caller: a test
 of one kernel lives in that kernel's test file. conftest.py holds the
 fixtures."""
 import json
+import math
 import os
 from pathlib import Path
 
@@ -20,6 +21,16 @@ KERNELS = CATALOGUE["kernels"]
 # the work kinds that build on this machine's processor, in the catalogue's order
 WORK_KINDS = [kind for kind, info in CATALOGUE["work_kinds"].items()
               if os.uname().machine in info.get("arch", [os.uname().machine])]
+
+
+def sweep_points(kernel, kinds=WORK_KINDS, fixed=()):
+    """The points of a kernel's catalogue sweep on one core count (JUBE's
+    workpackages, ReFrame's checks): the product of its lists, `kinds` for
+    a work of null (every work kind that builds here), less the keys a
+    preset fixes."""
+    return math.prod(len(kinds) if key == "work" and v is None else
+                     len(v) if isinstance(v, list) else 1
+                     for key, v in KERNELS[kernel].get("sweep", {}).items() if key not in fixed)
 
 
 def quick_args(kernel):

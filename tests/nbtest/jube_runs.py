@@ -27,12 +27,11 @@ def project_copy(tmp_path, kernels=None, **params):
         params["sweep"] = " ".join(f"{k}={listed(v)}" for k, v in sweep.items())
     for name, value in params.items():
         set_parameter(tmp_path / "jube", name, value)
-    for path in (tmp_path / "jube" / "noise.xml", tmp_path / "jube" / "catalogue.xml"):
-        if kernels is not None:
-            text = re.sub(r'<parameter name="kernel_name"[^>]*>.*?</parameter>',
-                          f'<parameter name="kernel_name">{",".join(kernels)}</parameter>',
-                          path.read_text(), flags=re.S)
-            path.write_text(text)
+    for path in ((tmp_path / "jube" / name for name in ("noise.xml", "catalogue.xml"))
+                 if kernels is not None else ()):
+        path.write_text(re.sub(r'<parameter name="kernel_name"[^>]*>.*?</parameter>',
+                               f'<parameter name="kernel_name">{",".join(kernels)}</parameter>',
+                               path.read_text(), flags=re.S))
     return tmp_path / "jube"
 
 

@@ -164,7 +164,7 @@ bench:
 	benchmarks/report_time.py $(BUILD)/bin
 	benchmarks/check_rates.py $(BUILD)/bin
 	benchmarks/limits_from.py $(BUILD)/bin
-	benchmarks/work_kinds.py $(BUILD)/bin
+	benchmarks/probes.py $(BUILD)/bin
 
 # Every C parser's fuzz target (tests/fuzz/, clang's libFuzzer under ASan and
 # UBSan) from its seed corpus: a smoke of 8 s each in make test, 60 s each

@@ -78,11 +78,11 @@ def main():
                                          prom.read_text(), re.M)[1]))
         derived = subprocess.run([str(BIN / "noise-check"), "--limits-from", tmp],
                                  capture_output=True, text=True, check=True, timeout=120).stdout
-    # a requirements file's rules: "system_percent <= P", "max_loss_us <= U"
+    # a requirements file's rules: "stolen_percent <= P", "max_loss_us <= U"
     limit = {f: b for f, _, b in (line.split() for line in derived.splitlines()
                                   if not line.startswith("#"))}
-    max_lost, max_detour = float(limit["system_percent"]), float(limit["max_loss_us"])
-    limits = ["--max-lost-percent", limit["system_percent"], "--max-detour-us",
+    max_lost, max_detour = float(limit["stolen_percent"]), float(limit["max_loss_us"])
+    limits = ["--max-lost-percent", limit["stolen_percent"], "--max-detour-us",
               limit["max_loss_us"]]
     print(f"noise-check --seconds {SECONDS} on {len(CPUS)} CPUs: wall time "
           f"{min(walls):.2f} to {max(walls):.2f} s; limits from 10 quiet checks: lost <= "

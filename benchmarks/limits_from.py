@@ -51,7 +51,7 @@ def survey(where, head, line, nodes, ranks, rng):
         for r in range(ranks):
             x = re.sub(r'"rank":\d+', f'"rank":{n * ranks + r}', line, count=1)
             x = re.sub(r'"host":"[^"]*"', f'"host":"{host}"', x, count=1)
-            x = re.sub(r'"system_percent":[^,}]+', f'"system_percent":{lost[r]!r}', x)
+            x = re.sub(r'"stolen_percent":[^,}]+', f'"stolen_percent":{lost[r]!r}', x)
             x = re.sub(r'("tails":\{.*?"max_us":)[^,}]+', rf'\g<1>{detour[r]!r}', x, count=1)
             lines.append("    " + x)
         worst_lost.append(max(lost))
@@ -94,7 +94,7 @@ def main():
             rss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
             got = {f: b for f, _, b in (x.split() for x in out.splitlines()
                                         if not x.startswith("#"))}
-            ok = (abs(float(got["system_percent"]) - want_lost) <= 0.005 * want_lost and
+            ok = (abs(float(got["stolen_percent"]) - want_lost) <= 0.005 * want_lost and
                   abs(float(got["max_loss_us"]) - want_detour) <= 1)
             print(f"{nodes:>6} {nodes * ranks:>9,} {size:>6.0f} {took:>10.2f} s {floor:>6.2f} s "
                   f"{took / floor:>6.1f} {rss:>6.0f} MiB{'' if ok else '  WRONG LIMITS'}")

@@ -154,7 +154,7 @@ def test_limits_from_a_survey_are_its_nodes_worst_cpus_with_a_margin(bin_dir, tm
     done = check(bin_dir, "--limits-from", survey, "--margin", 3)
     assert done.returncode == 0, done.stderr
     # one node: each run's worst CPU; two of them, the 99th percentile is the larger
-    worst_lost = max(max(r["system_percent"] for r in ranks_of(run, where))
+    worst_lost = max(max(r["stolen_percent"] for r in ranks_of(run, where))
                      for where, run in runs)
     worst_detour = max(max(r["tails"]["max_us"] for r in ranks_of(run, where))
                        for where, run in runs)
@@ -163,7 +163,7 @@ def test_limits_from_a_survey_are_its_nodes_worst_cpus_with_a_margin(bin_dir, tm
               (line.split() for line in done.stdout.splitlines() if not line.startswith("#"))
               if op == "<="}
     # no more than all of the CPU, on a day it lost over a third
-    assert float(limits["system_percent"]) == pytest.approx(
+    assert float(limits["stolen_percent"]) == pytest.approx(
         min(100, max(0.01, 3 * worst_lost)), rel=5e-3)
     assert float(limits["max_loss_us"]) == pytest.approx(max(10, 3 * worst_detour), abs=1)
     assert "2 run(s) of the selfish detour" in done.stdout, done.stdout

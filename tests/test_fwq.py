@@ -121,15 +121,16 @@ def test_fwq_json_describes_the_run(run, tmp_path):
 
 
 @pytest.mark.timing
-def test_slowdown_is_reported_as_running_slow(bin_dir, tmp_path):
+def test_a_preemption_finer_than_a_sample_is_the_works_slowdown(bin_dir, tmp_path):
     """Samples of about 2 ms (2^17 loops) against 50 us slices taken 50 us
-    apart: running slow, not detours (nbtest/speed.py)."""
+    apart: too fine for the samples, so the work's slowdown, none of it
+    lost in silence (nbtest/speed.py)."""
     check_running_slow(bin_dir, tmp_path, [bin_dir / "fwq", "-t", 0, "-w", 17, "-n", 2000])
 
 
 @pytest.mark.timing
-def test_detours_are_reported_as_detours(run, tmp_path):
-    """1 ms injected every 10 ms into samples of about 0.3 ms: detours."""
+def test_detours_are_reported_as_stolen(run, tmp_path):
+    """1 ms injected every 10 ms into samples of about 0.3 ms: stolen."""
     check_detours_as_detours(run("fwq", "-t", 0, "-w", 14, "-n", 50000,
                                  "--inject", "10000:1000", "-o", "noisy"), tmp_path)
 

@@ -157,9 +157,10 @@ def test_no_pin_leaves_the_threads_to_the_os(bin_dir, tmp_path, pin):
 
 
 @pytest.mark.timing
-def test_slowdown_is_reported_as_running_slow(bin_dir, tmp_path):
-    """1 ms iterations against 50 us slices taken 50 us apart: running slow,
-    not detours (nbtest/speed.py)."""
+def test_a_preemption_finer_than_a_sample_is_the_works_slowdown(bin_dir, tmp_path):
+    """1 ms iterations against 50 us slices taken 50 us apart: too fine for
+    the samples, so the work's slowdown, none of it lost in silence
+    (nbtest/speed.py)."""
     check_running_slow(bin_dir, tmp_path, [bin_dir / "psnap", "-t", 0, "-n", 4000])
 
 

@@ -44,8 +44,9 @@ LEVELS = {kernel: info["headline"]["name"] for kernel, info in KERNELS.items()}
 # rank_key): the ranks line's KEY_max is KEY's worst rank, a summary's
 # figure is its ranks' over the run
 RANK_KEYS = {kernel: info["headline"]["rank_key"] for kernel, info in KERNELS.items()}
-# what a check of fixed work logs of the system's share (noise_check.py)
-SPEED = {"max_system_percent", "max_detour_percent", "max_slow_percent"}
+# what every check logs of the system's share and the work's slowdown
+# (noise_check.py)
+SPEED = {"max_stolen_percent", "max_slowdown_percent"}
 # the checks' own figures, whatever the kernel
 EVERY = {"max_p99_9_loss_us", "rules_unmet"}
 
@@ -58,7 +59,7 @@ def logged(kernel, cores):
     """The performance variables a kernel's check logs (its catalogue
     entry's headline and logged figures)."""
     info = KERNELS[kernel]
-    return {info["headline"]["name"], *EVERY, *(SPEED if info["fixed"] == "work" else ()),
+    return {info["headline"]["name"], *EVERY, *SPEED,
             *(f["name"] for f in info.get("logged", []) if cores >= f.get("ranks_min", 1))}
 
 

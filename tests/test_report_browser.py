@@ -175,7 +175,7 @@ def test_every_number_of_the_first_screen_is_its_tables(report):
                       r"measured; [^)]*\); the worst, (\S+):(\d+), lost ([\d.,]+)%", words)
     assert split or whole, words[:2000]
     # unsplit, the loss is the kernel's noise_percent where it gave no lost_percent
-    key = "system_percent" if split else (
+    key = "stolen_percent" if split else (
         "lost_percent" if all(r["lost_percent"] for r in quoted) else "noise_percent")
     values = sorted(float(r[key]) for r in quoted)
     median = values[(len(values) + 1) // 2 - 1]

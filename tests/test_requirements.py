@@ -18,8 +18,8 @@ import pytest
 from nbtest import CATALOGUE, KERNELS, REPORT_R, ROOT, quick_args
 from nbtest.rank_lines import rank_lines, ranks_line
 
-RULES = {"lenient": "# no share exceeds 100%\nsystem_percent <= 100\n",
-         "strict": "# no share is below 0%\nsystem_percent < 0\n"}
+RULES = {"lenient": "# no share exceeds 100%\nstolen_percent <= 100\n",
+         "strict": "# no share is below 0%\nstolen_percent < 0\n"}
 # the default rules (the catalogue's: Sequoia's diminutive noise), each as
 # its words, and the one kernel they judge
 DEFAULT = [rule.split() for rule in CATALOGUE["requirements"]]
@@ -125,7 +125,7 @@ def test_the_file_changes_the_verdict_of_the_kernels_report_and_noise_check(bin_
 
 def test_a_bad_file_stops_every_door_before_it_measures(bin_dir, tmp_path):
     bad = tmp_path / "bad"
-    bad.write_text("system_percent <= 1\np99_9_loss_us <= fifty\n")
+    bad.write_text("stolen_percent <= 1\np99_9_loss_us <= fifty\n")
     for cmd in ([bin_dir / JUDGED, *quick_args(JUDGED)], [bin_dir / "noise-check"],
                 [bin_dir / "noise-info"]):
         done = subprocess.run([str(c) for c in cmd] + ["--requirements", str(bad)], cwd=tmp_path,

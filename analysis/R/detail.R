@@ -82,20 +82,20 @@ plot_unit_ranking <- function(noise, title) {
     percent = stats::quantile(d$noise_percent, c(0.5, 0.99), names = FALSE, na.rm = TRUE)
   )
   d <- ranking_points(d)
-  long <- if (all(is.na(d$detour_percent))) {
+  long <- if (all(is.na(d$stolen_percent))) {
     d[, .(position, percent = noise_percent, part = "all noise")]
   } else {
     rbind(d[, .(position, percent = noise_percent, part = "all noise")],
-      d[, .(position, percent = detour_percent, part = "detours")],
-      d[, .(position, percent = slow_percent, part = "running slow")])[!is.na(percent)]
+      d[, .(position, percent = stolen_percent, part = "stolen")],
+      d[, .(position, percent = slowdown_percent, part = "the work's slowdown")])[!is.na(percent)]
   }
   ggplot2::ggplot(long, ggplot2::aes(position, percent, colour = part)) +
     ggplot2::geom_hline(data = marks, ggplot2::aes(yintercept = percent, linetype = what),
       colour = "grey40") +
     ggplot2::geom_step(linewidth = 0.4) +
     ggplot2::geom_point(data = long[position <= detail_units_max - 1], size = 1) +
-    ggplot2::scale_colour_manual(values = c(`all noise` = "black", detours = "firebrick",
-      `running slow` = "steelblue")) +
+    ggplot2::scale_colour_manual(values = c(`all noise` = "black", stolen = "firebrick",
+      `the work's slowdown` = "steelblue")) +
     ggplot2::scale_x_continuous(labels = scales::label_comma()) +
     ggplot2::labs(title = title, x = "CPUs, the noisiest first", y = "time lost (%)",
       colour = NULL, linetype = NULL) +
@@ -107,7 +107,7 @@ plot_unit_ranking <- function(noise, title) {
 # step a few bad ones make at the left), the others in runs of equal
 # length, each drawn at its first CPU with the runs' loss (all of it: the
 # run's first, the largest, as they are sorted; detours and running slow:
-# their means). A million CPUs' points cost ggplot2 1.6 GB and 5 s.
+# stolen and the work's slowdown: their means). A million CPUs' points cost ggplot2 1.6 GB and 5 s.
 ranking_points_max <- 2000
 ranking_points_single <- 500
 
@@ -121,7 +121,7 @@ ranking_points <- function(d) {
   d[, point := ifelse(position <= single, position,
     single + 1 + floor((position - single - 1) * runs / (n - single)))]
   d[, .(position = position[1], noise_percent = noise_percent[1],
-    detour_percent = mean(detour_percent), slow_percent = mean(slow_percent)), by = point]
+    stolen_percent = mean(stolen_percent), slowdown_percent = mean(slowdown_percent)), by = point]
 }
 
 # A run over several nodes, every core of it: a row per node, sorted by the

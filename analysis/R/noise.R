@@ -188,11 +188,12 @@ lost_percent <- function(kernel, total, n, best) {
 detours_lost_ns <- function(run) rowSums(rank_matrix(run, "stretches.sum"), na.rm = TRUE)
 
 # One row per run and thread (or rank): the moments of its scaled noise and
-# the share of the machine it lost, as noise_percent (lost_percent; for
-# P-SNAP its own slowdown of the calibrated loop, 100 (mean - ideal) / ideal,
-# ideal its fastest iteration before or during the run;
-# for selfish the time in detours beyond an ordinary iteration, Netgauge's
-# CPU overhead).
+# the figure every table ranks it by, noise_percent: the headline, what the
+# system stole (stolen_percent), the same for every kernel. A run written
+# before the headline gives its kernel's older figure there: FWQ's and FTQ's
+# loss against the best sample, P-SNAP's slowdown of the calibrated loop,
+# 100 (mean - ideal) / ideal, selfish's time in detours beyond an ordinary
+# iteration.
 #' The report's tables
 #'
 #' The tables the report writes as CSV: each rank's noise (\code{noise_summary},
@@ -231,19 +232,22 @@ noise_summary <- function(run, run_name) {
     cpu = thread_values(run, "cpu", 0L))
   rows <- if (records_detours(info)) {
     detours <- rank_values(run, "detours")
+    stolen <- rank_values(run, "stolen_percent")
     if (anyNA(detours)) stop_input(run$path, "no \"detours\" in the run description")
     as.data.table(c(place, list(samples = detours, scaled_noise_mean = NA_real_,
       scaled_noise_sd = NA_real_, kurtosis = NA_real_, skewness = NA_real_,
-      noise_percent = 100 * detours_lost_ns(run) / 1e9 / rank_values(run, "period_s"))))
+      noise_percent = if (anyNA(stolen)) {
+        100 * detours_lost_ns(run) / 1e9 / rank_values(run, "period_s")
+      } else stolen)))
   } else {
     m <- run_moments(run)
-    noise <- if (!is.null(info$ideal)) {
+    noise <- if (!anyNA(rank_values(run, "stolen_percent"))) {
+      rank_values(run, "stolen_percent") # the headline, speed.h's
+    } else if (!is.null(info$ideal)) {
       calib <- rank_values(run, info$ideal)
       calib <- ifelse(is.na(calib), rank_values(run, "calibrated_us",
         as.numeric(meta$granularity_us %||% NA_real_)), calib)
       100 * (m$mean / 1e3 - calib) / calib
-    } else if (!anyNA(rank_values(run, "lost_percent"))) {
-      rank_values(run, "lost_percent") # the kernel's own, speed.h's (FWQ)
     } else {
       lost_percent(run$kernel, m$mean * m$samples, m$samples, m$best)
     }
@@ -293,13 +297,14 @@ rank_injects <- function(run) {
     pattern = rank_values(run, "inject.pattern", NA_character_))
 }
 
-# What the kernel split its loss into (src/lib/system/speed.h), per thread or
-# rank: the whole (lost_percent) = detours + running slow + the work's own
-# variation, the system's share (system_percent: detours and running slow),
-# the time spent running slow and how much slower, and its CPU's steal
-# time; NA where the kernel did not (FTQ, older runs).
+# What the kernel split its time into (src/lib/system/speed.h), per thread
+# or rank: the headline, what the system stole (stolen_percent, with its 95%
+# interval), and beside it the work's own: its slowdown below its best
+# speed and its variation; their whole (lost_percent = stolen + slowdown +
+# variation); the probe's resolution and whether it is coarser than the
+# threshold; its CPU's steal time. NA where the kernel did not (older runs).
 speed_figures <- function(run) {
-  keys <- c("lost_percent", "detour_percent", "slow_percent", "variation_percent",
-    "system_percent", "slow_time_percent", "slow_factor", "steal_ms")
+  keys <- c("stolen_percent", "stolen_ci95_low", "stolen_ci95_high", "slowdown_percent",
+    "variation_percent", "lost_percent", "resolution_us", "coarse", "steal_ms")
   stats::setNames(lapply(keys, function(key) rank_values(run, key)), keys)
 }

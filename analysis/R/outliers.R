@@ -198,12 +198,12 @@ top_cause <- function(causes, units) {
   data.table(class = by_class$class[1], share = 100 * by_class$us[1] / sum(by_class$us))
 }
 
-# Why a node or a core lost its time, in words: the kernel's split into
-# detours and running slow (means over its ranks) and the class of cause
+# Why a node or a core lost its time, in words: what the system stole and,
+# apart, the work's slowdown (means over its ranks), and the class of cause
 # that held most of its detours' time, where traced.
-outlier_why <- function(detour, slow, cause, cause_share) {
-  split <- ifelse(is.na(detour), "detours and running slow not told apart",
-    sprintf("detours %.2f%%, running slow %.2f%% of the time", detour, slow))
+outlier_why <- function(stolen, slowdown, cause, cause_share) {
+  split <- ifelse(is.na(stolen), "stolen time and the work's slowdown not told apart",
+    sprintf("stolen %.3g%% of the time; the work's slowdown %.3g%%", stolen, slowdown))
   ifelse(is.na(cause), split, sprintf("%s; most of the detours' time: %s (%.0f%%)", split,
     cause, cause_share))
 }
@@ -250,7 +250,7 @@ finest_location <- function(hosts, locations) {
 # core), location (the unit of such a level, or the finest unit a node or
 # core sits in), host, cpu (NA for a node), ranks, noise_percent (mean over
 # its ranks), typical_percent, others_median_percent, others_mad_percent,
-# robust_z, detour_percent, slow_percent, cause (the class that took most,
+# robust_z, stolen_percent, slowdown_percent, cause (the class that took most,
 # where traced) and why. yardsticks: stretch_yardsticks(run) per run, by
 # name; causes: cause_shares(runs); locations: node_locations' table.
 outlier_table <- function(runs, summary, yardsticks, causes, locations = NULL) {
@@ -266,17 +266,17 @@ outlier_table <- function(runs, summary, yardsticks, causes, locations = NULL) {
     unit_rows <- rbindlist(lapply(seq_len(nrow(units)), function(i) {
       u <- units[i]
       s[host %in% u$hosts[[1]], .(scope = u$scope, location = u$member, ranks = .N,
-        noise_percent = mean(noise_percent), detour_percent = mean(detour_percent),
-        slow_percent = mean(slow_percent), units = list(as.numeric(thread)),
+        noise_percent = mean(noise_percent), stolen_percent = mean(stolen_percent),
+        slowdown_percent = mean(slowdown_percent), units = list(as.numeric(thread)),
         typical_percent = u$typical_percent, centre = u$centre, spread = u$spread,
         robust_z = u$robust_z)]
     }))
     node_rows <- s[host %in% nodes$host, .(scope = "node", cpu = NA_integer_, ranks = .N,
-      noise_percent = mean(noise_percent), detour_percent = mean(detour_percent),
-      slow_percent = mean(slow_percent), units = list(as.numeric(thread))), by = host][nodes,
+      noise_percent = mean(noise_percent), stolen_percent = mean(stolen_percent),
+      slowdown_percent = mean(slowdown_percent), units = list(as.numeric(thread))), by = host][nodes,
       on = "host"]
     core_rows <- s[cores, on = .(host, thread = unit), .(scope = "core", host, cpu,
-      ranks = 1L, noise_percent, detour_percent, slow_percent,
+      ranks = 1L, noise_percent, stolen_percent, slowdown_percent,
       units = as.list(as.numeric(thread)),
       typical_percent = i.typical_percent, centre = i.centre, spread = i.spread,
       robust_z = i.robust_z)]
@@ -286,49 +286,47 @@ outlier_table <- function(runs, summary, yardsticks, causes, locations = NULL) {
     out[is.na(location), location := finest_location(host, locations)]
     traced <- if (nrow(causes)) causes[run == name] else NULL
     top <- rbindlist(lapply(out$units, function(u) top_cause(traced, u)))
-    out[, `:=`(cause = top$class, why = outlier_why(detour_percent, slow_percent, top$class,
+    out[, `:=`(cause = top$class, why = outlier_why(stolen_percent, slowdown_percent, top$class,
       top$share), units = NULL, run = name, kernel = runs[[name]]$kernel)]
     scopes <- c(location_levels(locations), "node", "core")
     out[order(match(scope, scopes), -robust_z), .(run, kernel, scope, location, host, cpu,
       ranks, noise_percent, typical_percent, others_median_percent = centre,
-      others_mad_percent = spread, robust_z, detour_percent, slow_percent, cause, why)]
+      others_mad_percent = spread, robust_z, stolen_percent, slowdown_percent, cause, why)]
   }))
   if (nrow(rows)) return(rows)
   data.table(run = character(), kernel = character(), scope = character(),
     location = character(), host = character(), cpu = integer(), ranks = integer(),
     noise_percent = numeric(), typical_percent = numeric(), others_median_percent = numeric(),
-    others_mad_percent = numeric(), robust_z = numeric(), detour_percent = numeric(),
-    slow_percent = numeric(), cause = character(), why = character())
+    others_mad_percent = numeric(), robust_z = numeric(), stolen_percent = numeric(),
+    slowdown_percent = numeric(), cause = character(), why = character())
 }
 
 # Every core of each run at a glance, the headline beside the outliers: how
 # many CPUs and hosts, the share of time they lost (median, 99th percentile,
 # largest over the CPUs), what the system took of the median CPU by that
-# share (median_cpu_at) with its parts, in detours and in running slow,
-# its work's own variation and its whole (NA where the kernel does not split
-# them; the whole is then the median CPU's noise_percent),
+# share (median_cpu_at), and beside it the work's slowdown and variation on
+# that CPU and their whole (NA where the kernel does not split them; the
+# whole is then the median CPU's noise_percent),
 # and the tail: the p99.9 loss of a sample (us) of the median and of the
 # 99th-percentile CPU, and the longest loss of any.
 system_spread <- function(summary, tails) {
   q <- function(x, p) stats::quantile(x, p, names = FALSE, na.rm = TRUE, type = 1)
-  split <- c("system_percent", "detour_percent", "slow_percent", "variation_percent",
-    "lost_percent")
+  split <- c("stolen_percent", "slowdown_percent", "variation_percent", "lost_percent")
   missing <- setdiff(split, names(summary))
   if (length(missing)) summary <- copy(summary)[, (missing) := NA_real_]
   s <- summary[, {
-    m <- median_cpu_at(as.numeric(system_percent))
+    m <- median_cpu_at(as.numeric(stolen_percent))
     .(cpus = .N, hosts = uniqueN(host), noise_median_percent = median_cpu(noise_percent),
       noise_p99_percent = q(noise_percent, 0.99), noise_max_percent = max(noise_percent),
-      system_median_percent = as.numeric(system_percent)[m],
+      stolen_median_percent = as.numeric(stolen_percent)[m],
       # the same CPU's whole, where the kernel splits it: its parts add up
       lost_median_percent = if (is.na(m)) median_cpu(noise_percent) else
         as.numeric(lost_percent)[m],
-      detour_median_percent = as.numeric(detour_percent)[m],
-      slow_median_percent = as.numeric(slow_percent)[m],
+      slowdown_median_percent = as.numeric(slowdown_percent)[m],
       variation_median_percent = as.numeric(variation_percent)[m],
-      system_max_percent = suppressWarnings(max(as.numeric(system_percent), na.rm = TRUE)))
+      stolen_max_percent = suppressWarnings(max(as.numeric(stolen_percent), na.rm = TRUE)))
   }, by = .(run, kernel)]
-  s[!is.finite(system_max_percent), system_max_percent := NA_real_]
+  s[!is.finite(stolen_max_percent), stolen_max_percent := NA_real_]
   if (is.null(tails) || nrow(tails) == 0) return(s)
   t <- tails[run %in% s$run, .(p99_9_us_median = median_cpu(p99_9_us),
     p99_9_us_p99 = q(p99_9_us, 0.99), max_us = max(max_us)), by = run]

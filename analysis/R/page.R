@@ -42,10 +42,10 @@ report_html <- function(data, tables, verdict, first_screen, plots, untraced = N
     html_section("whole-system", "Whole system",
       unlist(Map(html_plot, pictures, names(pictures))),
       html_table(pick(shown(system_spread(tables$summary, tables$tails)), c("run", "cpus",
-        "system_median_percent", "detour_median_percent", "slow_median_percent",
-        "variation_median_percent", "noise_max_percent", "max_us")),
-        paste("Every CPU of each run: what the system took of the median CPU, in detours and",
-          "running slow, the work's own variation on it, the worst CPU's loss and the longest")),
+        "stolen_median_percent", "stolen_max_percent", "slowdown_median_percent",
+        "variation_median_percent", "max_us")),
+        paste("Every CPU of each run: what the system took of the median CPU and of the worst,",
+          "the work's own slowdown and variation on the median CPU, and the longest loss")),
       if (nrow(tables$outliers)) {
         on_page(tables$outliers, "outliers.csv", c("run", "scope",
           if (any(!is.na(tables$outliers$location))) "location", "host", "cpu",
@@ -91,9 +91,9 @@ report_html <- function(data, tables, verdict, first_screen, plots, untraced = N
         "lost, its typical stretch against the other hosts' (robust z); outlier: noisier",
         sprintf("than the others by more than %.1f.", outlier_z))),
       on_page(tables$summary, "summary.csv", c("run", "host", "cpu", "samples",
-        "noise_percent", "detour_percent", "slow_percent", "kurtosis"), paste("Noise per run",
-        "and CPU: the share of time lost, its parts in detours and running slow, and the",
-        "kurtosis of the scaled noise, the noisiest CPUs of each run first"),
+        "stolen_percent", "slowdown_percent", "resolution_us", "kurtosis"), paste("Noise per run",
+        "and CPU: what the system took, the work's own slowdown, the probe's resolution, and",
+        "the kurtosis of the scaled noise, the noisiest CPUs of each run first"),
         noisiest = "noise_percent"),
       on_page(tables$tails, "tails.csv", c("run", "host", "cpu", "p99_us", "p99_9_us",
         "p99_99_us", "max_us", "above_100us_per_hour"),
@@ -163,7 +163,7 @@ key_figures <- function(tables, labels) {
       by = run]
     s <- per_hour[s, on = "run"]
   }
-  pick(with_labels(s, labels), c("run", "cpus", "system_median_percent",
+  pick(with_labels(s, labels), c("run", "cpus", "stolen_median_percent",
     "variation_median_percent", "lost_median_percent", "p99_9_us_median", "max_us",
     "above_100us_per_hour"))
 }

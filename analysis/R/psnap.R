@@ -25,8 +25,8 @@ psnap_runs <- function(runs) {
       mean_run_time_s = mean(totals),
       sd_run_time_s = if (length(totals) > 1) stats::sd(totals) else 0,
       os_noise_percent = 100 * (mean(totals) - calibration) / calibration,
-      detour_percent = mean(rank_values(run, "detour_percent")),
-      slow_percent = mean(rank_values(run, "slow_percent")),
+      stolen_percent = mean(rank_values(run, "stolen_percent")),
+      slowdown_percent = mean(rank_values(run, "slowdown_percent")),
       # PRACE's "system correlation": how much the other ranks are hit when
       # rank 0 is; a single rank correlates with itself
       system_correlation = if (length(correlation) > 1) mean(correlation[-1]) else 1
@@ -45,8 +45,8 @@ psnap_by_cores <- function(run_table) {
     mean_run_time_s = mean(mean_run_time_s),
     system_correlation = mean(system_correlation),
     noise_percent = mean(os_noise_percent),
-    detour_percent = mean(detour_percent),
-    slow_percent = mean(slow_percent),
+    stolen_percent = mean(stolen_percent),
+    slowdown_percent = mean(slowdown_percent),
     run_time_sd_s = mean(sd_run_time_s)
   ), by = .(cores = tasks)][order(cores)]
 }

@@ -74,11 +74,12 @@ system_paragraph <- function(sys, tables, labels, processes, runs, quoted = NA) 
 pct <- function(x) paste0(format_number(x), "%")
 
 # What the system takes of the median CPU (median_cpu_at, as the key
-# figures' table), in detours and running slow, and beside it what the
-# work's own variation added: the parts of one CPU, adding up to its loss.
-# Where the kernel does not split its loss (FTQ), the loss alone.
+# figures' table), with its 95% interval, and of the worst; then, apart,
+# what depends on the work: each work kind's slowdown below its best speed
+# on its median CPU. Where the kernel does not split its time (older runs),
+# the loss alone.
 share_sentence <- function(s, whose) {
-  m <- median_cpu_at(as.numeric(s$system_percent))
+  m <- median_cpu_at(as.numeric(s$stolen_percent))
   cpus <- sprintf("the median of the %s %sCPU%s measured", format_number(nrow(s)), whose,
     if (nrow(s) == 1) "" else "s")
   if (is.na(m)) {
@@ -88,12 +89,22 @@ share_sentence <- function(s, whose) {
       pct(median_cpu(s$noise_percent)), cpus, worst$host, worst$cpu, pct(worst$noise_percent)))
   }
   mid <- s[m]
-  worst <- s[which.max(system_percent)]
-  sprintf(paste("The system takes %s of each %sCPU (%s: %s in detours and %s running slow),",
-    "%s of the worst, %s:%s. The work's own variation adds %s more on the median CPU (%s lost",
-    "in all), which is the loop's, not the system's."), pct(mid$system_percent), whose, cpus,
-    pct(mid$detour_percent), pct(mid$slow_percent), pct(worst$system_percent), worst$host,
-    worst$cpu, pct(mid$variation_percent), pct(mid$lost_percent))
+  worst <- s[which.max(stolen_percent)]
+  ci <- if (is.na(mid$stolen_ci95_low)) "" else
+    sprintf(", 95%% interval %s to %s", pct(mid$stolen_ci95_low), pct(mid$stolen_ci95_high))
+  paste(sprintf("The system takes %s of each %sCPU (%s%s), %s of the worst, %s:%s.",
+    pct(mid$stolen_percent), whose, cpus, ci, pct(worst$stolen_percent), worst$host,
+    worst$cpu), work_speed_sentence(s))
+}
+
+# The work's own sensitivity, apart from the headline: each work kind's
+# slowdown below its best speed on its median CPU, the largest first.
+work_speed_sentence <- function(s) {
+  if (!"slowdown_percent" %in% names(s) || all(is.na(s$slowdown_percent))) return("")
+  kinds <- s[!is.na(slowdown_percent), .(slowdown = median_cpu(slowdown_percent)),
+    by = .(work = ifelse(is.na(work), vapply(kernel, kernel_label, ""), toupper(work)))][order(-slowdown)]
+  sprintf("On this machine the work also runs below its best speed, the work's, not the system's: %s.",
+    paste(sprintf("%s %s", kinds$work, pct(kinds$slowdown)), collapse = ", "))
 }
 
 worse_sentence <- function(outliers) {
@@ -110,8 +121,7 @@ worse_sentence <- function(outliers) {
     ifelse(shown$scope == "node", paste0("node ", shown$host, within),
       paste(shown$scope, shown$location)))
   size <- ifelse(above_node, paste0(format_number(shown$ranks), " CPUs, "), "")
-  what <- sprintf("%s (%s%s lost, %s)", unit, size, pct(shown$noise_percent),
-    sub(";.*", "", shown$why))
+  what <- sprintf("%s (%s%s taken by the system)", unit, size, pct(shown$noise_percent))
   sprintf("Worse than the others: %s%s.", paste(what, collapse = "; "),
     if (nrow(o) > 3) sprintf("; and %s more in outliers.csv", format_number(nrow(o) - 3)) else "")
 }

@@ -3,8 +3,8 @@ class a kernel, <kernel>_noise_check, on 1, 2, 4, ... and every core. Its
 parameters are the lists of the kernel's sweep (work: null, every work
 kind), its variables the sweep's single values (-S key=value), its options
 the sweep's keys through sweep_options. It logs the headline, the figures
-the entry's logged lists, and, where the kernel's work is fixed, what the
-system took. A new kernel gets its check from its entry alone."""
+the entry's logged lists, and what the system took and the work's
+slowdown. A new kernel gets its check from its entry alone."""
 import platform
 
 import reframe.utility.sanity as sn
@@ -13,10 +13,10 @@ from reframe.core.meta import make_test
 
 from .base import KERNELS, NOISE_TAGS, noise_run_base
 
-# what the system took of the worst rank, in detours and running slow
-# (src/lib/system/speed.h): a kernel of fixed work has it
+# what the system took of the worst rank, and apart the work's largest
+# slowdown (src/lib/system/speed.h): every kernel has them
 SPEED = [{'name': f'max_{part}_percent', 'line': 'ranks', 'key': f'{part}_percent_max',
-          'unit': '%'} for part in ('system', 'detour', 'slow')]
+          'unit': '%'} for part in ('stolen', 'slowdown')]
 
 
 def number(value):
@@ -55,11 +55,11 @@ class noise_check_base(noise_run_base):
 
     @run_before('performance')
     def add_logged(self):
-        """The entry's logged figures, and the system's share where the
-        kernel's work is fixed; a figure a run of too few ranks cannot
-        have is left out rather than logged as NaN."""
+        """The entry's logged figures, and the system's share; a figure a
+        run of too few ranks cannot have is left out rather than logged as
+        NaN."""
         entry = KERNELS['kernels'][self.kernel]
-        logged = entry.get('logged', []) + (SPEED if entry['fixed'] == 'work' else [])
+        logged = entry.get('logged', []) + SPEED
         for figure in logged:
             if self.cores < figure.get('ranks_min', 1):
                 continue

@@ -218,6 +218,40 @@ static void tails(const struct nb_participant *p, const uint64_t *sorted, size_t
 			(double)n * quantum_ns / 1e9, t);
 }
 
+/* A quantum's time and its work, for the split of speed.h: it ran from the
+ * tick the one before ended (the first from the run's start) to its own. */
+struct quanta {
+	const struct nb_quantum_sample *s;
+	uint64_t start;
+};
+
+static struct nb_speed_sample quantum_sample(const void *ctx, size_t i)
+{
+	const struct quanta *q = ctx;
+	uint64_t from = i ? q->s[i - 1].tick : q->start;
+
+	return (struct nb_speed_sample){ (double)(q->s[i].tick - from), (double)q->s[i].count };
+}
+
+/* In shares of time, as every kernel's: a quantum's stolen time is its
+ * length beyond what its count takes at the usual rate. Lost against the
+ * best quantum's rate; a count's time is what a quantum resolves. */
+static void speed(struct nb_thread *t, size_t n, struct nb_speed *s)
+{
+	const struct nb_run *r = t->arg;
+	struct quanta q = { t->samples, nb_run_start_tick(r) };
+	double best = INFINITY,
+	       unit = (double)per_count * nb_run_ticks_per_work_loop(r) + r->cal.timer_read_ticks;
+
+	for (size_t i = 0; i < n; i++) {
+		struct nb_speed_sample x = quantum_sample(&q, i);
+
+		if (x.work > 0)
+			best = fmin(best, x.ticks / x.work);
+	}
+	nb_speed_split(n, quantum_sample, &q, isinf(best) ? 0 : best, unit, r->cal.ticks_per_ns, s);
+}
+
 /* a quantum a sample, on the participant's own tick */
 static double sampling_hz(const struct nb_participant *p)
 {
@@ -228,6 +262,7 @@ static const struct nb_quantum quantum = {
 	.values = values,
 	.scaled_noise_mean = scaled_noise_mean,
 	.best = best,
+	.speed = speed,
 	.stretches = stretches,
 	.summary = summary,
 	.tails = tails,

@@ -61,15 +61,17 @@ static double best(const struct nb_stats *s)
 	return s->min;
 }
 
-/* Against the fastest sample, Sequoia's ideal. */
+/* Lost against the fastest sample, Sequoia's ideal; a sample resolves a
+ * timer read. */
 static void speed(struct nb_thread *t, size_t n, struct nb_speed *s)
 {
+	const struct nb_run *r = t->arg;
 	const uint64_t *x = t->samples;
 	uint64_t min = UINT64_MAX;
 
 	for (size_t i = 0; i < n; i++)
 		min = x[i] < min ? x[i] : min;
-	nb_speed_split(x, n, (double)min, s);
+	nb_speed_fixed_work(x, n, (double)min, r->cal.timer_read_ticks, r->cal.ticks_per_ns, s);
 }
 
 /* Samples follow each other: each ends where the ticks so far add up to. */

@@ -320,7 +320,8 @@ static void summarise(struct nb_run *r, int local, size_t n, void *record)
 	 * the calibrated time alone would hide that much of the noise. */
 	res->ideal_us = fmin(st->calibrated_us, res->min_us);
 	/* in time order: running slow is a stretch of slow iterations */
-	nb_speed_split(v, n, res->ideal_us * 1000.0 * tpn, &res->speed);
+	nb_speed_fixed_work(v, n, res->ideal_us * 1000.0 * tpn, r->cal.timer_read_ticks, tpn,
+			    &res->speed);
 	/* iterations follow each other; its files hold ns */
 	nb_stretches_init(&res->p.stretches, r->measured_s);
 	uint64_t ticks = 0;

@@ -152,36 +152,33 @@ static void measure(struct nb_thread *t)
 	__atomic_store_n(&st->done, 1, __ATOMIC_RELEASE);
 }
 
-/* The loop counts its iterations in all, not when they ran: the time outside
- * detours over the ordinary iterations' count says how much slower they ran
- * on average than before the run, not when (slow_time_percent unknown). Not
- * against the minimal iteration: a fenced timer read's cost varies, and the
- * ordinary iteration takes twice the fastest on a machine at full speed. */
-static void ordinary_speed(struct result *res, double span, const struct nb_detour *d, size_t n,
-			   double ordinary_ticks)
+/* The stolen time: each detour's length beyond the minimal iteration, past
+ * the one threshold (speed.h); the loop resolves the longer of an ordinary
+ * iteration and what --threshold leaves unrecorded. The loop counts its
+ * iterations in all, not when they ran: the time outside detours over the
+ * ordinary iterations' count says how much slower they ran on average
+ * than before the run (the slowdown). Not against the minimal iteration: a
+ * fenced timer read's cost varies, and the ordinary iteration takes twice
+ * the fastest on a machine at full speed. */
+static void ordinary_speed(struct result *res, const struct state *st, uint64_t start,
+			   double span, const struct nb_detour *d, size_t n, double tpn)
 {
 	struct nb_speed *s = &res->speed;
-	double in_detours = 0;
+	double in_detours = 0,
+	       unit = fmax(st->ordinary_ticks, (double)(st->threshold - res->min_ticks));
 
+	nb_speed_detours(&d[0].start, &d[0].length, sizeof(*d) / sizeof(uint64_t), n, start,
+			 (double)res->min_ticks, span, unit, tpn, s);
 	for (size_t i = 0; i < n; i++)
 		in_detours += (double)d[i].length;
-	memset(s, 0, sizeof(*s));
-	s->total_ticks = span;
-	s->detours = n;
-	s->detour_ticks = in_detours - (double)n * (double)res->min_ticks;
-	s->lost_ticks = s->detour_ticks;
-	s->slow_span_ticks = NAN;
-	s->slow_factor = NAN;
 	if (!res->iterations_known || res->iterations <= n)
 		return;
-	double ideal = (double)(res->iterations - n) * ordinary_ticks;
-	/* beyond the ordinary iterations' time: running slow past the
-	 * threshold, else the loop's own variation (none when it ran faster) */
+	double ideal = (double)(res->iterations - n) * st->ordinary_ticks;
+	/* beyond the ordinary iterations' time: the loop ran slower than
+	 * before the run (none when it ran faster) */
 	double beyond = fmax(span - in_detours - ideal, 0);
 
-	s->slow_factor = (span - in_detours) / ideal;
-	if (s->slow_factor > 1 + NB_SPEED_THRESHOLD)
-		s->slow_ticks = beyond;
+	s->slowdown_ticks = beyond;
 	s->lost_ticks += beyond;
 }
 
@@ -250,7 +247,7 @@ static void summarise(struct nb_run *r, int local, size_t n, void *record)
 				 (double)(d[i].length - st->min_ticks) / tpn);
 	}
 	res->period_s = (double)(end - start) / tpn / 1e9;
-	ordinary_speed(res, (double)(end - start), d, n, st->ordinary_ticks);
+	ordinary_speed(res, st, start, (double)(end - start), d, n, tpn);
 	res->overhead_percent = 100.0 * (double)stolen / (double)(end - start);
 	res->detours_per_s = (double)n / res->period_s;
 	nb_stats_compute(lengths, n, &s); /* sorts them */

@@ -169,10 +169,11 @@ static void read_rank_lines(const char *path, int run)
 		double lost, injections = 0, longest = NAN;
 		const char *tails = strstr(line, "\"tails\":{");
 
-		/* the system's share, as noise-check gives it; detour_percent in
-		 * runs from before system_percent */
+		/* the system's share, as noise-check gives it; system_percent and
+		 * detour_percent in runs from before stolen_percent */
 		if (!strstr(line, "{\"rank\":") || !string_value(line, "\"host\"", host, sizeof(host)) ||
-		    !(number_value(line, "\"system_percent\"", &lost) ||
+		    !(number_value(line, "\"stolen_percent\"", &lost) ||
+		      number_value(line, "\"system_percent\"", &lost) ||
 		      number_value(line, "\"detour_percent\"", &lost)))
 			continue;
 		number_value(line, "\"injections\"", &injections);
@@ -299,7 +300,7 @@ void limits_from_survey(const char *dir, double margin, FILE *out)
 		"# noise-check requirements for nodes of %s, from noise-check --limits-from %s:\n"
 		"# each node's worst CPU in each of %zu run(s) of %s (%zu node run(s), %zu CPU\n"
 		"# measurements), the 99th percentile over those node runs, times %g\n"
-		"system_percent <= %.3g\nmax_loss_us <= %.0f\n",
+		"stolen_percent <= %.3g\nmax_loss_us <= %.0f\n",
 		kind, dir, runs, selfish ? "the selfish detour" : "the kernels (no selfish run)",
 		alike, cpus, margin,
 		fmin(100, fmax(MIN_LOST_PERCENT, margin * percentile(lost, alike, 0.99))),

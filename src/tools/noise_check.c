@@ -3,15 +3,15 @@
  *
  * Runs the selfish detour (the selfish binary beside this one) on every CPU
  * this process may use, all at once, for --seconds; reads each rank's result
- * line (the catalogue's rank_line: cpu, system_percent, max_loss_us, and
+ * line (the catalogue's rank_line: cpu, stolen_percent, max_loss_us, and
  * with --trace top_cause); prints one line a CPU outside the limits and one
  * summary line, as NHC prints a failed check:
  *
  *   noise: cpu17 took 3.2% > 1% (detours; longest 312 us; irq:41:nvme0q3)
  *
- * "took" is the system's share of the CPU's time (system_percent: detours
- * and running slow), the figure the report's verdict and the metrics'
- * noisebench_cpu_system_ratio give, not the work's own variation.
+ * "took" is the system's share of the CPU's time (stolen_percent: each
+ * detour past the one threshold), the figure the report's verdict and the
+ * metrics' noisebench_cpu_system_ratio give, not the work's own slowdown.
  *
  * The limits are a requirements file's rules (requirements.h), the same the
  * kernels judge by: selfish is given them, and its rank lines carry the
@@ -48,7 +48,7 @@
 /* What the kernel's result line of one CPU gave. */
 struct cpu_result {
 	int cpu;
-	double system_percent;  /* what the system took */
+	double stolen_percent;  /* what the system took */
 	double longest_us;      /* max_loss_us: the longest detour beyond an iteration */
 	char cause[96];         /* top_cause (with --trace), else "" */
 	char *line;             /* the whole line, for the metrics */
@@ -63,7 +63,7 @@ static void usage(FILE *f)
 		"Exit 0 within the limits, 1 outside, 2 when it cannot measure.\n"
 		"  --seconds S             measure for S seconds (default 5)\n"
 		"  --max-lost-percent P    the system may take at most P%% of a CPU's time\n"
-		"                          (system_percent <= P: detours and running slow;\n"
+		"                          (stolen_percent <= P: what the system stole;\n"
 		"                          default 1)\n"
 		"  --max-detour-us U       and no detour longer than U us (max_loss_us <= U;\n"
 		"                          default 1000)\n"
@@ -98,11 +98,11 @@ static int parse_rank_line(const char *line, struct cpu_result *r)
 	if (strncmp(line, "rank kernel=selfish ", 20) != 0)
 		return 0;
 	if (!field(line, "cpu", cpu, sizeof(cpu)) ||
-	    !field(line, "system_percent", lost, sizeof(lost)) ||
+	    !field(line, "stolen_percent", lost, sizeof(lost)) ||
 	    !field(line, "max_loss_us", longest, sizeof(longest)))
 		return 0;
 	r->cpu = atoi(cpu);
-	r->system_percent = strtod(lost, NULL);
+	r->stolen_percent = strtod(lost, NULL);
 	r->longest_us = strtod(longest, NULL);
 	if (!field(line, "top_cause", r->cause, sizeof(r->cause)))
 		r->cause[0] = '\0';
@@ -232,7 +232,7 @@ static void write_metrics(const char *path, const struct cpu_result *res, int n,
 		lines[i] = res[i].line;
 	nb_metrics_info(o->f, &m);
 	nb_metrics_rank_lines(o->f, lines, n, "noise-check");
-	const struct nb_rule *lost = nb_requirements_find(q, "system_percent");
+	const struct nb_rule *lost = nb_requirements_find(q, "stolen_percent");
 	const struct nb_rule *longest = nb_requirements_find(q, "max_loss_us");
 
 	if (lost)
@@ -281,7 +281,7 @@ static int by_loss(const void *a, const void *b)
 {
 	const struct cpu_result *x = a, *y = b;
 
-	return (x->system_percent < y->system_percent) - (x->system_percent > y->system_percent);
+	return (x->stolen_percent < y->stolen_percent) - (x->stolen_percent > y->stolen_percent);
 }
 
 /* The reason's tail: the cause where traced. */
@@ -311,7 +311,7 @@ static void read_rules(struct nb_requirements *q, const char *file, double max_l
 		max_detour = max_detour > 0 ? max_detour : 1000;
 	}
 	if (max_lost > 0) {
-		snprintf(text, sizeof(text), "system_percent <= %.17g", max_lost);
+		snprintf(text, sizeof(text), "stolen_percent <= %.17g", max_lost);
 		nb_rule_parse(text, &rule);
 		nb_requirements_set(q, &rule);
 	}
@@ -353,22 +353,22 @@ static int judge(const struct nb_requirements *q, struct cpu_result *res, int n)
 		const struct nb_rule *rule = &q->rule[k];
 
 		nb_rule_value(rule, r->line, &v);
-		if (!strcmp(rule->figure, "system_percent"))
+		if (!strcmp(rule->figure, "stolen_percent"))
 			printf("noise: cpu%d took %.3g%% %s %.3g%% (detours; longest %.0f us%s)\n", r->cpu,
-			       r->system_percent, broken(rule), rule->bound, r->longest_us,
+			       r->stolen_percent, broken(rule), rule->bound, r->longest_us,
 			       cause_of(r, cause, sizeof(cause)));
 		else if (!strcmp(rule->figure, "max_loss_us"))
 			printf("noise: cpu%d detour of %.0f us %s %.0f us (took %.3g%%%s)\n", r->cpu,
-			       r->longest_us, broken(rule), rule->bound, r->system_percent,
+			       r->longest_us, broken(rule), rule->bound, r->stolen_percent,
 			       cause_of(r, cause, sizeof(cause)));
 		else
 			printf("noise: cpu%d %s %.4g %s %.4g (took %.3g%%; longest %.0f us%s)\n", r->cpu,
-			       rule->figure, v, broken(rule), rule->bound, r->system_percent,
+			       rule->figure, v, broken(rule), rule->bound, r->stolen_percent,
 			       r->longest_us, cause_of(r, cause, sizeof(cause)));
 	}
 	if (!judged)
 		nb_fail(NB_EXIT_USAGE, "cannot judge: no rule of %s speaks of the selfish detour's "
-			"figures (e.g. system_percent, max_loss_us)", q->source);
+			"figures (e.g. stolen_percent, max_loss_us)", q->source);
 	return outside;
 }
 
@@ -377,7 +377,7 @@ static int judge(const struct nb_requirements *q, struct cpu_result *res, int n)
 static void rule_words(const struct nb_rule *rule, const double *worst, char *buf, size_t size)
 {
 	const char *op = rule->or_equal ? "<=" : "<";
-	int lost = !strcmp(rule->figure, "system_percent");
+	int lost = !strcmp(rule->figure, "stolen_percent");
 	int longest = !strcmp(rule->figure, "max_loss_us");
 	char at[64] = "";
 
@@ -424,7 +424,7 @@ static void summary_line(const struct nb_requirements *q, const struct cpu_resul
 	if (outside)
 		printf("noise: %d of %d CPUs outside the limits (%s); worst cpu%d took %.3g%%, "
 		       "longest detour %.0f us on cpu%d; %.1f s\n", outside, n, words, res[0].cpu,
-		       res[0].system_percent, res[longest].longest_us, res[longest].cpu, wall);
+		       res[0].stolen_percent, res[longest].longest_us, res[longest].cpu, wall);
 	else
 		printf("noise: %d CPUs within the limits (%s); %.1f s\n", n, words, wall);
 }

@@ -19,7 +19,7 @@ int LLVMFuzzerTestOneInput(const unsigned char *data, unsigned long size)
 		nb_requirements_default(&sequoia);
 		if (nb_rule_parse("max_loss_us <= 100 kernel=fwq cpus=0-3,8", &rule) ||
 		    nb_requirements_set(&site, &rule) ||
-		    nb_rule_parse("system_percent < 1 nan=pass", &rule) ||
+		    nb_rule_parse("stolen_percent < 1 nan=pass", &rule) ||
 		    nb_requirements_set(&site, &rule))
 			abort();
 		ready = 1;

@@ -9,7 +9,7 @@
 
 #include "requirements.h"
 
-static const char line[] = "rank kernel=fwq cpu=3 samples=1000 system_percent=1.5 "
+static const char line[] = "rank kernel=fwq cpu=3 samples=1000 stolen_percent=1.5 "
 			   "max_loss_us=120 kurtosis=nan";
 
 int LLVMFuzzerTestOneInput(const unsigned char *data, unsigned long size)

@@ -11,7 +11,7 @@
 
 static const char *const fwq_line =
 	"rank kernel=fwq rank=0 host=n1 cpu=5 work=multiiter scaled_noise_mean=1e-06 "
-	"scaled_noise_sd=0.0005 kurtosis=nan system_percent=2.5 p99_9_loss_us=50";
+	"scaled_noise_sd=0.0005 kurtosis=nan stolen_percent=2.5 p99_9_loss_us=50";
 
 static void test_default_is_sequoia(void)
 {
@@ -40,7 +40,7 @@ static void test_bounds_and_scopes(void)
 	unsigned char which[NB_RULES_MAX];
 	int unmet;
 
-	CHECK(!nb_rule_parse("system_percent <= 2.5", &r) && r.or_equal && r.bound == 2.5);
+	CHECK(!nb_rule_parse("stolen_percent <= 2.5", &r) && r.or_equal && r.bound == 2.5);
 	q.rule[q.n++] = r;
 	CHECK(!nb_rule_parse("p99_9_loss_us < 50 cpus=4-7", &r) && !r.or_equal);
 	q.rule[q.n++] = r;
@@ -67,7 +67,7 @@ static void test_bad_rules_say_why(void)
 	CHECK(nb_rule_parse("kurtosis < 100 colour=red", &r) != NULL);
 	CHECK(nb_rule_parse("max_lost_percent -1", &r) != NULL);
 	/* the older limits file's lines are rules */
-	CHECK(!nb_rule_parse("max_lost_percent 3", &r) && !strcmp(r.figure, "system_percent") &&
+	CHECK(!nb_rule_parse("max_lost_percent 3", &r) && !strcmp(r.figure, "stolen_percent") &&
 	      r.or_equal && r.bound == 3);
 	CHECK(!nb_rule_parse("max_detour_us 800", &r) && !strcmp(r.figure, "max_loss_us"));
 }
@@ -80,12 +80,12 @@ static void test_file_names_its_line(void)
 	FILE *f = fdopen(fd, "w");
 	const char *why;
 
-	fprintf(f, "# a site's\nsystem_percent <= 1  # application CPUs\n\nkurtosis << 3\n");
+	fprintf(f, "# a site's\nstolen_percent <= 1  # application CPUs\n\nkurtosis << 3\n");
 	fclose(f);
 	why = nb_requirements_read(path, &q);
 	CHECK(why && strstr(why, ":4: after the figure comes < or <="));
 	f = fopen(path, "w");
-	fprintf(f, "system_percent <= 1\nsystem_percent <= 2\n");
+	fprintf(f, "stolen_percent <= 1\nstolen_percent <= 2\n");
 	fclose(f);
 	/* a second rule on the same figure and scope replaces the first */
 	CHECK(nb_requirements_read(path, &q) == NULL && q.n == 1 && q.rule[0].bound == 2);

@@ -193,50 +193,61 @@ static void test_json_row(void)
 	nb_json_row_free(&row);
 }
 
-/* 300 samples of 1000 ticks: a detour of 500 in sample 50, and samples
- * 100-199 at 1.5 times the speed's cost, one of them (150) with a detour of
- * 300 on top. */
+/* Samples of 1000 ticks at 1 tick a ns (a 10 ms window: 10,000 samples): a detour of 500 in sample 50 (under the 1 us threshold: the
+ * loop's own variation) and of 3000 in sample 60 (stolen), and the second
+ * block at 1.5 times the cost (a slowdown, not stolen). */
 static void test_speed_split(void)
 {
-	uint64_t x[300];
+	enum { N = 30000 };
+	static uint64_t x[N];
 	struct nb_speed s;
 
-	for (int i = 0; i < 300; i++)
-		x[i] = i >= 100 && i < 200 ? 1500 : 1000;
+	for (int i = 0; i < N; i++)
+		x[i] = i >= 10000 && i < 20000 ? 1500 : 1000;
 	x[50] += 500;
-	x[150] += 300;
-	nb_speed_split(x, 300, 1000, &s);
-	NEAR(s.total_ticks, 300 * 1000 + 100 * 500 + 800, 0);
-	CHECK(s.detours == 2);
-	NEAR(s.detour_ticks, 800, 0);          /* each beyond its usual level */
-	CHECK(s.slow_samples == 100);          /* the median filter keeps the edges */
-	NEAR(s.slow_ticks, 100 * 500, 0);      /* the detour in it counted as detour */
-	NEAR(s.slow_span_ticks, 100 * 1500 + 300, 0);
-	NEAR(s.slow_factor, 1.5, 1e-12);
-	/* the parts add up: nothing here varied but by detours and speed */
-	NEAR(s.lost_ticks, 100 * 500 + 800, 0);
-	NEAR(nb_speed_variation(&s), 0, 0);
+	x[60] += 3000;
+	x[15000] += 2000;
+	nb_speed_fixed_work(x, N, 1000, 30, 1.0, &s);
+	NEAR(s.total_ticks, (double)N * 1000 + 10000 * 500 + 5500, 0);
+	CHECK(s.stolen_samples == 2);
+	NEAR(s.stolen_ticks, 5000, 0);          /* each beyond its usual time */
+	/* the slow stretch against the best, to within a block (1 ms, 1000
+	 * samples) at each of its edges: the median's resolution */
+	NEAR(s.slowdown_ticks, 10000 * 500, 1000 * 500);
+	NEAR(s.lost_ticks, 10000 * 500 + 5500, 0);
+	/* the detour under the threshold, and those few edge samples */
+	NEAR(nb_speed_variation(&s), 500 + 10000 * 500 - s.slowdown_ticks, 1e-6);
+	NEAR(s.resolution_ticks, 30, 0);        /* no spread: the unit */
+	CHECK(s.resolution_ticks < s.threshold_ticks);
+	/* the stolen share's interval holds it */
+	double stolen = nb_speed_percent(&s, s.stolen_ticks);
 
-	/* a slowdown under the threshold is the work's own variation */
-	for (int i = 0; i < 300; i++)
-		x[i] = 1040;
-	nb_speed_split(x, 300, 1000, &s);
-	CHECK(s.slow_samples == 0 && s.detours == 0);
-	NEAR(s.slow_factor, 1.0, 0);
-	NEAR(nb_speed_variation(&s), 300 * 40, 0);
-	NEAR(nb_speed_percent(&s, s.lost_ticks), 100.0 * 40 / 1040, 1e-12);
-	nb_speed_split(x, 3, 1000, &s); /* fewer samples than the window */
-	NEAR(s.total_ticks, 3 * 1040, 0);
+	CHECK(s.ci_low <= stolen && stolen <= s.ci_high);
 
-	/* jitter, a detour and a slow stretch at once: lost = the three parts */
-	for (int i = 0; i < 300; i++)
-		x[i] = (i >= 200 ? 1300 : 1000) + (uint64_t)(i % 3) * 10;
-	x[20] += 700;
-	nb_speed_split(x, 300, 1000, &s);
-	NEAR(s.lost_ticks, s.detour_ticks + s.slow_ticks + nb_speed_variation(&s), 1e-9);
-	CHECK(s.detours == 1 && s.slow_samples == 100);
-	NEAR(s.detour_ticks, 700 + 10 * (20 % 3) - 10, 0); /* beyond its usual 1010 */
-	CHECK(nb_speed_variation(&s) > 0);
+	/* a slowdown of any size is the work's: no cliff */
+	for (int i = 0; i < N; i++)
+		x[i] = i < 20000 ? 1000 : 1040;
+	nb_speed_fixed_work(x, N, 1000, 30, 1.0, &s);
+	CHECK(s.stolen_samples == 0);
+	NEAR(s.slowdown_ticks, 10000 * 40, 1000 * 40);
+	NEAR(nb_speed_variation(&s), 10000 * 40 - s.slowdown_ticks, 1e-6);
+	nb_speed_fixed_work(x, 3, 1000, 30, 1.0, &s); /* fewer samples than a block */
+	NEAR(s.total_ticks, 3 * 1000, 0);
+	CHECK(isnan(s.ci_low)); /* too few to say */
+
+	/* a spread wider than the threshold: the probe says it is coarse */
+	for (int i = 0; i < N; i++)
+		x[i] = 1000 + (uint64_t)(i % 2) * 1800;
+	nb_speed_fixed_work(x, N, 1000, 30, 1.0, &s);
+	CHECK(s.resolution_ticks > s.threshold_ticks);
+
+	/* detours recorded alone: past the threshold beyond the base */
+	uint64_t d[3][2] = { { 100, 900 }, { 5000, 4100 }, { 9000, 1050 } };
+
+	nb_speed_detours(&d[0][0], &d[0][1], 2, 3, 0, 50, 1e6, 40, 1.0, &s);
+	NEAR(s.stolen_ticks, 4050, 0);
+	CHECK(s.stolen_samples == 1);
+	NEAR(s.lost_ticks, 850 + 4050 + 1000, 0);
 }
 
 /* The loss histogram's edges: a bucket holds [edge k-1, edge k) */

@@ -45,7 +45,7 @@ rank_entry <- function(t, hosts, cpus, ...) {
 }
 
 # ticks: one vector of sample times per rank; fields: NULL or a list per
-# rank of the further figures its entry holds (detour_percent, ...).
+# rank of the further figures its entry holds (stolen_percent, ...).
 write_fwq <- function(dir, prefix, ticks, tpn = 1, hosts = NULL, cpus = NULL, fields = NULL) {
   run_s <- max(vapply(ticks, sum, numeric(1))) / tpn / 1e9
   ranks <- lapply(seq_along(ticks) - 1, function(t) {

@@ -125,7 +125,7 @@ test_that("a tiled figure of more rows than a picture holds keeps the noisiest, 
 test_that("the ranking of many CPUs keeps the noisiest one a point, the rest in runs", {
   n <- 10^5
   noise <- data.table(noise_percent = c(50, 40, 30, stats::runif(n - 3, 1, 10)),
-    detour_percent = 1, slow_percent = 2)
+    stolen_percent = 1, slowdown_percent = 2)
   d <- noise[order(-noise_percent)][, position := seq_len(.N)]
   points <- ranking_points(d)
   expect_equal(nrow(points), ranking_points_max)
@@ -135,7 +135,7 @@ test_that("the ranking of many CPUs keeps the noisiest one a point, the rest in 
   # each run drawn at its first CPU with its largest loss: the curve's own values
   expect_equal(points$noise_percent, d$noise_percent[points$position])
   expect_true(all(diff(points$position) > 0))
-  expect_equal(points$detour_percent, rep(1, ranking_points_max))
+  expect_equal(points$stolen_percent, rep(1, ranking_points_max))
   expect_equal(nrow(ranking_points(d[1:100])), 100)
   expect_s3_class(plot_unit_ranking(noise, "t"), "ggplot")
 })

@@ -11,7 +11,7 @@ test_that("numbers have 3 significant digits, separators and no e-notation", {
 
 test_that("headers are words with units, empty columns are left out", {
   expect_equal(header_words(c("noise_percent", "p99_9_us", "gap_ms", "made_up")),
-    c("Lost (%)", "p99.9 loss (\u00b5s)", "Gap (ms)", "Made up"))
+    c("System took (%)", "p99.9 loss (\u00b5s)", "Gap (ms)", "Made up"))
   dt <- data.table(a = 1:2, b = c(NA, NA), c = c("", ""), d = c("x", ""))
   expect_equal(names(drop_empty_columns(dt)), c("a", "d"))
   html <- html_table(dt)

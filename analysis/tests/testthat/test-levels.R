@@ -59,7 +59,7 @@ level_survey <- function(n = 4000, nids = FALSE, env = parent.frame()) {
   dir <- withr_tempdir(env)
   write_fwq(dir, "fwq", lapply(seq_len(nrow(grid)), function(i) fwq_ticks(n, share[i], i)),
     hosts = grid$host, cpus = grid$cpu,
-    fields = lapply(share, function(x) list(detour_percent = 100 * x, slow_percent = 0)))
+    fields = lapply(share, function(x) list(stolen_percent = 100 * x, slowdown_percent = 0)))
   # a machine a host, as a run of many nodes describes them
   meta <- jsonlite::fromJSON(file.path(dir, "fwq.json"), simplifyVector = FALSE)
   meta$machines <- lapply(unique(grid$host), function(h) {
@@ -110,8 +110,8 @@ test_that("a report of nodes the kernels read xnames of has the machine map and 
   expect_equal(o$location, c("x1002", "x1004c1", "x1000c2", "x1005c3"))
   expect_equal(o$host, c("", "", "nid0006", "nid0047"))
   html <- paste(readLines(page), collapse = "\n")
-  expect_match(html, paste0("Worse than the others: cabinet x1002 \\(32 CPUs, 29.[0-9]% lost, ",
-    "detours [^)]*\\); chassis x1004c1 \\(8 CPUs, [^)]*\\); node nid0006 in x1000c2 \\("))
+  expect_match(html, paste0("Worse than the others: cabinet x1002 \\(32 CPUs, 30% taken by the ",
+    "system\\); chassis x1004c1 \\(8 CPUs, [^)]*\\); node nid0006 in x1000c2 \\("))
   expect_match(html, "a column a cabinet, a white outline a chassis")
   nodes <- fread(file.path(report, "nodes.csv"))
   expect_equal(names(nodes)[1:3], c("host", "cabinet", "chassis"))

@@ -2,13 +2,13 @@
 # each once and with why, and nothing else.
 
 # hosts x cores FWQ ranks losing 2% of their time, but for the planted ones
-# (as the kernel would split it: all in detours)
+# (as the kernel would split it: all stolen)
 survey_ticks <- function(hosts, cores, bad_nodes, bad_cores, n = 4000) {
   grid <- CJ(h = seq_len(hosts), c = seq_len(cores) - 1)
   share <- ifelse(grid$h %in% bad_nodes | paste(grid$h, grid$c) %in% bad_cores, 0.3, 0.02)
   list(ticks = lapply(seq_len(nrow(grid)), function(i) fwq_ticks(n, share[i], i)),
     hosts = sprintf("node%d", grid$h), cpus = grid$c,
-    fields = lapply(share, function(x) list(detour_percent = 100 * x, slow_percent = 0)))
+    fields = lapply(share, function(x) list(stolen_percent = 100 * x, slowdown_percent = 0)))
 }
 
 outliers_of <- function(s) {
@@ -29,7 +29,7 @@ test_that("a bad node is one line and a bad core of a good node another, nothing
   expect_true(all(o$robust_z > outlier_z))
   expect_equal(o$noise_percent, c(30, 30), tolerance = 0.05)
   # the kernel's split, as it reported it
-  expect_equal(o$why, rep("detours 30.00%, running slow 0.00% of the time", 2))
+  expect_equal(o$why, rep("stolen 30% of the time; the work's slowdown 0%", 2))
   expect_true(all(is.na(o$cause)))
 })
 
@@ -96,19 +96,21 @@ test_that("the spread of every CPU's noise is one row a run, whatever the column
   # the lower middle one of an even count, its parts adding up to its whole
   summary <- data.table(run = c("a", "a", "a", "b", "b"), kernel = "psnap",
     host = c("h1", "h1", "h2", "h1", "h1"), noise_percent = c(1, 2, 30, 4, 5),
-    detour_percent = c(1L, 2L, 3L, 4L, 5L), slow_percent = c(0L, 0L, 0L, 1L, 2L),
+    stolen_percent = c(1L, 2L, 3L, 5L, 7L), slowdown_percent = c(0L, 0L, 0L, 1L, 2L),
     variation_percent = c(0, 0, 27, 0, 0))
-  summary[, system_percent := detour_percent + slow_percent]
+  summary[, lost_percent := stolen_percent + slowdown_percent + variation_percent]
   s <- system_spread(summary, NULL)
   expect_equal(s$cpus, c(3L, 2L))
   expect_equal(s$hosts, c(2L, 1L))
   expect_equal(s$noise_max_percent, c(30, 5))
   expect_equal(s$noise_median_percent, c(2, 4))
-  expect_equal(s$system_median_percent, c(2, 5))
-  expect_equal(s$slow_median_percent, c(0, 1))
-  expect_equal(s$system_median_percent, s$detour_median_percent + s$slow_median_percent)
-  expect_equal(s$system_max_percent, c(3, 7))
+  expect_equal(s$stolen_median_percent, c(2, 5))
+  expect_equal(s$slowdown_median_percent, c(0, 1))
+  # the median CPU's parts add up to its whole
+  expect_equal(s$lost_median_percent, s$stolen_median_percent + s$slowdown_median_percent +
+    s$variation_median_percent)
+  expect_equal(s$stolen_max_percent, c(3, 7))
   # without the split (FTQ, older runs) its columns are NA
   s <- system_spread(summary[, .(run, kernel, host, noise_percent)], NULL)
-  expect_true(all(is.na(s$system_median_percent)) && all(is.na(s$system_max_percent)))
+  expect_true(all(is.na(s$stolen_median_percent)) && all(is.na(s$stolen_max_percent)))
 })

@@ -1,35 +1,40 @@
 # The first screen's sentences read the tables' figures: what the system
-# took of the median CPU, its parts adding up, and the work's own variation
-# beside it, named as such.
+# took of the median CPU with its interval, the parts adding up, and the
+# work's own slowdown beside it, named as the work's.
 
-split_fields <- function(detour, slow, variation) {
-  lapply(seq_along(detour), function(i) list(detour_percent = detour[i], slow_percent = slow[i],
-    variation_percent = variation[i], system_percent = detour[i] + slow[i],
-    lost_percent = detour[i] + slow[i] + variation[i]))
+split_fields <- function(stolen, slowdown, variation) {
+  lapply(seq_along(stolen), function(i) list(stolen_percent = stolen[i],
+    stolen_ci95_low = stolen[i] - 0.5, stolen_ci95_high = stolen[i] + 0.5,
+    slowdown_percent = slowdown[i], variation_percent = variation[i],
+    lost_percent = stolen[i] + slowdown[i] + variation[i]))
 }
 
 test_that("the verdict's share is the median CPU's of the key figures, its parts adding up", {
   dir <- withr_tempdir()
-  # three CPUs: the system took 1.5, 2.25 and 4 %; the median one's parts 2 + 0.25
+  # three CPUs: the system took 1.5, 2.25 and 4 %; the work slowed by 0, 0.25, 1
   write_fwq(dir, "fwq", list(1000 + 0:99, 1000 + 0:99, 1000 + 0:99),
-    fields = split_fields(c(1.5, 2, 3), c(0, 0.25, 1), c(0.5, 3, 0.1)))
+    fields = split_fields(c(1.5, 2.25, 4), c(0, 0.25, 1), c(0.5, 3, 0.1)))
   runs <- read_results(dir)$runs
   summary <- noise_summary(runs$fwq, "fwq")
-  expect_equal(summary$lost_percent, summary$system_percent + summary$variation_percent)
+  expect_equal(summary$lost_percent, summary$stolen_percent + summary$slowdown_percent +
+    summary$variation_percent)
+  # the headline ranks every table
+  expect_equal(summary$noise_percent, summary$stolen_percent)
   spread <- system_spread(summary, NULL)
-  expect_equal(spread$system_median_percent, 2.25)
-  expect_equal(spread$detour_median_percent + spread$slow_median_percent, 2.25)
+  expect_equal(spread$stolen_median_percent, 2.25)
+  expect_equal(spread$slowdown_median_percent, 0.25)
   expect_equal(spread$variation_median_percent, 3)
-  expect_equal(spread$lost_median_percent, 5.25)
+  expect_equal(spread$lost_median_percent, 5.5)
   words <- share_sentence(summary, "")
-  expect_match(words, "The system takes 2.25% of each CPU (the median of the 3 CPUs measured: 2% in detours and 0.25% running slow)", fixed = TRUE)
-  expect_match(words, "running slow), 4% of the worst, [^:]+:2\\.")
-  expect_match(words, "The work's own variation adds 3% more on the median CPU (5.25% lost in all)", fixed = TRUE)
+  expect_match(words, "The system takes 2.25% of each CPU (the median of the 3 CPUs measured, 95% interval 1.75% to 2.75%)", fixed = TRUE)
+  expect_match(words, "2.75%\\), 4% of the worst, [^:]+:2\\.")
+  # the slowdown is the work's, apart from the headline
+  expect_match(words, "the work's, not the system's: MULTIITER 0.25%.", fixed = TRUE)
   # the page says the same as the table beside it
   page <- paste(readLines(write_report(dir, pdf = FALSE)), collapse = "\n")
   expect_match(page, "The system takes 2.25% of each CPU", fixed = TRUE)
   key <- fread(file.path(dir, "report", "summary.csv"))
-  expect_equal(sort(key$system_percent), c(1.5, 2.25, 4))
+  expect_equal(sort(key$stolen_percent), c(1.5, 2.25, 4))
 })
 
 test_that("a run whose kernel does not split its loss says so", {

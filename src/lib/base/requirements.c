@@ -41,7 +41,7 @@ static int is_key(const char *s, size_t len)
 static const char *legacy_rule(const char *key, const char *rest, struct nb_rule *rule)
 {
 	static const struct { const char *key, *figure; } legacy[] = {
-		{ "max_lost_percent", "system_percent" },
+		{ "max_lost_percent", "stolen_percent" },
 		{ "max_detour_us", "max_loss_us" },
 	};
 	char *end;
@@ -71,7 +71,7 @@ const char *nb_rule_parse(const char *text, struct nb_rule *rule)
 	int n;
 
 	if (!is_key(p, len))
-		return "a rule starts with a figure, a rank line's key (e.g. system_percent)";
+		return "a rule starts with a figure, a rank line's key (e.g. stolen_percent)";
 	if (len >= NB_RULE_FIGURE)
 		return "the figure's name is too long";
 	memcpy(key, p, len);

@@ -37,7 +37,7 @@ struct nb_requirements {
 void nb_requirements_default(struct nb_requirements *q);
 
 /* One rule from text; NULL, or why not (a static string). Also takes the
- * older limits file's "max_lost_percent P" (system_percent <= P) and
+ * older limits file's "max_lost_percent P" (stolen_percent <= P) and
  * "max_detour_us U" (max_loss_us <= U). */
 const char *nb_rule_parse(const char *text, struct nb_rule *rule);
 

@@ -1,21 +1,35 @@
-/* Running slow or interrupted: what a series of fixed-work samples lost
- * beyond the ideal sample, split in two.
+/* What the system stole from a thread, and what the work lost on its own:
+ * a series of samples' time split three ways (docs/analysis.md, "The
+ * figures").
  *
- * A detour (an interrupt, a preemption) makes one sample longer than the
- * samples around it; a change of speed (frequency, an SMT sibling, a
- * hypervisor sharing the core more finely than a sample) makes many
- * consecutive samples longer by a similar factor. Each sample's usual level
- * is the median of the NB_SPEED_WINDOW samples centred on it: a median filter
- * keeps a change of speed's edges where they are and ignores single detours.
- * A sample more than NB_SPEED_THRESHOLD above its usual level is a detour (its
- * excess over that level is detour time); a sample whose usual level is more
- * than NB_SPEED_THRESHOLD above the ideal runs slow (its time beyond the
- * ideal, up to its usual level, is slow time). What is left is the work's
- * own variation: samples within NB_SPEED_THRESHOLD of their usual level, a
- * usual level within it of the ideal. The parts add up to the whole:
- *   lost = detours + slow + variation, each a share of the run's time;
- *   the system took detours + slow (system_percent), and the variation is
- *   the work's, shown beside it (docs/analysis.md, "The figures"). */
+ * The headline is defined by time, as osnoise and Netgauge define theirs,
+ * so that every probe gives the same figure: a sample's excess over its
+ * usual time is stolen when it passes one absolute threshold
+ * (NB_STOLEN_THRESHOLD_NS), the same for every kernel and work kind. A
+ * sample's usual time is a median, per unit of work, over the
+ * NB_USUAL_WINDOW_NS around it: the median of the medians of
+ * NB_USUAL_BLOCKS blocks of a tenth of that each (a block holds one sample
+ * or more). The median ignores single detours and follows a change of
+ * speed that lasts, which is the work's: an SMT sibling, a co-tenant on the
+ * memory bus, the clock's frequency. A sample longer than a block, or
+ * noise that hits most samples, is beyond what a median can tell apart:
+ * the probe's resolution says so.
+ *
+ * The parts add up to the whole, each a share of the run's time:
+ *   lost = stolen + slowdown + variation
+ *   lost       the time beyond the ideal (the fastest sample; P-SNAP's
+ *              calibrated time), the kernels' figure before this one
+ *   stolen     samples' excess over their usual time past the threshold
+ *   slowdown   the usual time beyond the work's robust best speed (the
+ *              NB_BEST_QUANTILE of the blocks' medians): no single fastest
+ *              sample, no cliff; the work's sensitivity, never the system's
+ *   variation  the rest: the loop's own spread under the threshold.
+ *
+ * A probe's resolution is the smallest loss it can tell from its own
+ * spread: three robust sds (1.4826 median absolute deviations) of the
+ * samples' excess over their usual time, and never less than its unit (a
+ * timer read, an FTQ count). Above the threshold the probe is coarse: it
+ * says so (coarse=1) rather than under-count in silence. */
 #ifndef NB_SPEED_H
 #define NB_SPEED_H
 
@@ -25,32 +39,53 @@
 
 #include "json.h"
 
-#define NB_SPEED_WINDOW 15
-#define NB_SPEED_THRESHOLD 0.05
+#define NB_STOLEN_THRESHOLD_NS 1000.0 /* osnoise's default since Linux 6.11 */
+#define NB_USUAL_WINDOW_NS 10e6
+#define NB_USUAL_BLOCKS 11 /* odd: a median's centre */
+#define NB_BEST_QUANTILE 0.05
+#define NB_STOLEN_GROUPS 100    /* the interval's blocks of time, at most */
+#define NB_STOLEN_GROUPS_MIN 10 /* fewer: no interval (NaN) */
+#define NB_STOLEN_RESAMPLES 1000
 
 struct nb_speed {
-	double total_ticks;     /* all samples */
-	double lost_ticks;      /* beyond the ideal, in all: detours + slow + variation */
-	double detour_ticks;    /* samples' excess over their usual level, in detours */
-	double slow_ticks;      /* time beyond the ideal of samples that ran slow */
-	double slow_span_ticks; /* the time of the samples that ran slow */
-	double slow_factor;     /* their usual level over the ideal, time-weighted;
-				 * 1 when none ran slow */
-	uint64_t detours, slow_samples;
+	double total_ticks;    /* all samples */
+	double lost_ticks;     /* beyond the ideal, in all */
+	double stolen_ticks;   /* excess over the usual time, past the threshold */
+	double slowdown_ticks; /* the usual time beyond the robust best */
+	double threshold_ticks, resolution_ticks, ticks_per_ns;
+	double ci_low, ci_high; /* the stolen share's 95% interval, percent; NaN: none */
+	uint64_t samples, stolen_samples;
 };
 
-/* Splits the samples x[0..n) against the ideal sample (ticks). */
-void nb_speed_split(const uint64_t *x, size_t n, double ideal, struct nb_speed *s);
+/* One sample of a series: its time and how much work it did (fixed work:
+ * 1; FTQ: its count). */
+struct nb_speed_sample {
+	double ticks, work;
+};
 
-/* The figures every kernel reports of it, as shares of the run's time:
- * lost_percent (the whole), detour_percent, slow_percent (time lost running
- * slow), variation_percent (the work's own), system_percent (detours and
- * running slow: what the system took), slow_time_percent (time spent
- * running slow) and slow_factor. */
+/* Splits n samples, in time order, read by sample(ctx, i). ideal: the
+ * ticks of one unit of work at the ideal (lost is against it); unit: the
+ * smallest time the samples resolve (ticks). */
+void nb_speed_split(size_t n, struct nb_speed_sample (*sample)(const void *ctx, size_t i),
+		    const void *ctx, double ideal, double unit, double ticks_per_ns,
+		    struct nb_speed *s);
+/* Fixed work: x[0..n) each one unit's ticks. */
+void nb_speed_fixed_work(const uint64_t *x, size_t n, double ideal, double unit,
+			 double ticks_per_ns, struct nb_speed *s);
+/* A loop that records only its detours (selfish): n detours, detour i
+ * starting at tick start[i * stride] and lasting length[i * stride] ticks,
+ * in a span of span ticks from tick origin, each against an ordinary
+ * iteration of base ticks; unit its resolution. Leaves the slowdown to the
+ * caller. */
+void nb_speed_detours(const uint64_t *start, const uint64_t *length, size_t stride, size_t n,
+		      uint64_t origin, double base, double span, double unit, double ticks_per_ns,
+		      struct nb_speed *s);
+
+/* A share of the run's time, in percent. */
 double nb_speed_percent(const struct nb_speed *s, double part);
-/* The work's own variation (ticks): what the loss holds beyond the system's. */
+/* The loop's own variation (ticks): what the loss holds beyond the rest. */
 double nb_speed_variation(const struct nb_speed *s);
-/* " detour_percent=... slow_factor=..." on stdout, for a summary line. */
+/* " stolen_percent=... coarse=..." on stdout, for a result line. */
 void nb_speed_print(const struct nb_speed *s, FILE *out);
 /* The same keys in the current JSON object. */
 void nb_speed_json(struct nb_json *j, const struct nb_speed *s);

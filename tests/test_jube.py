@@ -261,6 +261,7 @@ def test_soak_streams_each_kernel_in_a_job_as_long_as_it_asks(tmp_path, slurm, b
         assert r["time limit"] == "0-00:16:00"
         assert 5 <= float(r["seconds_min"]) < 6 and int(r["checkpoints_min"]) >= 5, r
         assert int(r["memory_bytes_max"]) > 0
+        assert 0 <= float(r["system took of the worst CPU (%)"]) < 100
     for kernel in streamed:
         (work,) = workpackage_dirs(handle, f"{kernel}_soak")
         assert "--time=0-00:16:00" in (work / "submit.job").read_text()

@@ -242,7 +242,7 @@ def test_soak_checks_stream_as_slurm_jobs_as_long_as_asked(tmp_path, slurm, buil
         assert tc["result"] == "pass"
         values = {k.split(":")[-1]: v[0] for k, v in tc["perfvalues"].items()}
         assert values["lost_samples"] == 0 and values["max_memory_mib"] > 0
-        assert 0 <= values["max_lost_percent"] < 100
+        assert 0 <= values["max_stolen_percent"] < 100 and 0 <= values["max_lost_percent"] < 100
         assert 0 < values["max_p99_9_loss_us"] <= values["max_loss_us"]
         (script,) = (tmp_path / "output" / "anynode" / "slurm" / "builtin").glob(
             f"{tc['display_name'].split()[0]}_*/rfm_job.sh")

@@ -92,10 +92,26 @@ def test_a_stream_folds_every_sample_into_its_figures(run, tmp_path, kernel):
         assert (np.diff(seconds[:, 0]) > 0).all()
         assert len(stream["events"]) <= 5
         assert rank["memory_bytes"] == stream["memory_bytes"] > 0
+        # the headline, the same on the rank's line, its entry and its stream
+        assert 0 <= rank["stolen_percent"] == stream["stolen_percent"] < 100
         # three files a rank: an events file of an earlier generation is gone
         own = {p.name for p in tmp_path.glob(f"s_{rank['rank']}_*")}
         events_files = {e["file"] for e in stream["events"] if e["file"]}
         assert own == {rank["stream_file"], stream["seconds_file"]} | events_files
+
+
+@pytest.mark.parametrize("kernel", STREAMED)
+def test_a_stream_counts_injected_noise_as_stolen(run, tmp_path, kernel):
+    """1 ms injected every 10 ms into a stream: at least 90% of the
+    injected time is stolen (the machine's own noise only adds to it)."""
+    done = run(kernel, "-t", 0, *shape_args(kernel), "--stream", "--seconds", 2,
+               "--inject", "10000:1000", "-o", "s")
+    assert done.returncode == 0, done.stderr
+    meta = json.loads((tmp_path / "s.json").read_text())
+    for rank in meta["ranks"]:
+        injected = 100 * rank["injections"] * 1e-3 / rank["seconds"]
+        assert rank["injections"] > 0
+        assert 0.9 * injected <= rank["stolen_percent"] < 100, (rank["stolen_percent"], injected)
 
 
 def test_a_streams_memory_does_not_grow_with_its_length(run, tmp_path):

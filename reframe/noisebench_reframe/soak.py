@@ -56,6 +56,12 @@ class soak_base(noise_run_base):
         return self.over_ranks('loss_max_us_max')
 
     @performance_function('%')
+    def max_stolen_percent(self):
+        """What the system took of the worst thread or rank: every kernel's
+        headline (src/lib/system/speed.h), each 10 ms chunk its window."""
+        return self.over_ranks('stolen_percent_max')
+
+    @performance_function('%')
     def max_lost_percent(self):
         return self.over_ranks('lost_percent_max')
 

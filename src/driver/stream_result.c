@@ -8,7 +8,7 @@
 struct record {
 	struct nb_participant p;
 	uint64_t lost_samples, min, max, memory_bytes, checkpoints, reference;
-	double seconds, mean, lost_percent, checkpoint_ms_max;
+	double seconds, mean, lost_percent, stolen_percent, checkpoint_ms_max;
 	double loss[4]; /* p50, p99, p99.9 and the max, in the kernel's unit */
 	double us_per_unit;  /* FTQ: a count of the reference quantum as time */
 };
@@ -40,6 +40,7 @@ static void summarise(struct nb_run *r, int local, size_t n, void *record)
 	x->mean = n ? s->sum / (double)n : NAN;
 	x->seconds = span / s->ticks_per_s;
 	x->lost_percent = span > 0 ? 100.0 * s->lost_ticks / span : NAN;
+	x->stolen_percent = nb_stream_stolen_percent(s);
 	x->reference = s->reference;
 	x->us_per_unit = (s->kind == NB_STREAM_FIXED_WORK ? 1 : (double)s->quantum_ticks /
 							   (double)(s->reference ? s->reference : 1)) /
@@ -61,11 +62,11 @@ static void print(const struct nb_run *r, const void *record, FILE *out)
 	const char *u = unit(r);
 
 	fprintf(out, " work=%s samples=%llu lost_samples=%llu seconds=%.3f min_%s=%llu "
-		"mean_%s=%.2f max_%s=%llu lost_percent=%.4f",
+		"mean_%s=%.2f max_%s=%llu stolen_percent=%.4f lost_percent=%.4f",
 		r->work->name, (unsigned long long)x->p.samples,
 		(unsigned long long)x->lost_samples,
 		x->seconds, u, (unsigned long long)x->min, u, x->mean, u,
-		(unsigned long long)x->max, x->lost_percent);
+		(unsigned long long)x->max, x->stolen_percent, x->lost_percent);
 	for (int k = 0; k < 4; k++)
 		fprintf(out, " loss_%s_%s=%.6g", loss_names[k], u, x->loss[k]);
 	for (int k = 0; k < 4; k++)
@@ -100,6 +101,7 @@ static void json_rank(const struct nb_run *r, struct nb_json *j, const void *rec
 	nb_json_uint(j, "lost_samples", x->lost_samples);
 	nb_json_double(j, "seconds", x->seconds);
 	nb_json_uint(j, "reference", x->reference);
+	nb_json_double(j, "stolen_percent", x->stolen_percent);
 	nb_json_double(j, "lost_percent", x->lost_percent);
 	nb_json_object(j, "loss");
 	nb_json_string(j, "unit", unit(r));

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "cpuset.h"
+#include "speed.h"
 #include "json.h"
 #include "errors.h"
 #include "outfile.h"
@@ -170,6 +171,11 @@ static double loss_of(const struct nb_stream *s, uint64_t value, double *ticks)
 
 	*ticks = !falling ? l : s->reference ? l / (double)s->reference * (double)s->quantum_ticks : 0;
 	return l;
+}
+
+double nb_stream_stolen_percent(const struct nb_stream *s)
+{
+	return s->covered_ticks > 0 ? 100.0 * s->stolen_ticks / s->covered_ticks : NAN;
 }
 
 static void emit_second(struct nb_stream *s)
@@ -379,6 +385,37 @@ static int first_second_done(const struct nb_stream *s, uint64_t done)
 	return (double)(ticks[m - 1] - s->start_tick) >= s->ticks_per_s;
 }
 
+/* A chunk's samples as speed.h reads them: fixed work's one unit each,
+ * fixed time's the quantum since the one before with its count. */
+struct chunk_view {
+	const uint64_t *values, *ticks;
+	uint64_t before; /* the tick the first sample started at */
+	enum nb_stream_kind kind;
+};
+
+static struct nb_speed_sample chunk_sample(const void *ctx, size_t i)
+{
+	const struct chunk_view *c = ctx;
+
+	if (c->kind == NB_STREAM_FIXED_WORK)
+		return (struct nb_speed_sample){ (double)c->values[i], 1 };
+	uint64_t from = i ? c->ticks[i - 1] : c->before;
+
+	return (struct nb_speed_sample){ (double)(c->ticks[i] - from), (double)c->values[i] };
+}
+
+/* What the system stole in a chunk of samples, the chunk its own window. */
+static void stolen_in(struct nb_stream *s, const uint64_t *values, const uint64_t *ticks,
+		      size_t count, uint64_t before)
+{
+	struct chunk_view c = { values, ticks, before, s->kind };
+	struct nb_speed split;
+
+	nb_speed_split(count, chunk_sample, &c, 0, 0, s->ticks_per_s / 1e9, &split);
+	s->stolen_ticks += split.stolen_ticks;
+	s->covered_ticks += split.total_ticks;
+}
+
 /* Folds chunk seq's first `count` samples in, if they are still its own. */
 static void fold_chunk(struct nb_stream *s, uint64_t seq, size_t count)
 {
@@ -402,8 +439,11 @@ static void fold_chunk(struct nb_stream *s, uint64_t seq, size_t count)
 		values[0] += s->gaps[seq & (s->nchunks - 1)];
 	}
 	s->after_loss = 0;
+	uint64_t before = s->last_tick ? s->last_tick : s->start_tick;
+
 	for (size_t j = 0; j < count; j++)
 		fold_sample(s, seq * m + j, values[j], ticks[j]);
+	stolen_in(s, values, ticks, count, before);
 }
 
 /* Clears the slot a quarter of the ring ahead of chunk seq, if the thread
@@ -595,6 +635,7 @@ static void fill_json(struct nb_stream *s, FILE *f)
 	nb_json_double(&j, "lost_percent",
 		       s->samples ? 100.0 * s->lost_ticks /
 				    (double)(s->last_tick - s->start_tick) : NAN);
+	nb_json_double(&j, "stolen_percent", nb_stream_stolen_percent(s));
 	nb_json_uint(&j, "checkpoints", s->checkpoints);
 	nb_json_double(&j, "checkpoint_ms_max", s->checkpoint_ms_max);
 	nb_json_uint(&j, "memory_bytes", s->memory_bytes);

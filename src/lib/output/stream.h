@@ -13,7 +13,9 @@
  *
  * The loss of a sample is measured against the reference, the best sample of
  * the run's first second (FWQ: fewest ticks; FTQ: largest count): in ticks
- * for FWQ, in counts for FTQ. Samples better than it lose 0. */
+ * for FWQ, in counts for FTQ. Samples better than it lose 0. What the system
+ * stole is every kernel's headline (speed.h), each chunk of about 10 ms its
+ * own window. */
 #ifndef NB_STREAM_H
 #define NB_STREAM_H
 
@@ -93,6 +95,7 @@ struct nb_stream {
 	int have_reference;
 	uint64_t min, max;
 	double sum, lost_ticks;
+	double stolen_ticks, covered_ticks; /* speed.h's split, a chunk at a time */
 	uint64_t hist[NB_STREAM_BUCKETS];
 	struct nb_stream_second now;
 	uint64_t second;         /* the second `now` sums */
@@ -136,6 +139,10 @@ struct nb_stream_writer *nb_stream_writer_start(struct nb_stream **s, int n,
  * under way included) and writes the final figures; returns the writer's CPU
  * (-1: it shared the measured ones) and its CPU time in *cpu_ms. */
 int nb_stream_writer_finish(struct nb_stream_writer *w, int complete, double *cpu_ms);
+
+/* What the system stole of the time the folded samples covered, percent
+ * (NaN before any). */
+double nb_stream_stolen_percent(const struct nb_stream *s);
 
 /* Loss quantile p (0..1) from the histogram: the upper edge of its bucket. */
 double nb_stream_quantile(const struct nb_stream *s, double p);

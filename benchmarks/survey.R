@@ -220,8 +220,9 @@ write_survey <- function(source, out, hosts, per_host, samples, bad_nodes = 2, b
   units <- survey_layout(hosts, per_host, bad_nodes, bad_cores, xnames, bad_cabinets,
     bad_chassis)
   dir.create(out, recursive = TRUE, showWarnings = FALSE)
-  keep <- setdiff(names(entry), c("stats", "tails", "stretches", "lost_percent", "detour_percent",
-    "slow_percent", "variation_percent", "system_percent", "slow_time_percent", "slow_factor",
+  keep <- setdiff(names(entry), c("stats", "tails", "stretches", "lost_percent", "stolen_percent",
+    "stolen_ci95_low", "stolen_ci95_high", "stolen_events", "slowdown_percent",
+    "variation_percent", "resolution_us", "threshold_us", "coarse",
     "kernel_counts", "steal_ms", "files",
     "samples", "rank", "host", "cpu", "numa_node", "package", "core", "smt_thread"))
   starts <- sample.int(length(real), 1024, replace = TRUE)

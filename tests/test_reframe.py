@@ -147,9 +147,9 @@ def test_checks_pass_on_the_local_partition(quiet):
     result, cases, tmp_path = quiet
     assert result.returncode == 0, result.stdout[-3000:]
     assert len(cases) == CHECKS and all(tc["result"] == "pass" for tc in cases)
-    # each kernel's figures (FWQ: Sequoia's three) and, for fixed work, the
-    # split into detours and running slow, each reported (only the level
-    # is bounded here)
+    # each kernel's figures (FWQ: Sequoia's three) and every kernel's
+    # headline and the work's slowdown, each reported (only the level is
+    # bounded here)
     for tc in cases:
         assert {k.split(":")[-1] for k in tc["perfvalues"]} == \
             logged(kernel_of(tc), tc["num_cpus_per_task"]), tc["display_name"]

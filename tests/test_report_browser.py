@@ -170,7 +170,7 @@ def test_every_number_of_the_first_screen_is_its_tables(report):
     quoted = [r for r in rows if r["kernel"] == QUOTED and r["inject"] == "none"]
     words = page_words(index)
     split = re.search(r"The system takes ([\d.,]+)% of each CPU \(the median of the ([\d,]+) "
-                      r"CPUs? measured: .*?\), ([\d.,]+)% of the worst, (\S+):(\d+)\.", words)
+                      r"CPUs? measured[^)]*\), ([\d.,]+)% of the worst, (\S+):(\d+)\.", words)
     whole = re.search(r"Each CPU loses ([\d.,]+)% of its time \(the median of the ([\d,]+) CPUs? "
                       r"measured; [^)]*\); the worst, (\S+):(\d+), lost ([\d.,]+)%", words)
     assert split or whole, words[:2000]

@@ -305,6 +305,6 @@ rank_injects <- function(run) {
 # threshold; its CPU's steal time. NA where the kernel did not (older runs).
 speed_figures <- function(run) {
   keys <- c("stolen_percent", "stolen_ci95_low", "stolen_ci95_high", "slowdown_percent",
-    "variation_percent", "lost_percent", "resolution_us", "coarse", "steal_ms")
+    "variation_percent", "lost_percent", "resolution_us", "threshold_us", "coarse", "steal_ms")
   stats::setNames(lapply(keys, function(key) rank_values(run, key)), keys)
 }

@@ -22,9 +22,11 @@ reference_run <- function(summary, hosts) {
   s <- summary[inject == "none" & host %in% hosts]
   if (nrow(s) == 0) s <- summary[host %in% hosts]
   if (nrow(s) == 0) return(NA_character_)
+  # a probe too coarse for the threshold is quoted last (speed.h)
+  coarse <- if ("coarse" %in% names(s)) s$coarse %in% TRUE else logical(nrow(s))
   runs <- s[, .(cpus = .N, preference = quote_order(kernel[1], "noise")),
-    by = run]
-  runs[order(-cpus, preference)]$run[1]
+    by = run][s[, .(run, coarse)][, .(coarse = mean(coarse)), by = run], on = "run"]
+  runs[order(-cpus, coarse, preference)]$run[1]
 }
 
 # The processes the first screen predicts the slowdown at: the machine's
@@ -52,7 +54,7 @@ system_paragraph <- function(sys, tables, labels, processes, runs, quoted = NA) 
   tl <- tables$tails[run == ref & host %in% on & paste(host, cpu) %in% s[, paste(host, cpu)]]
   label <- labels$label[match(ref, labels$run)]
   words <- c(
-    share_sentence(s, whose),
+    share_sentence(s, whose, tables$summary[host %in% on & inject == "none"]),
     if (length(hk)) housekeeping_sentence(tables$roles, ref, hk),
     if (nrow(tl)) {
       longest <- tl[which.max(max_us)]
@@ -76,9 +78,9 @@ pct <- function(x) paste0(format_number(x), "%")
 # What the system takes of the median CPU (median_cpu_at, as the key
 # figures' table), with its 95% interval, and of the worst; then, apart,
 # what depends on the work: each work kind's slowdown below its best speed
-# on its median CPU. Where the kernel does not split its time (older runs),
-# the loss alone.
-share_sentence <- function(s, whose) {
+# on its median CPU, over every run of these hosts (`work`). Where the
+# kernel does not split its time (older runs), the loss alone.
+share_sentence <- function(s, whose, work = s) {
   m <- median_cpu_at(as.numeric(s$stolen_percent))
   cpus <- sprintf("the median of the %s %sCPU%s measured", format_number(nrow(s)), whose,
     if (nrow(s) == 1) "" else "s")
@@ -94,15 +96,32 @@ share_sentence <- function(s, whose) {
     sprintf(", 95%% interval %s to %s", pct(mid$stolen_ci95_low), pct(mid$stolen_ci95_high))
   paste(sprintf("The system takes %s of each %sCPU (%s%s), %s of the worst, %s:%s.",
     pct(mid$stolen_percent), whose, cpus, ci, pct(worst$stolen_percent), worst$host,
-    worst$cpu), work_speed_sentence(s))
+    worst$cpu), coarse_sentence(s), work_speed_sentence(work))
+}
+
+# The probes too coarse for the threshold, said rather than under-counted
+# in silence: how many CPUs, and the coarsest resolution.
+coarse_sentence <- function(s) {
+  if (!"coarse" %in% names(s)) return("")
+  coarse <- s[coarse %in% TRUE]
+  if (nrow(coarse) == 0) return("")
+  sprintf(paste("On %s of the %s CPUs the probe cannot see every loss of %s (its resolution",
+    "is up to %s): what it gives there may be low."), format_number(nrow(coarse)),
+    format_number(nrow(s)), duration_words(max(coarse$threshold_us)),
+    duration_words(max(coarse$resolution_us)))
 }
 
 # The work's own sensitivity, apart from the headline: each work kind's
 # slowdown below its best speed on its median CPU, the largest first.
 work_speed_sentence <- function(s) {
   if (!"slowdown_percent" %in% names(s) || all(is.na(s$slowdown_percent))) return("")
+  # a kernel that sweeps its work is named by its work kind, another by itself
+  named <- function(kernel, work) {
+    ifelse(vapply(kernel, function(k) "work" %in% names(kernel_info(k)$sweep), TRUE) &
+      !is.na(work), toupper(work), vapply(kernel, kernel_label, ""))
+  }
   kinds <- s[!is.na(slowdown_percent), .(slowdown = median_cpu(slowdown_percent)),
-    by = .(work = ifelse(is.na(work), vapply(kernel, kernel_label, ""), toupper(work)))][order(-slowdown)]
+    by = .(work = named(kernel, work))][order(-slowdown)]
   sprintf("On this machine the work also runs below its best speed, the work's, not the system's: %s.",
     paste(sprintf("%s %s", kinds$work, pct(kinds$slowdown)), collapse = ", "))
 }

@@ -37,6 +37,21 @@ test_that("the verdict's share is the median CPU's of the key figures, its parts
   expect_equal(sort(key$stolen_percent), c(1.5, 2.25, 4))
 })
 
+test_that("a probe too coarse for the threshold says so on the first screen", {
+  dir <- withr_tempdir()
+  fields <- split_fields(c(1.5, 2.25, 4), c(0, 0.25, 1), c(0.5, 3, 0.1))
+  fields <- Map(function(f, coarse, resolution) c(f, list(coarse = coarse,
+    resolution_us = resolution, threshold_us = 1)), fields, c(FALSE, TRUE, TRUE), c(0.05, 2.5, 31))
+  write_fwq(dir, "fwq", list(1000 + 0:99, 1000 + 0:99, 1000 + 0:99), fields = fields)
+  summary <- noise_summary(read_results(dir)$runs$fwq, "fwq")
+  words <- share_sentence(summary, "")
+  expect_match(words, paste("On 2 of the 3 CPUs the probe cannot see every loss of 1 \u00b5s",
+    "(its resolution is up to 31 \u00b5s): what it gives there may be low."), fixed = TRUE)
+  # a probe fine enough says nothing of it
+  summary[, coarse := FALSE]
+  expect_no_match(share_sentence(summary, ""), "cannot see", fixed = TRUE)
+})
+
 test_that("a run whose kernel does not split its loss says so", {
   dir <- withr_tempdir()
   write_fwq(dir, "fwq", list(1000 + 0:99, 1100 + 0:99))

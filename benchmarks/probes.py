@@ -57,13 +57,17 @@ def one_run(name, where):
     return entry
 
 
-def rival():
+def rival(where):
+    # its log in the run's directory: -o writes atomically, by a rename
+    # onto the name given, so never a device's name
     return subprocess.Popen([str(BIN / "noise-slowdown"), "--cpu", str(CPU), "--seconds", "600",
-                             "--stretch", "1000:1000", "--slice", "40:960", "-o", os.devnull],
+                             "--stretch", "1000:1000", "--slice", "40:960", "-o",
+                             str(where / "rival.dat")],
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 
-def hog():
+def hog(where):
+    del where  # nothing to log
     other = CPUS[0] if len(CPUS) > 1 else CPU
     return subprocess.Popen(["taskset", "-c", str(other), "dd", "if=/dev/zero", "of=/dev/null",
                              "bs=256M", "count=1000000"],
@@ -87,7 +91,7 @@ def main():
     for condition, start in CONDITIONS.items():
         got = {name: [] for name in PROBES}
         with tempfile.TemporaryDirectory() as tmp:
-            other = start() if start else None
+            other = start(Path(tmp)) if start else None
             try:
                 for _ in range(ROUNDS):
                     for name in PROBES:

@@ -1,5 +1,7 @@
 /* Unit tests of the measurement library: known inputs, known answers. */
 #include <dirent.h>
+#include <errno.h>
+#include <sys/stat.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,6 +11,7 @@
 #include "cpuset.h"
 #include "figures.h"
 #include "json.h"
+#include "outfile.h"
 #include "samples.h"
 #include "spectrum.h"
 #include "speed.h"
@@ -248,6 +251,17 @@ static void test_speed_split(void)
 	NEAR(s.stolen_ticks, 4050, 0);
 	CHECK(s.stolen_samples == 1);
 	NEAR(s.lost_ticks, 850 + 4050 + 1000, 0);
+}
+
+/* A file is committed by a rename onto its name: never onto a device's. */
+static void test_outfile_refuses_a_device(void)
+{
+	struct stat before, after;
+
+	CHECK(stat("/dev/null", &before) == 0 && S_ISCHR(before.st_mode));
+	errno = 0;
+	CHECK(nb_outfile_open("/dev/null") == NULL && errno == ENOTSUP);
+	CHECK(stat("/dev/null", &after) == 0 && S_ISCHR(after.st_mode));
 }
 
 /* The loss histogram's edges: a bucket holds [edge k-1, edge k) */
@@ -618,6 +632,7 @@ int main(void)
 	test_stats_known_values();
 	test_stats_large_ticks();
 	test_speed_split();
+	test_outfile_refuses_a_device();
 	test_stats_edge_cases();
 	test_sort();
 	test_cpu_lists();

@@ -6,6 +6,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* Every file is created, committed and discarded under the lock, so a
@@ -35,6 +36,15 @@ static void lock_unless_discarding(void)
 struct nb_outfile *nb_outfile_open(const char *path)
 {
 	static int registered;
+	struct stat st;
+
+	/* the commit renames the new file onto the name: never onto a device
+	 * (-o /dev/null once replaced the machine's /dev/null), a pipe or a
+	 * directory */
+	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+		errno = ENOTSUP;
+		return NULL;
+	}
 	struct nb_outfile *o = calloc(1, sizeof(*o));
 
 	if (!o || asprintf(&o->tmp, "%s.%ld.tmp", path, (long)getpid()) < 0) {

@@ -15,7 +15,9 @@ struct nb_outfile {
 	struct nb_outfile *next;
 };
 
-/* Creates the temporary file; on failure returns NULL and sets errno. */
+/* Creates the temporary file; on failure returns NULL and sets errno. A
+ * name that holds anything but a regular file (a device, a pipe, a
+ * directory) is refused with ENOTSUP: the commit's rename would replace it. */
 struct nb_outfile *nb_outfile_open(const char *path);
 
 /* Flushes, closes, renames and frees o; returns 0, or -1 with errno (the

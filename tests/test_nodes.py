@@ -9,7 +9,7 @@ import os
 import subprocess
 
 import pytest
-from nbtest import ANY_KERNEL, KERNELS, REPORT_R, SAMPLING, quick_args
+from nbtest import ANY_KERNEL, KERNELS, REPORT_R, SAMPLING, quick_args, shape_args
 from nbtest.ground_truth import load_injections
 from nbtest.jube_runs import project_copy, result_rows, run_to_end, workpackage_dirs
 from nbtest.kernel_files import check_node_data, check_node_parts, check_ranks_tables, load_description
@@ -53,7 +53,10 @@ def test_each_node_describes_its_own_ranks(slurm_nodes, mpi_bin, tmp_path):
     ranks of the nodes asked for only."""
     kernel = NODE_FILES_KERNEL
     done = srun(slurm_nodes, tmp_path, mpi_bin / f"{kernel}_mpi", "--no-pin", "--warmup-ms", "0",
-                *quick_args(kernel), "--inject", "5000:20", "--node-files", "-o", kernel,
+                # 50 ms: ten periods of the injection, however fast the
+                # build's loop (the quick 500 samples can end within one)
+                *shape_args(kernel), "--seconds", "0.05", "--inject", "5000:20",
+                "--node-files", "-o", kernel,
                 per_node=2)
     assert done.returncode == 0, done.stderr
     meta = json.loads((tmp_path / f"{kernel}.json").read_text())

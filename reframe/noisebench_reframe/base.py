@@ -122,8 +122,12 @@ class noise_run_base(rfm.RunOnlyRegressionTest):
                      f'the acceptance preset runs the {work} work kind')
         for key, value in preset.items():
             if key not in ('work', 'measure_s'):
-                # the variable's own type: FTQ's seconds are a float
-                setattr(self, key, type(getattr(self, key))(value))
+                # a number as the catalogue gives it (a length or a width
+                # may be a fraction: selfish's until_ci 0.1 on a default of
+                # 0); anything else in the variable's own type
+                current = getattr(self, key)
+                number = isinstance(value, (int, float)) and isinstance(current, (int, float))
+                setattr(self, key, value if number else type(current)(value))
         self.time_limit = f"{-(-int(1.5 * preset['measure_s']) // 60) + 15}m"
 
     @run_before('run')

@@ -124,6 +124,9 @@ struct nb_kernel {
 	int has_work;                   /* takes --work and --daxpy-len */
 	int has_stdout;                 /* takes -s: samples to stdout, no data files */
 	int has_stream;                 /* takes --stream (stream.h) */
+	/* takes --until-ci without a stream: its measure stops itself once
+	 * r->until_ci holds (a streamed kernel's stream stops it) */
+	int stops_at_ci;
 	enum nb_stream_kind stream_kind;
 	const char *value_unit;         /* of its summarised value (kernels.json) */
 	/* each participant's data files: PREFIX_<rank>_<suffix> */
@@ -167,6 +170,7 @@ struct nb_run {
 	uint64_t samples;  /* per participant: the size of its buffer */
 	double seconds_opt; /* --seconds: the kernel's configure sets samples from it */
 	int seconds_given;  /* --seconds was on the command line, not the default */
+	double until_ci;    /* --until-ci: the interval's width to stop at, points */
 	struct nb_stream_opts stream;
 	const char *prefix;
 	int to_stdout;

@@ -9,6 +9,7 @@
 #include "cpuset.h"
 #include "errors.h"
 #include "kernel_files.h"
+#include "speed.h"
 
 static const struct option common_options[] = {
 	{ "cpus", required_argument, NULL, NB_OPT_CPUS },
@@ -27,6 +28,10 @@ static const struct option common_options[] = {
 
 static const struct option samples_options[] = {
 	{ "seconds", required_argument, NULL, NB_OPT_SECONDS },
+};
+
+static const struct option until_ci_options[] = {
+	{ "until-ci", required_argument, NULL, NB_OPT_UNTIL_CI },
 };
 
 static const struct option stream_options[] = {
@@ -66,6 +71,11 @@ static void usage(const struct nb_kernel *k)
 		       "  --checkpoint S       --stream: write the figures out every S s (default 60)\n"
 		       "  --stream-top K       --stream: keep the K longest losses (default 10)\n"
 		       "  --stream-context S   --stream: and S s of samples either side (default 1)\n");
+	if (k->has_stream || k->stops_at_ci)
+		printf("  --until-ci PCT       run until the stolen share's 95%% interval is at most PCT\n"
+		       "                       points wide (at least %g s; --seconds the longest,\n"
+		       "                       default %g; 0: off)%s\n", NB_UNTIL_CI_MIN_S, NB_UNTIL_CI_MAX_S,
+		       k->has_stream ? ": a --stream" : "");
 	printf("  -t THREADS           without MPI: measuring threads, one per CPU (default 1\n"
 	       "                       for pthreads, OMP_NUM_THREADS for OpenMP; 0 = every CPU)\n"
 	       "  --cpus LIST          pin participant i (rank i on its node) to the i-th CPU of\n"
@@ -158,6 +168,9 @@ static void common_option(struct nb_run *r, int c, const char *arg)
 	case NB_OPT_STREAM:
 		r->stream.on = 1;
 		return;
+	case NB_OPT_UNTIL_CI:
+		r->until_ci = nb_parse_double("--until-ci", arg, 0, 100); /* 0: off */
+		return;
 	case NB_OPT_CHECKPOINT:
 		r->stream.checkpoint_s = nb_parse_double("--checkpoint", arg, 0.1, 86400);
 		return;
@@ -189,6 +202,22 @@ static int is_kernel_option(const struct nb_kernel *k, int c)
 	return c > 0 && c < 256 && c != ':' && strchr(k->shortopts, c) != NULL;
 }
 
+/* --until-ci: a streamed kernel runs as a stream (its length open, its
+ * memory fixed), one that stops itself (selfish) as it is; --seconds is then
+ * the longest. */
+static void check_until_ci(struct nb_run *r, int samples_given)
+{
+	if (r->until_ci <= 0)
+		return;
+	if (samples_given)
+		nb_fail(NB_EXIT_USAGE, "--until-ci runs until the interval is narrow, at most "
+			"--seconds: -n has no meaning there");
+	r->stream.on = r->k->has_stream;
+	r->stream.until_ci = r->until_ci;
+	if (r->seconds_opt <= 0)
+		r->seconds_opt = NB_UNTIL_CI_MAX_S;
+}
+
 /* --seconds, --stream and their options together. */
 static void check_stream(struct nb_run *r, int samples_given)
 {
@@ -205,8 +234,8 @@ static void check_stream(struct nb_run *r, int samples_given)
 		nb_fail(NB_EXIT_USAGE, "--stream runs for --seconds, or until a signal: -n has no "
 			"meaning there");
 	if (r->to_stdout || r->trace_opt)
-		nb_fail(NB_EXIT_USAGE, "--stream writes its own files: not with %s",
-			r->to_stdout ? "-s" : "--trace");
+		nb_fail(NB_EXIT_USAGE, "--stream%s writes its own files: not with %s",
+			r->until_ci > 0 ? " (so --until-ci)" : "", r->to_stdout ? "-s" : "--trace");
 	o->seconds = r->seconds_opt;
 	o->checkpoint_s = o->checkpoint_s > 0 ? o->checkpoint_s : 60;
 	o->top = o->top ? o->top : 10;
@@ -233,6 +262,10 @@ void nb_driver_parse(struct nb_run *r)
 			   i < sizeof(samples_options) / sizeof(*samples_options);
 	     i++)
 		longopts[n++] = samples_options[i];
+	for (size_t i = 0; (k->has_stream || k->stops_at_ci) &&
+			   i < sizeof(until_ci_options) / sizeof(*until_ci_options);
+	     i++)
+		longopts[n++] = until_ci_options[i];
 	for (size_t i = 0; k->has_stream && i < sizeof(stream_options) / sizeof(*stream_options); i++)
 		longopts[n++] = stream_options[i];
 	for (const struct option *o = k->longopts; o && o->name && n < MAX_OPTIONS - 1; o++)
@@ -252,6 +285,7 @@ void nb_driver_parse(struct nb_run *r)
 	}
 	if (optind < r->d->argc)
 		nb_fail(NB_EXIT_USAGE, "unexpected argument '%s' (see -h)", r->d->argv[optind]);
+	check_until_ci(r, samples_given);
 	check_stream(r, samples_given);
 	r->seconds_given = r->seconds_opt > 0;
 	if (r->seconds_opt <= 0)

@@ -9,6 +9,8 @@ struct record {
 	struct nb_participant p;
 	uint64_t lost_samples, min, max, memory_bytes, checkpoints, reference;
 	double seconds, mean, lost_percent, stolen_percent, checkpoint_ms_max;
+	double ci_low, ci_high; /* the stolen share's 95% interval */
+	int narrow;             /* --until-ci stopped it */
 	double loss[4]; /* p50, p99, p99.9 and the max, in the kernel's unit */
 	double us_per_unit;  /* FTQ: a count of the reference quantum as time */
 };
@@ -41,6 +43,8 @@ static void summarise(struct nb_run *r, int local, size_t n, void *record)
 	x->seconds = span / s->ticks_per_s;
 	x->lost_percent = span > 0 ? 100.0 * s->lost_ticks / span : NAN;
 	x->stolen_percent = nb_stream_stolen_percent(s);
+	nb_stream_stolen_interval(s, &x->ci_low, &x->ci_high);
+	x->narrow = s->stop_s > 0;
 	x->reference = s->reference;
 	x->us_per_unit = (s->kind == NB_STREAM_FIXED_WORK ? 1 : (double)s->quantum_ticks /
 							   (double)(s->reference ? s->reference : 1)) /
@@ -62,11 +66,13 @@ static void print(const struct nb_run *r, const void *record, FILE *out)
 	const char *u = unit(r);
 
 	fprintf(out, " work=%s samples=%llu lost_samples=%llu seconds=%.3f min_%s=%llu "
-		"mean_%s=%.2f max_%s=%llu stolen_percent=%.4f lost_percent=%.4f",
+		"mean_%s=%.2f max_%s=%llu stolen_percent=%.4f stolen_ci95_low=%.4f "
+		"stolen_ci95_high=%.4f lost_percent=%.4f",
 		r->work->name, (unsigned long long)x->p.samples,
 		(unsigned long long)x->lost_samples,
 		x->seconds, u, (unsigned long long)x->min, u, x->mean, u,
-		(unsigned long long)x->max, x->stolen_percent, x->lost_percent);
+		(unsigned long long)x->max, x->stolen_percent, x->ci_low, x->ci_high,
+		x->lost_percent);
 	for (int k = 0; k < 4; k++)
 		fprintf(out, " loss_%s_%s=%.6g", loss_names[k], u, x->loss[k]);
 	for (int k = 0; k < 4; k++)
@@ -84,6 +90,7 @@ static void json_run(const struct nb_run *r, struct nb_json *j, int n)
 	nb_json_double(j, "checkpoint_s", r->stream.checkpoint_s);
 	nb_json_int(j, "top", r->stream.top);
 	nb_json_double(j, "context_s", r->stream.context_s);
+	nb_json_double(j, "until_ci", r->stream.until_ci);
 	nb_json_int(j, "writer_cpu", r->d->writer_cpu);
 	nb_json_double(j, "writer_cpu_ms", r->d->writer_cpu_ms);
 	nb_json_end(j, '}');
@@ -100,8 +107,13 @@ static void json_rank(const struct nb_run *r, struct nb_json *j, const void *rec
 	nb_json_string(j, "stream_file", name);
 	nb_json_uint(j, "lost_samples", x->lost_samples);
 	nb_json_double(j, "seconds", x->seconds);
+	nb_json_string(j, "stopped_by", x->narrow		? "interval"
+					: nb_run_signal(r) ? "signal"
+							   : "seconds");
 	nb_json_uint(j, "reference", x->reference);
 	nb_json_double(j, "stolen_percent", x->stolen_percent);
+	nb_json_double(j, "stolen_ci95_low", x->ci_low);
+	nb_json_double(j, "stolen_ci95_high", x->ci_high);
 	nb_json_double(j, "lost_percent", x->lost_percent);
 	nb_json_object(j, "loss");
 	nb_json_string(j, "unit", unit(r));

@@ -33,7 +33,7 @@ struct result {
 	uint64_t min_ticks, iterations, detours, growths;
 	double min_ns, ordinary_ns, period_s, overhead_percent, detours_per_s, median_detour_ns;
 	double unmeasured_ms; /* the store's growth, between loops */
-	int iterations_known, full;
+	int iterations_known, full, narrow;
 };
 
 struct state {
@@ -44,6 +44,7 @@ struct state {
 	uint64_t growths, unmeasured_ticks;
 	uint64_t last_read; /* the loop's last timer read: where the run ended */
 	int done, full;
+	int narrow; /* --until-ci: it stopped at a narrow interval */
 };
 
 /* The detour store grows by this many detours (4 MiB) when it fills. */
@@ -115,25 +116,60 @@ static void prepare(struct nb_thread *t)
 	nb_samples_fault(t->samples, 0, st->faulted, sizeof(struct nb_detour));
 }
 
+/* --until-ci: after NB_UNTIL_CI_MIN_S, and every CHECK_S after that, the
+ * loop stops, between two chunks, to see whether the k detours so far make
+ * the interval narrow enough (over the run so far, the checks' own time
+ * left out as the growths' is). */
+#define CHECK_S 0.25
+
+static int narrow_so_far(const struct state *st, const struct nb_detour *d, size_t k,
+			 uint64_t start, uint64_t last)
+{
+	struct nb_speed s;
+	double span = (double)(last - start) - (double)st->unmeasured_ticks;
+
+	nb_speed_detours(&d[0].start, &d[0].length, sizeof(*d) / sizeof(uint64_t), k, start,
+			 (double)st->min_ticks, span, 1, run->cal.ticks_per_ns, &s);
+	return nb_speed_narrow(s.ci_low, s.ci_high, run->until_ci);
+}
+
 /* The loop fills the room faulted in; when it is full the store grows, out
  * of the loop, and the loop goes on from a fresh read: the time the growth
  * took is not measured (counted apart, never a detour). It ends at --seconds,
- * or early when --detours are stored (said in the summary and the JSON). */
+ * or early when --detours are stored (said in the summary and the JSON), or
+ * with --until-ci when the interval is narrow enough. */
 static void measure(struct nb_thread *t)
 {
 	struct state *st = &states[t - run->ranks.local];
 	struct nb_detour *d = t->samples;
-	uint64_t end = nb_run_start_tick(run) + (uint64_t)(run->seconds_opt * 1e9 * run->cal.ticks_per_ns);
+	uint64_t start = nb_run_start_tick(run);
+	double tpn = run->cal.ticks_per_ns;
+	uint64_t end = start + (uint64_t)(run->seconds_opt * 1e9 * tpn);
+	uint64_t check = run->until_ci > 0 ? start + (uint64_t)(NB_UNTIL_CI_MIN_S * 1e9 * tpn) : end;
 	uint64_t last = 0;
 	size_t k = 0;
 
 	for (;;) {
 		size_t n, room = st->faulted - k;
+		uint64_t until = check < end ? check : end;
 
-		st->iterations += nb_selfish_loop(d + k, room, st->threshold, end, &n, &last);
+		st->iterations += nb_selfish_loop(d + k, room, st->threshold, until, &n, &last);
 		k += n;
-		if (n < room)
-			break;
+		if (n < room) {
+			if (last >= end)
+				break;
+			/* a check of the interval, not measured */
+			uint64_t paused = last;
+
+			if (narrow_so_far(st, d, k, start, last)) {
+				st->narrow = 1;
+				break;
+			}
+			check = last + (uint64_t)(CHECK_S * 1e9 * tpn);
+			last = nb_ticks_unfenced();
+			st->unmeasured_ticks += last - paused;
+			continue;
+		}
 		if (k == opt.detours) {
 			st->full = 1;
 			break;
@@ -233,6 +269,7 @@ static void summarise(struct nb_run *r, int local, size_t n, void *record)
 	 * then, so they never add up to more than the run. Less the time the
 	 * store's growth took, which was not measured. */
 	res->full = res->iterations_known && st->full;
+	res->narrow = res->iterations_known && st->narrow;
 	uint64_t end = res->iterations_known ? st->last_read : nb_ticks();
 	res->growths = st->growths;
 	res->unmeasured_ms = (double)st->unmeasured_ticks / tpn / 1e6;
@@ -368,7 +405,7 @@ static void print(const struct nb_run *r, const void *record, FILE *out)
 		"period_s=%.3f unmeasured_ms=%.3f stopped=%s",
 		(unsigned long long)x->min_ticks, x->min_ns, (unsigned long long)x->detours,
 		x->detours_per_s, x->median_detour_ns, x->overhead_percent, x->period_s,
-		x->unmeasured_ms, x->full ? "detours_full" : "seconds");
+		x->unmeasured_ms, x->full ? "detours_full" : x->narrow ? "interval" : "seconds");
 	nb_speed_print(&x->speed, out);
 }
 
@@ -388,6 +425,7 @@ static void json_options(const struct nb_run *r, struct nb_json *j)
 	nb_json_uint(j, "threshold_percent", opt.threshold_percent);
 	nb_json_uint(j, "max_detours", opt.detours);
 	nb_json_double(j, "max_seconds", r->seconds_opt);
+	nb_json_double(j, "until_ci", r->until_ci);
 	nb_json_string(j, "sample_unit", "start_ns length_ns per detour, from the start");
 }
 
@@ -422,7 +460,10 @@ static void json_rank(const struct nb_run *r, struct nb_json *j, const void *rec
 	nb_json_double(j, "median_detour_ns", x->median_detour_ns);
 	nb_json_double(j, "cpu_overhead_percent", x->overhead_percent);
 	nb_json_double(j, "period_s", x->period_s);
-	nb_json_string(j, "stopped_by", x->full ? "detours" : nb_run_signal(r) ? "signal" : "seconds");
+	nb_json_string(j, "stopped_by", x->full	      ? "detours"
+					: x->narrow   ? "interval"
+					: nb_run_signal(r) ? "signal"
+							   : "seconds");
 	nb_json_uint(j, "store_growths", x->growths);
 	nb_json_double(j, "unmeasured_ms", x->unmeasured_ms);
 	nb_speed_json(j, &x->speed);
@@ -454,6 +495,7 @@ static const struct nb_kernel selfish = {
 	.sample_size = sizeof(struct nb_detour),
 	.done_word = offsetof(struct nb_detour, length),
 	.grows = 1,
+	.stops_at_ci = 1,
 	.default_seconds = 60,
 	.value_unit = NB_SELFISH_VALUE_UNIT,
 	.option = option,

@@ -17,6 +17,7 @@
 #include "outfile.h"
 #include "samples.h"
 #include "tails.h"
+#include "timer.h"
 
 /* A chunk lasts about this long: the threads stop within it of being told. */
 #define CHUNK_S 0.01
@@ -24,6 +25,9 @@
  * beyond what the events' samples need kept. */
 #define LAG_S 4.0
 #define POLL_NS 20000000L
+/* --until-ci looks at the intervals this often: a bootstrap a stream each
+ * time, which at 288 streams costs the writer a few percent of its CPU. */
+#define UNTIL_CI_EVERY_S 0.5
 
 struct nb_stream_writer {
 	struct nb_stream **s;
@@ -176,6 +180,34 @@ static double loss_of(const struct nb_stream *s, uint64_t value, double *ticks)
 double nb_stream_stolen_percent(const struct nb_stream *s)
 {
 	return s->covered_ticks > 0 ? 100.0 * s->stolen_ticks / s->covered_ticks : NAN;
+}
+
+void nb_stream_stolen_interval(const struct nb_stream *s, double *low, double *high)
+{
+	nb_speed_interval(s->group_stolen, s->group_covered, s->groups, low, high);
+}
+
+/* A chunk's split into the groups: a fixed number of them however long the
+ * run, so the interval costs the same at any length. */
+static void group_add(struct nb_stream *s, double stolen, double covered)
+{
+	if (s->groups == 0 || s->group_fill == s->group_chunks) {
+		if (s->groups == NB_STOLEN_GROUPS) {
+			for (size_t k = 0; k < NB_STOLEN_GROUPS / 2; k++) {
+				s->group_stolen[k] = s->group_stolen[2 * k] + s->group_stolen[2 * k + 1];
+				s->group_covered[k] = s->group_covered[2 * k] + s->group_covered[2 * k + 1];
+			}
+			s->groups = NB_STOLEN_GROUPS / 2;
+			s->group_chunks *= 2;
+		}
+		s->group_chunks = s->group_chunks ? s->group_chunks : 1;
+		s->group_stolen[s->groups] = s->group_covered[s->groups] = 0;
+		s->groups++;
+		s->group_fill = 0;
+	}
+	s->group_stolen[s->groups - 1] += stolen;
+	s->group_covered[s->groups - 1] += covered;
+	s->group_fill++;
 }
 
 static void emit_second(struct nb_stream *s)
@@ -414,6 +446,7 @@ static void stolen_in(struct nb_stream *s, const uint64_t *values, const uint64_
 	nb_speed_split(count, chunk_sample, &c, 0, 0, s->ticks_per_s / 1e9, &split);
 	s->stolen_ticks += split.stolen_ticks;
 	s->covered_ticks += split.total_ticks;
+	group_add(s, split.stolen_ticks, split.total_ticks);
 }
 
 /* Folds chunk seq's first `count` samples in, if they are still its own. */
@@ -635,7 +668,21 @@ static void fill_json(struct nb_stream *s, FILE *f)
 	nb_json_double(&j, "lost_percent",
 		       s->samples ? 100.0 * s->lost_ticks /
 				    (double)(s->last_tick - s->start_tick) : NAN);
+	double low, high;
+
+	nb_stream_stolen_interval(s, &low, &high);
 	nb_json_double(&j, "stolen_percent", nb_stream_stolen_percent(s));
+	nb_json_double(&j, "stolen_ci95_low", low);
+	nb_json_double(&j, "stolen_ci95_high", high);
+	if (s->stop_s > 0) {
+		/* --until-ci: what it stopped at (samples of the chunk under way
+		 * came in after it) */
+		nb_json_object(&j, "until_ci_stop");
+		nb_json_double(&j, "at_s", s->stop_s);
+		nb_json_double(&j, "ci95_low", s->stop_ci_low);
+		nb_json_double(&j, "ci95_high", s->stop_ci_high);
+		nb_json_end(&j, '}');
+	}
 	nb_json_uint(&j, "checkpoints", s->checkpoints);
 	nb_json_double(&j, "checkpoint_ms_max", s->checkpoint_ms_max);
 	nb_json_uint(&j, "memory_bytes", s->memory_bytes);
@@ -726,10 +773,31 @@ static void checkpoint_or_fail(struct nb_stream *s, int complete)
 			strerror(errno));
 }
 
+/* --until-ci: whether every stream has measured NB_UNTIL_CI_MIN_S and its
+ * interval is narrow enough (each stream keeps the interval it was judged
+ * by); then the threads stop together, so that none measures beside a CPU
+ * already idle. */
+static int narrow_enough(const struct nb_stream_writer *w)
+{
+	for (int i = 0; i < w->n; i++) {
+		struct nb_stream *s = w->s[i];
+		double at = s->samples ? (double)(s->last_tick - s->start_tick) / s->ticks_per_s : 0;
+
+		if (at < NB_UNTIL_CI_MIN_S)
+			return 0;
+		nb_stream_stolen_interval(s, &s->stop_ci_low, &s->stop_ci_high);
+		s->stop_s = at;
+		if (!nb_speed_narrow(s->stop_ci_low, s->stop_ci_high, w->o->until_ci))
+			return 0;
+	}
+	return 1;
+}
+
 static void *writer_main(void *arg)
 {
 	struct nb_stream_writer *w = arg;
 	double next = now_ms(CLOCK_MONOTONIC) + w->o->checkpoint_s * 1e3;
+	double next_ci = now_ms(CLOCK_MONOTONIC) + UNTIL_CI_EVERY_S * 1e3;
 	struct timespec poll = { 0, POLL_NS };
 
 	if (w->cpu >= 0)
@@ -740,9 +808,24 @@ static void *writer_main(void *arg)
 			struct nb_stream *s = w->s[i];
 
 			fold_ready(s, 0);
+			/* By the clock, not by the samples folded: a writer that
+			 * fell behind (a loaded or sanitized machine) would
+			 * otherwise let the run go on by its lag. */
 			if (w->o->seconds > 0 && s->samples &&
-			    (double)(s->last_tick - s->start_tick) >= w->o->seconds * s->ticks_per_s)
+			    (double)(int64_t)(nb_ticks() - s->start_tick) >=
+				    w->o->seconds * s->ticks_per_s)
 				__atomic_store_n(&s->stop, 1, __ATOMIC_RELEASE);
+		}
+		/* judged once: after the stop, samples still come in */
+		if (w->o->until_ci > 0 && !__atomic_load_n(&w->s[0]->stop, __ATOMIC_ACQUIRE) &&
+		    now_ms(CLOCK_MONOTONIC) >= next_ci) {
+			if (narrow_enough(w))
+				for (int i = 0; i < w->n; i++)
+					__atomic_store_n(&w->s[i]->stop, 1, __ATOMIC_RELEASE);
+			else
+				for (int i = 0; i < w->n; i++)
+					w->s[i]->stop_s = 0;
+			next_ci += UNTIL_CI_EVERY_S * 1e3;
 		}
 		if (now_ms(CLOCK_MONOTONIC) >= next) {
 			for (int i = 0; i < w->n; i++)

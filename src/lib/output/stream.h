@@ -23,6 +23,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "speed.h"
+
 enum nb_stream_kind { NB_STREAM_FIXED_WORK, NB_STREAM_FIXED_TIME };
 
 /* The loss (nb_loss, tails.h) on buckets 1% wide, so that a streamed run's
@@ -38,6 +40,8 @@ struct nb_stream_opts {
 	double checkpoint_s; /* how often the figures are written out */
 	int top;             /* K: the longest losses kept */
 	double context_s;    /* raw samples kept before and after each */
+	double until_ci;     /* --until-ci: stop once every local stream's
+			      * interval is this narrow (points); 0: never */
 };
 
 /* The thread's part of a chunk: the loop fills its samples, then stores seq. */
@@ -96,6 +100,14 @@ struct nb_stream {
 	uint64_t min, max;
 	double sum, lost_ticks;
 	double stolen_ticks, covered_ticks; /* speed.h's split, a chunk at a time */
+	/* the same in groups of whole chunks for the interval: groups in use,
+	 * each of group_chunks chunks (doubled, the groups merged in pairs,
+	 * when all are full), the last holding group_fill so far */
+	double group_stolen[NB_STOLEN_GROUPS], group_covered[NB_STOLEN_GROUPS];
+	size_t groups, group_chunks, group_fill;
+	/* --until-ci: the interval when it was found narrow, and when (s into
+	 * the run); stop_s 0 until then */
+	double stop_ci_low, stop_ci_high, stop_s;
 	uint64_t hist[NB_STREAM_BUCKETS];
 	struct nb_stream_second now;
 	uint64_t second;         /* the second `now` sums */
@@ -143,6 +155,8 @@ int nb_stream_writer_finish(struct nb_stream_writer *w, int complete, double *cp
 /* What the system stole of the time the folded samples covered, percent
  * (NaN before any). */
 double nb_stream_stolen_percent(const struct nb_stream *s);
+/* Its 95% interval over the groups of time (speed.h); NaN with too few. */
+void nb_stream_stolen_interval(const struct nb_stream *s, double *low, double *high);
 
 /* Loss quantile p (0..1) from the histogram: the upper edge of its bucket. */
 double nb_stream_quantile(const struct nb_stream *s, double p);

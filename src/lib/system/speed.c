@@ -88,11 +88,10 @@ static uint64_t next_random(uint64_t *x)
 	return *x;
 }
 
-/* The 95% percentile interval of the share sum(part) / sum(whole) over
- * groups resampled with replacement; NaN with too few groups. */
-static void interval(const double *part, const double *whole, size_t g, struct nb_speed *s)
+void nb_speed_interval(const double *part, const double *whole, size_t g, double *low,
+		       double *high)
 {
-	s->ci_low = s->ci_high = NAN;
+	*low = *high = NAN;
 	if (g < NB_STOLEN_GROUPS_MIN)
 		return;
 	double *share = allocate(NB_STOLEN_RESAMPLES, sizeof(*share));
@@ -110,9 +109,14 @@ static void interval(const double *part, const double *whole, size_t g, struct n
 		share[b] = w > 0 ? 100.0 * p / w : 0;
 	}
 	qsort(share, NB_STOLEN_RESAMPLES, sizeof(*share), ascending);
-	s->ci_low = share[(int)(0.025 * NB_STOLEN_RESAMPLES)];
-	s->ci_high = share[(int)(0.975 * NB_STOLEN_RESAMPLES) - 1];
+	*low = share[(int)(0.025 * NB_STOLEN_RESAMPLES)];
+	*high = share[(int)(0.975 * NB_STOLEN_RESAMPLES) - 1];
 	free(share);
+}
+
+int nb_speed_narrow(double low, double high, double width)
+{
+	return !isnan(low) && !isnan(high) && high - low <= width;
 }
 
 /* The group of time a sample that starts at t (ticks) of a total falls in. */
@@ -227,7 +231,7 @@ void nb_speed_split(size_t n, struct nb_speed_sample (*sample)(const void *ctx, 
 	if (!isnan(mad))
 		s->resolution_ticks = fmax(unit, 3 * 1.4826 * mad);
 	if (g)
-		interval(part, whole, g, s);
+		nb_speed_interval(part, whole, g, &s->ci_low, &s->ci_high);
 	free(part);
 	free(whole);
 	free(scratch);
@@ -273,10 +277,9 @@ void nb_speed_detours(const uint64_t *start, const uint64_t *length, size_t stri
 	/* the groups are of equal time: the span cut in g */
 	for (size_t k = 0; k < g; k++)
 		whole[k] = span / (double)g;
+	s->ci_low = s->ci_high = NAN;
 	if (span > 0)
-		interval(part, whole, g, s);
-	else
-		s->ci_low = s->ci_high = NAN;
+		nb_speed_interval(part, whole, g, &s->ci_low, &s->ci_high);
 }
 
 double nb_speed_percent(const struct nb_speed *s, double part)

@@ -46,6 +46,11 @@
 #define NB_STOLEN_GROUPS 100    /* the interval's blocks of time, at most */
 #define NB_STOLEN_GROUPS_MIN 10 /* fewer: no interval (NaN) */
 #define NB_STOLEN_RESAMPLES 1000
+/* --until-ci: a run ends once its interval is that many points wide, but
+ * never before NB_UNTIL_CI_MIN_S (a quiet start says little of the hour
+ * after it), and without --seconds after NB_UNTIL_CI_MAX_S at most. */
+#define NB_UNTIL_CI_MIN_S 1.0
+#define NB_UNTIL_CI_MAX_S 3600.0
 
 struct nb_speed {
 	double total_ticks;    /* all samples */
@@ -80,6 +85,14 @@ void nb_speed_fixed_work(const uint64_t *x, size_t n, double ideal, double unit,
 void nb_speed_detours(const uint64_t *start, const uint64_t *length, size_t stride, size_t n,
 		      uint64_t origin, double base, double span, double unit, double ticks_per_ns,
 		      struct nb_speed *s);
+
+/* The stolen share's 95% percentile interval (percent), sum(part) /
+ * sum(whole) over g groups of time resampled with replacement; NaN with
+ * fewer than NB_STOLEN_GROUPS_MIN groups. */
+void nb_speed_interval(const double *part, const double *whole, size_t g, double *low,
+		       double *high);
+/* --until-ci's rule: the interval is known and at most width points wide. */
+int nb_speed_narrow(double low, double high, double width);
 
 /* A share of the run's time, in percent. */
 double nb_speed_percent(const struct nb_speed *s, double part);

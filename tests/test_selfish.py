@@ -85,6 +85,26 @@ def test_selfish_runs_as_long_as_asked_whatever_the_detours(run, tmp_path):
     assert rank["store_growths"] > 0, rank
 
 
+def test_the_headline_is_the_osnoise_sum_of_its_own_file(run, tmp_path):
+    """selfish is the clock-read reference the other probes are held to:
+    its stolen_percent (src/lib/system/speed.c) is the sum osnoise makes of
+    its gaps, from its own file: each detour's length beyond the minimal
+    iteration, past 1 us, over the measurement period. 30 us injected every
+    2 ms make gaps past the threshold whatever the day."""
+    done = run("selfish", "--seconds", 0.5, "--inject", "2000:30", "-o", "s")
+    assert done.returncode == 0, done.stderr
+    (rank,) = json.loads((tmp_path / "s.json").read_text())["ranks"]
+    d = detours_of(tmp_path, rank)
+    excess = d[:, 1] - rank["min_iteration_ns"]
+    past = excess[excess > 1000]
+    assert len(past) >= rank["injections"] > 0
+    # the file's ns are rounded: a gap within a ns of the threshold may fall
+    # either side
+    assert rank["stolen_events"] == pytest.approx(len(past), abs=2)
+    assert rank["stolen_percent"] == pytest.approx(
+        100 * past.sum() / (rank["period_s"] * 1e9), abs=0.01, rel=1e-3)
+
+
 def test_node_files_keep_netgauge_head_line_to_a_range(run, tmp_path):
     """With node files (beyond 4,096 ranks) no line lists every rank:
     Netgauge's head line gives the smallest and largest of the ranks'

@@ -128,6 +128,7 @@ static int narrow_so_far(const struct state *st, const struct nb_detour *d, size
 	struct nb_speed s;
 	double span = (double)(last - start) - (double)st->unmeasured_ticks;
 
+	/* the interval only: the resolution (1 tick) is not read */
 	nb_speed_detours(&d[0].start, &d[0].length, sizeof(*d) / sizeof(uint64_t), k, start,
 			 (double)st->min_ticks, span, 1, run->cal.ticks_per_ns, &s);
 	return nb_speed_narrow(s.ci_low, s.ci_high, run->until_ci);

@@ -25,8 +25,9 @@
  * beyond what the events' samples need kept. */
 #define LAG_S 4.0
 #define POLL_NS 20000000L
-/* --until-ci looks at the intervals this often: a bootstrap a stream each
- * time, which at 288 streams costs the writer a few percent of its CPU. */
+/* --until-ci looks at the intervals this often. A look bootstraps one
+ * stream after another and stops at the first not yet narrow, so it
+ * usually costs one bootstrap, and every stream's only near the end. */
 #define UNTIL_CI_EVERY_S 0.5
 
 struct nb_stream_writer {

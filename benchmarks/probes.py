@@ -4,9 +4,11 @@ of one CPU (stolen_percent, src/lib/system/speed.h), the same by FWQ of
 each work kind, FTQ, P-SNAP and selfish.
 
 Rounds of one short run of each probe, interleaved on the last CPU, in
-three conditions: quiet; a rival at real-time priority on that CPU taking
-40 us every 1 ms (noise-slowdown); a memory-bandwidth hog on the other CPU
-(dd of 256 MiB blocks), beside which DAXPY on 4 MiB vectors also runs. The
+four conditions, tests/test_stolen.py's over longer runs: quiet; two rivals
+at real-time priority on that CPU (noise-slowdown) taking 40 us every 1 ms
+and 1 ms every 20 ms, periodic, then at random; a memory-bandwidth hog on
+the other CPU (dd of 256 MiB blocks), beside which DAXPY on 32 MiB vectors
+also runs. The
 reference is selfish at the one threshold, a clock-read loop in the manner
 of osnoise. For each probe and condition: the median stolen share, the
 paired difference from the reference's in the same round with its 95%
@@ -38,7 +40,8 @@ PROBES = {
     "fwq multiiter": ["fwq", "--work", "multiiter"],
     "fwq increment": ["fwq", "--work", "increment"],
     "fwq daxpy": ["fwq", "--work", "daxpy"],
-    "fwq daxpy 4 MiB": ["fwq", "--work", "daxpy", "--daxpy-len", "524288", "-w", "0"],
+    "fwq daxpy -w 9": ["fwq", "--work", "daxpy", "-w", "9"],
+    "fwq daxpy 32 MiB": ["fwq", "--work", "daxpy", "--daxpy-len", "4194304", "-w", "0"],
     "ftq": ["ftq"],
     "psnap 100 us": ["psnap", "-g", "100"],
     "psnap 1 ms": ["psnap", "-g", "1000"],
@@ -57,13 +60,26 @@ def one_run(name, where):
     return entry
 
 
-def rival(where):
-    # its log in the run's directory: -o writes atomically, by a rename
-    # onto the name given, so never a device's name
-    return subprocess.Popen([str(BIN / "noise-slowdown"), "--cpu", str(CPU), "--seconds", "600",
-                             "--stretch", "1000:1000", "--slice", "40:960", "-o",
-                             str(where / "rival.dat")],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+class Rivals:
+    """Two rivals, 40 us every 1 ms and 1 ms every 20 ms, at random times
+    or not; their logs in the run's directory (-o writes atomically, by a
+    rename onto the name given, so never a device's name)."""
+
+    def __init__(self, where, random_times):
+        self.procs = [subprocess.Popen([str(BIN / "noise-slowdown"), "--cpu", str(CPU),
+                                        "--seconds", "600", "--stretch", "1000:1000",
+                                        "--slice", slice_, "-o", str(where / f"rival{k}.dat"),
+                                        *(["--random"] if random_times else [])],
+                                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                      for k, slice_ in enumerate(("40:960", "1000:19000"))]
+
+    def send_signal(self, sig):
+        for p in self.procs:
+            p.send_signal(sig)
+
+    def wait(self, timeout):
+        for p in self.procs:
+            p.wait(timeout=timeout)
 
 
 def hog(where):
@@ -74,7 +90,8 @@ def hog(where):
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 
-CONDITIONS = {"quiet": None, "rival 40 us every 1 ms": rival, "memory hog": hog}
+CONDITIONS = {"quiet": None, "periodic rivals": lambda where: Rivals(where, False),
+              "random rivals": lambda where: Rivals(where, True), "memory hog": hog}
 
 
 def interval(diffs, resamples=10000):

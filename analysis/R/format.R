@@ -46,7 +46,7 @@ column_words <- c(
   stolen_max_percent = "System took, worst CPU (%)",
   slowdown_percent = "Work's slowdown (%)", stolen_ci95_low = "System took, 95% low (%)",
   stolen_ci95_high = "System took, 95% high (%)", resolution_us = "Resolution (\u00b5s)",
-  coarse = "Coarser than the threshold",
+  coarse = "Coarser than the threshold", stopped_by = "Stopped by",
   stolen_percent = "System took (%)", variation_percent = "Work's own variation (%)",
   lost_percent = "Lost in all (%)",
   p99_9_us_median = "p99.9 loss, median CPU (\u00b5s)", p99_9_us_p99 = "p99.9 loss, p99 CPU (\u00b5s)",

@@ -206,10 +206,10 @@ scale_on_page <- function(scale, labels) {
 }
 
 stream_section <- function(tables, labels) {
-  html_section("streams", "Streamed runs", html_table(pick(with_labels(tables$streams, labels), c("run", "host", "cpu", "complete",
-    "samples", "lost_samples", "seconds", "lost_percent")), paste("Streamed runs (--stream):",
-    "fixed memory whatever the length; complete: the run ended as asked, else these are its",
-    "last checkpoint's figures"), "streams.csv"),
+  html_section("streams", "Streamed runs", html_table(pick(with_labels(tables$streams, labels), c("run", "host", "cpu", "stopped_by",
+    "seconds", "stolen_percent", "stolen_ci95_low", "stolen_ci95_high")), paste("Streamed runs (--stream):",
+    "fixed memory whatever the length; stopped by its seconds, its interval (--until-ci), a",
+    "signal, or killed (then these are its last checkpoint's figures)"), "streams.csv"),
     html_table(pick(with_labels(tables$tails[run %in% tables$streams$run], labels), c("run",
       "host", "cpu", "p99_us", "p99_9_us", "max_us", "above_100us_per_hour",
       "above_1000us_per_hour")), "Tails of the streamed runs", "tails.csv"))

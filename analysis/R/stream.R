@@ -135,15 +135,29 @@ stream_label <- function(name, s) {
       if (s$complete) "" else " (to its last checkpoint)"))
 }
 
+# What stopped each rank of a streamed run (its run JSON's stopped_by:
+# seconds, interval or signal), by rank; "killed" without a run JSON.
+stream_stopped_by <- function(s) {
+  ranks <- s$meta$ranks
+  if (is.null(ranks)) return(function(rank) "killed")
+  by <- setNames(vapply(ranks, function(r) r$stopped_by %||% NA_character_, ""),
+    vapply(ranks, function(r) as.character(r$rank %||% NA), ""))
+  function(rank) unname(by[as.character(rank)])
+}
+
 # One row per streamed run and rank: what it measured and how it ended.
 stream_table <- function(streams) {
   rbindlist(lapply(names(streams), function(n) {
     s <- streams[[n]]
+    stopped_by <- stream_stopped_by(s)
     rbindlist(lapply(s$ranks, function(r) {
       i <- r$info
       data.table(run = n, kernel = s$kernel, host = i$host, thread = i$rank, cpu = i$cpu,
-        complete = isTRUE(i$complete), samples = i$samples, lost_samples = i$lost_samples,
-        seconds = i$seconds, lost_percent = i$lost_percent,
+        complete = isTRUE(i$complete), stopped_by = stopped_by(i$rank), samples = i$samples,
+        lost_samples = i$lost_samples, seconds = i$seconds,
+        stolen_percent = i$stolen_percent %||% NA_real_,
+        stolen_ci95_low = i$stolen_ci95_low %||% NA_real_,
+        stolen_ci95_high = i$stolen_ci95_high %||% NA_real_, lost_percent = i$lost_percent,
         checkpoints = i$checkpoints, checkpoint_ms_max = i$checkpoint_ms_max,
         memory_mib = i$memory_bytes / 2^20)
     }))

@@ -116,11 +116,14 @@ static void prepare(struct nb_thread *t)
 	nb_samples_fault(t->samples, 0, st->faulted, sizeof(struct nb_detour));
 }
 
-/* --until-ci: after NB_UNTIL_CI_MIN_S, and every CHECK_S after that, the
- * loop stops, between two chunks, to see whether the k detours so far make
- * the interval narrow enough (over the run so far, the checks' own time
- * left out as the growths' is). */
+/* --until-ci: after NB_UNTIL_CI_MIN_S, and then every CHECK_S or
+ * CHECK_SHARE of the run so far, whichever is longer, the loop stops,
+ * between two chunks, to see whether the k detours so far make the interval
+ * narrow enough (over the run so far, the checks' own time left out as the
+ * growths' is). A check reads every detour so far: spaced in proportion to
+ * the run, the checks cost a fixed share of it however long it runs. */
 #define CHECK_S 0.25
+#define CHECK_SHARE 0.05
 
 static int narrow_so_far(const struct state *st, const struct nb_detour *d, size_t k,
 			 uint64_t start, uint64_t last)
@@ -166,7 +169,8 @@ static void measure(struct nb_thread *t)
 				st->narrow = 1;
 				break;
 			}
-			check = last + (uint64_t)(CHECK_S * 1e9 * tpn);
+			check = last + (uint64_t)fmax(CHECK_S * 1e9 * tpn,
+						      CHECK_SHARE * (double)(last - start));
 			last = nb_ticks_unfenced();
 			st->unmeasured_ticks += last - paused;
 			continue;

@@ -4,12 +4,15 @@
  * measured there the moment it wakes), takes the CPU in short slices (ON us
  * busy, OFF us asleep) during stretches (LENGTH ms every EVERY ms). A kernel
  * whose samples are much longer than a slice sees the stretch as running
- * slower, not as detours. Each slice is logged, "due_tick start_tick end_tick"
+ * slower, not as detours. With --random the sleeps are drawn at random
+ * (exponential, OFF us on average): slices at the times of a Poisson
+ * process, which no sampling period can beat in step with. Each slice is logged, "due_tick start_tick end_tick"
  * a line, on the kernels' own timer: the ground truth of how much the
  * competitor took, and when. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <getopt.h>
+#include <math.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -44,10 +47,12 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: %s --cpu N -o FILE [--seconds S] [--stretch EVERY_MS:LENGTH_MS]\n"
-		"          [--slice ON_US:OFF_US]\n"
+		"          [--slice ON_US:OFF_US] [--random]\n"
 		"Takes CPU N in slices of ON us busy and OFF us asleep (default 100:100) for\n"
 		"LENGTH ms of every EVERY ms (default 1000:200), for S seconds (default 10) or\n"
 		"until SIGTERM/SIGINT, at real-time priority where allowed (CAP_SYS_NICE).\n"
+		"--random: each sleep is drawn at random, OFF us on average (a Poisson\n"
+		"process of slices).\n"
 		"Writes FILE: 'due_tick start_tick end_tick' for each slice: when its sleep\n"
 		"ended, and when it was busy.\n",
 		nb_program());
@@ -64,6 +69,19 @@ static void parse_pair(const char *opt, const char *arg, uint64_t *a, uint64_t *
 	*b = nb_parse_u64(opt, end + 1, 1, 60000000);
 	if (*a < 1 || *a > 60000000)
 		nb_fail(NB_EXIT_USAGE, "%s %s: the first number must be from 1 to 60000000", opt, arg);
+}
+
+/* An exponential draw of mean `mean` (at least 1): the next sleep of a
+ * Poisson process. A fixed seed: the same run draws the same sleeps. */
+static uint64_t exponential_us(uint64_t mean, uint64_t *state)
+{
+	*state ^= *state << 13;
+	*state ^= *state >> 7;
+	*state ^= *state << 17;
+	double u = ((double)(*state >> 11) + 0.5) / 9007199254740992.0; /* (0, 1) */
+	double x = -log(u) * (double)mean;
+
+	return x < 1 ? 1 : (uint64_t)x;
 }
 
 /* Sleeps us microseconds; returns the tick the sleep was due to end. */
@@ -83,13 +101,15 @@ int main(int argc, char **argv)
 		{ "seconds", required_argument, NULL, 's' },
 		{ "stretch", required_argument, NULL, 'r' },
 		{ "slice", required_argument, NULL, 'l' },
+		{ "random", no_argument, NULL, 'x' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	uint64_t every_ms = 1000, length_ms = 200, on_us = 100, off_us = 100;
 	double seconds = 10;
 	const char *path = NULL;
-	int cpu = -1, c;
+	int cpu = -1, random = 0, c;
+	uint64_t state = 0x9e3779b97f4a7c15ULL;
 	struct nb_calibration cal;
 
 	nb_set_program(argv[0]);
@@ -107,6 +127,9 @@ int main(int argc, char **argv)
 			break;
 		case 'l':
 			parse_pair("--slice", optarg, &on_us, &off_us);
+			break;
+		case 'x':
+			random = 1;
 			break;
 		case 'o':
 			path = optarg;
@@ -141,7 +164,8 @@ int main(int argc, char **argv)
 			strerror(errno));
 	nb_calibrate(&cal, 0);
 
-	size_t max = (size_t)(seconds * 1e6 / (double)(on_us + off_us)) + 16, n = 0;
+	/* random sleeps may be short: room for slices back to back */
+	size_t max = (size_t)(seconds * 1e6 / (double)(on_us + (random ? 1 : off_us))) + 16, n = 0;
 	struct slice *log = nb_samples_alloc(max, sizeof(*log));
 	double tpn = cal.ticks_per_ns;
 	uint64_t t0 = nb_ticks(), stop_at = t0 + (uint64_t)(seconds * 1e9 * tpn);
@@ -169,7 +193,7 @@ int main(int argc, char **argv)
 		while (nb_ticks() < end)
 			;
 		log[n++] = (struct slice){ due < now ? due : now, now, nb_ticks() };
-		due = sleep_us(off_us, tpn);
+		due = sleep_us(random ? exponential_us(off_us, &state) : off_us, tpn);
 	}
 	uint64_t busy = 0;
 

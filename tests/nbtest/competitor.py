@@ -34,11 +34,13 @@ def beside_competitors(bin_dir, tmp_path, kernel_cmd, stretch, slice_):
     return done, slices
 
 
-def start_rival(bin_dir, cpu, slice_, log):
+def start_rival(bin_dir, cpu, slice_, log, poisson=False):
     """noise-slowdown on one CPU at real-time priority, busy then asleep by
-    slice_ ("ON_US:OFF_US") for as long as it runs, each slice logged to
-    log: a thread of known name and share, put there from outside what it
-    disturbs. Stop it with SIGTERM."""
+    slice_ ("ON_US:OFF_US"; poisson: asleep OFF_US on average, at random)
+    for as long as it runs, each slice logged to log: a thread of known name
+    and share, put there from outside what it disturbs. Stop it with
+    SIGTERM."""
     return subprocess.Popen([str(bin_dir / "noise-slowdown"), "--cpu", str(cpu), "--seconds",
-                             "600", "--stretch", "1000:1000", "--slice", slice_, "-o", str(log)],
+                             "600", "--stretch", "1000:1000", "--slice", slice_, "-o", str(log),
+                             *(["--random"] if poisson else [])],
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)

@@ -238,11 +238,26 @@ static void test_speed_split(void)
 	NEAR(s.total_ticks, 3 * 1000, 0);
 	CHECK(isnan(s.ci_low)); /* too few to say */
 
-	/* a spread wider than the threshold: the probe says it is coarse */
+	/* a burst of slow work shorter than a block is the work's, as its
+	 * neighbours say; a lone sample as slow is a gap */
+	for (int i = 0; i < N; i++)
+		x[i] = i >= 5000 && i < 5020 ? 2500 : 1000;
+	x[7000] = 2500;
+	nb_speed_fixed_work(x, N, 1000, 30, 1.0, &s);
+	CHECK(s.stolen_samples == 1);
+	NEAR(s.stolen_ticks, 1500, 0);
+	/* the burst's edges: each against half its neighbours at its speed */
+	NEAR(s.slowdown_ticks, 20 * 1500, 2 * 1500);
+
+	/* a spread wider than the threshold: the probe says it is coarse,
+	 * and counts only past its resolution (its spread is no gap) */
 	for (int i = 0; i < N; i++)
 		x[i] = 1000 + (uint64_t)(i % 2) * 1800;
+	x[7001] += 20000;
 	nb_speed_fixed_work(x, N, 1000, 30, 1.0, &s);
 	CHECK(s.resolution_ticks > s.threshold_ticks);
+	CHECK(s.stolen_samples == 1);
+	CHECK(s.stolen_ticks >= 20000 && s.stolen_ticks <= 20000 + 1800);
 
 	/* detours recorded alone: past the threshold beyond the base */
 	uint64_t d[3][2] = { { 100, 900 }, { 5000, 4100 }, { 9000, 1050 } };
@@ -251,6 +266,14 @@ static void test_speed_split(void)
 	NEAR(s.stolen_ticks, 4050, 0);
 	CHECK(s.stolen_samples == 1);
 	NEAR(s.lost_ticks, 850 + 4050 + 1000, 0);
+	/* a detour longer than a group of time fills the groups it spans:
+	 * no group's share beyond 100% */
+	uint64_t e[1][2] = { { 1000, 600050 } };
+
+	nb_speed_detours(&e[0][0], &e[0][1], 2, 1, 0, 50, 1e6, 40, 1.0, &s);
+	NEAR(s.stolen_ticks, 600000, 0);
+	CHECK(s.ci_high <= 100 && s.ci_low >= 0);
+	CHECK(s.ci_low <= 60 && 60 <= s.ci_high);
 }
 
 /* A file is committed by a rename onto its name: never onto a device's. */

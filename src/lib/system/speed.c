@@ -78,6 +78,74 @@ static void usual_of(const double *median, size_t nblocks, double *usual)
 	}
 }
 
+/* The median of v[0..n) (n at most 2 * NB_NEIGHBOURS), which it sorts by
+ * insertion: cheaper than qsort for so few, and run once a sample. */
+static double median_of_few(double *v, size_t n)
+{
+	for (size_t i = 1; i < n; i++) {
+		double x = v[i];
+		size_t j = i;
+
+		for (; j > 0 && v[j - 1] > x; j--)
+			v[j] = v[j - 1];
+		v[j] = x;
+	}
+	if (n == 0)
+		return NAN;
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* Sample i's NB_NEIGHBOURS nearest samples either side, itself left out,
+ * over those that did any work: the median time of a unit of work, and the
+ * median distance from it (NaN when none did any). A gap stops the thread
+ * inside one sample, so it never moves them; a change of speed lasts over
+ * the neighbours, so it moves the median, and a stretch of uneven speed
+ * (a busy SMT sibling) widens the distance. */
+struct neighbours {
+	double median, spread;
+};
+
+static struct neighbours neighbours_of(size_t n,
+				       struct nb_speed_sample (*sample)(const void *, size_t),
+				       const void *ctx, size_t i)
+{
+	double v[2 * NB_NEIGHBOURS];
+	size_t m = 0, lo = i < NB_NEIGHBOURS ? 0 : i - NB_NEIGHBOURS,
+	       hi = n - 1 - i < NB_NEIGHBOURS ? n - 1 : i + NB_NEIGHBOURS;
+
+	for (size_t j = lo; j <= hi; j++) {
+		if (j == i)
+			continue;
+		struct nb_speed_sample x = sample(ctx, j);
+
+		if (x.work > 0)
+			v[m++] = x.ticks / x.work;
+	}
+	struct neighbours near = { median_of_few(v, m), NAN };
+
+	for (size_t j = 0; j < m; j++)
+		v[j] = fabs(v[j] - near.median);
+	near.spread = median_of_few(v, m);
+	return near;
+}
+
+/* Sample i's excess over its usual time (ticks): the window's usual time u
+ * (a unit of work's), or its neighbours' when they ran slower, since a
+ * burst of slow work is the work's, not a gap. *usual_here gets the one
+ * used, *uneven the least excess its neighbours' spread lets count (three
+ * robust sds: under that a gap and their unevenness look alike). */
+static double excess_of(size_t n, struct nb_speed_sample (*sample)(const void *, size_t),
+			const void *ctx, size_t i, double u, double *usual_here, double *uneven)
+{
+	struct nb_speed_sample x = sample(ctx, i);
+	struct neighbours near = neighbours_of(n, sample, ctx, i);
+	double here = isnan(near.median) ? u : fmax(u, near.median);
+
+	*usual_here = here;
+	*uneven = isnan(near.spread) ? 0 : 3 * 1.4826 * near.spread * x.work;
+	return x.ticks - x.work * here;
+}
+
 /* A deterministic generator for the bootstrap: the same samples give the
  * same interval. */
 static uint64_t next_random(uint64_t *x)
@@ -187,6 +255,32 @@ void nb_speed_split(size_t n, struct nb_speed_sample (*sample)(const void *ctx, 
 
 		best = scratch[(q ? q : 1) - 1];
 	}
+	/* each block's typical spread: the median of its samples' distance
+	 * from the window's usual time (the neighbours' cost more, and a
+	 * median needs them only where bursts are most of a block); the
+	 * blocks' median of that, as three robust sds, is the resolution */
+	for (size_t k = 0, lo = 0; k < nblocks; lo = ends[k++]) {
+		double u = isnan(usual[k]) ? best : usual[k];
+		size_t m = 0;
+
+		for (size_t i = lo; i < ends[k]; i++) {
+			struct nb_speed_sample x = sample(ctx, i);
+
+			scratch[m++] = fabs(x.ticks - x.work * u);
+		}
+		spread[k] = median_sorting(scratch, m);
+	}
+	known = 0;
+	for (size_t k = 0; k < nblocks; k++)
+		if (!isnan(spread[k]))
+			spread[known++] = spread[k];
+	double mad = median_sorting(spread, known);
+
+	if (!isnan(mad))
+		s->resolution_ticks = fmax(unit, 3 * 1.4826 * mad);
+	/* a coarse probe cannot tell its own spread from a gap under its
+	 * resolution: it counts past that instead, and says so (coarse) */
+	double counted = fmax(s->threshold_ticks, s->resolution_ticks);
 	size_t g = groups_for(n);
 	double *part = allocate(g ? g : 1, sizeof(*part)), *whole = allocate(g ? g : 1, sizeof(*whole));
 	double total = 0, at = 0;
@@ -198,38 +292,26 @@ void nb_speed_split(size_t n, struct nb_speed_sample (*sample)(const void *ctx, 
 	for (size_t k = 0, lo = 0; k < nblocks; lo = ends[k++]) {
 		/* a block that did no work at all: it was all taken */
 		double u = isnan(usual[k]) ? best : usual[k];
-		size_t m = 0;
 
 		for (size_t i = lo; i < ends[k]; i++) {
 			struct nb_speed_sample x = sample(ctx, i);
-			double excess = x.ticks - x.work * u;
+			double usual_here, uneven,
+			       excess = excess_of(n, sample, ctx, i, u, &usual_here, &uneven);
 
 			s->total_ticks += x.ticks;
 			s->lost_ticks += x.ticks - x.work * ideal;
-			s->slowdown_ticks += x.work * fmax(u - best, 0);
-			if (excess > s->threshold_ticks) {
+			s->slowdown_ticks += x.work * fmax(usual_here - best, 0);
+			if (excess > fmax(counted, uneven)) {
 				s->stolen_ticks += excess;
 				s->stolen_samples++;
 				if (g)
 					part[group_of(at, total, g)] += excess;
-			} else {
-				scratch[m++] = fabs(excess);
 			}
 			if (g)
 				whole[group_of(at, total, g)] += x.ticks;
 			at += x.ticks;
 		}
-		spread[k] = median_sorting(scratch, m);
 	}
-	/* the blocks' typical spread, as three robust sds */
-	known = 0;
-	for (size_t k = 0; k < nblocks; k++)
-		if (!isnan(spread[k]))
-			spread[known++] = spread[k];
-	double mad = median_sorting(spread, known);
-
-	if (!isnan(mad))
-		s->resolution_ticks = fmax(unit, 3 * 1.4826 * mad);
 	if (g)
 		nb_speed_interval(part, whole, g, &s->ci_low, &s->ci_high);
 	free(part);
@@ -249,6 +331,22 @@ void nb_speed_fixed_work(const uint64_t *x, size_t n, double ideal, double unit,
 			 double ticks_per_ns, struct nb_speed *s)
 {
 	nb_speed_split(n, fixed_work_sample, x, ideal, unit, ticks_per_ns, s);
+}
+
+/* Adds an excess that began at tick t to the groups of time (each span /
+ * g long) it lasted into, each its share: a detour longer than a group
+ * never makes one group's share above 100%. */
+static void spread_over(double *part, size_t g, double span, double t, double excess)
+{
+	double each = span / (double)g;
+
+	for (size_t k = group_of(t, span, g); excess > 0 && k < g; k++) {
+		double here = k == g - 1 ? excess : fmin(excess, fmax((double)(k + 1) * each - t, 0));
+
+		part[k] += here;
+		excess -= here;
+		t = (double)(k + 1) * each;
+	}
 }
 
 void nb_speed_detours(const uint64_t *start, const uint64_t *length, size_t stride, size_t n,
@@ -271,7 +369,7 @@ void nb_speed_detours(const uint64_t *start, const uint64_t *length, size_t stri
 		if (excess > s->threshold_ticks) {
 			s->stolen_ticks += excess;
 			s->stolen_samples++;
-			part[group_of((double)(start[i * stride] - origin), span, g)] += excess;
+			spread_over(part, g, span, (double)(start[i * stride] - origin) + base, excess);
 		}
 	}
 	/* the groups are of equal time: the span cut in g */

@@ -11,9 +11,15 @@
  * NB_USUAL_BLOCKS blocks of a tenth of that each (a block holds one sample
  * or more). The median ignores single detours and follows a change of
  * speed that lasts, which is the work's: an SMT sibling, a co-tenant on the
- * memory bus, the clock's frequency. A sample longer than a block, or
- * noise that hits most samples, is beyond what a median can tell apart:
- * the probe's resolution says so.
+ * memory bus, the clock's frequency. A change of speed shorter than the
+ * window is the work's too when it lasts over a sample's neighbours: where
+ * the NB_NEIGHBOURS samples either side ran slower (their median), that is
+ * the sample's usual time. Where the neighbours' own times spread wide (a
+ * stretch of uneven speed: a busy SMT sibling), only an excess past three
+ * robust sds of them counts. A gap stops the thread inside one sample and
+ * never moves its neighbours. A sample longer than a block, or noise that
+ * hits most samples, is beyond what a median can tell apart: the probe's
+ * resolution says so.
  *
  * The parts add up to the whole, each a share of the run's time:
  *   lost = stolen + slowdown + variation
@@ -29,7 +35,9 @@
  * spread: three robust sds (1.4826 median absolute deviations) of the
  * samples' excess over their usual time, and never less than its unit (a
  * timer read, an FTQ count). Above the threshold the probe is coarse: it
- * says so (coarse=1) rather than under-count in silence. */
+ * counts only excess past its resolution, since under that its own spread
+ * and a gap look alike, and it says so (coarse=1) rather than under-count
+ * in silence. */
 #ifndef NB_SPEED_H
 #define NB_SPEED_H
 
@@ -42,6 +50,7 @@
 #define NB_STOLEN_THRESHOLD_NS 1000.0 /* osnoise's default since Linux 6.11 */
 #define NB_USUAL_WINDOW_NS 10e6
 #define NB_USUAL_BLOCKS 11 /* odd: a median's centre */
+#define NB_NEIGHBOURS 4    /* a sample's neighbours either side */
 #define NB_BEST_QUANTILE 0.05
 #define NB_STOLEN_GROUPS 100    /* the interval's blocks of time, at most */
 #define NB_STOLEN_GROUPS_MIN 10 /* fewer: no interval (NaN) */

@@ -366,7 +366,7 @@ def check_injections_stand_out(out):
 
 # as src/lib/system/speed.h: one absolute threshold; the usual time the
 # median of the medians of 11 blocks of a tenth of the 10 ms window
-THRESHOLD_NS, WINDOW_NS, BLOCKS = 1000.0, 10e6, 11
+THRESHOLD_NS, WINDOW_NS, BLOCKS, NEIGHBOURS = 1000.0, 10e6, 11, 4
 
 
 def speed_split(x, ideal, ticks_per_ns):
@@ -397,9 +397,22 @@ def speed_split(x, ideal, ticks_per_ns):
         lo = min(max(j - half, 0), k - w)
         usual_of_block[j] = np.median(medians[lo:lo + w])
     best = np.sort(usual_of_block)[max(int(np.ceil(0.05 * k)), 1) - 1]
-    usual = np.repeat(usual_of_block, np.diff([0] + ends))
+    window = np.repeat(usual_of_block, np.diff([0] + ends))
+    # the resolution: three robust sds of the blocks' typical distance
+    # from the window's usual time; a coarse probe counts only past it
+    mad = np.median([np.median(np.abs(x[a:b] - u))
+                     for a, b, u in zip(starts, ends, usual_of_block)])
+    counted = max(THRESHOLD_NS * ticks_per_ns, 3 * 1.4826 * mad)
+    # the NEIGHBOURS samples either side, itself left out: their median
+    # where slower is the usual time, their spread the least that counts
+    padded = np.concatenate([np.full(NEIGHBOURS, np.nan), x, np.full(NEIGHBOURS, np.nan)])
+    near = np.delete(np.lib.stride_tricks.sliding_window_view(padded, 2 * NEIGHBOURS + 1),
+                     NEIGHBOURS, axis=1)
+    near_median = np.nanmedian(near, axis=1)
+    spread = np.nanmedian(np.abs(near - near_median[:, None]), axis=1)
+    usual = np.maximum(window, near_median)
     excess = x - usual
-    stolen = excess > THRESHOLD_NS * ticks_per_ns
+    stolen = excess > np.maximum(counted, 3 * 1.4826 * spread)
     total = x.sum()
     figures = {
         "stolen_percent": 100 * excess[stolen].sum() / total,

@@ -6,13 +6,12 @@
  * whose samples are much longer than a slice sees the stretch as running
  * slower, not as detours. With --random the sleeps are drawn at random
  * (exponential, OFF us on average): slices at the times of a Poisson
- * process, which no sampling period can beat in step with. Each slice is logged, "due_tick start_tick end_tick"
- * a line, on the kernels' own timer: the ground truth of how much the
- * competitor took, and when. */
+ * process, which no sampling period keeps in step with. Each slice is
+ * logged, "due_tick start_tick end_tick" a line, on the kernels' own timer:
+ * the ground truth of how much the competitor took, and when. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <getopt.h>
-#include <math.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -22,6 +21,7 @@
 
 #include "calibrate.h"
 #include "cpuset.h"
+#include "draw.h"
 #include "machine.h"
 #include "outfile.h"
 #include "errors.h"
@@ -71,15 +71,10 @@ static void parse_pair(const char *opt, const char *arg, uint64_t *a, uint64_t *
 		nb_fail(NB_EXIT_USAGE, "%s %s: the first number must be from 1 to 60000000", opt, arg);
 }
 
-/* An exponential draw of mean `mean` (at least 1): the next sleep of a
- * Poisson process. A fixed seed: the same run draws the same sleeps. */
+/* A Poisson process's next sleep, of mean `mean` us (at least 1). */
 static uint64_t exponential_us(uint64_t mean, uint64_t *state)
 {
-	*state ^= *state << 13;
-	*state ^= *state >> 7;
-	*state ^= *state << 17;
-	double u = ((double)(*state >> 11) + 0.5) / 9007199254740992.0; /* (0, 1) */
-	double x = -log(u) * (double)mean;
+	double x = nb_draw_exponential(state, (double)mean);
 
 	return x < 1 ? 1 : (uint64_t)x;
 }

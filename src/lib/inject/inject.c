@@ -2,7 +2,6 @@
 #include "inject.h"
 
 #include <errno.h>
-#include <math.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -11,6 +10,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "draw.h"
 #include "errors.h"
 #include "samples.h"
 #include "stats.h"
@@ -147,12 +147,7 @@ static struct itimerspec once_at(uint64_t ns)
 /* DURATION plus an exponential wait of mean PERIOD - DURATION, in ns */
 static uint64_t poisson_gap_ns(void)
 {
-	rng ^= rng >> 12;
-	rng ^= rng << 25;
-	rng ^= rng >> 27;
-	double u = (double)(((rng * 0x2545F4914F6CDD1Dull) >> 11) + 1) * 0x1p-53;
-
-	return duration_ns + (uint64_t)(-log(u) * (double)(period_ns - duration_ns));
+	return duration_ns + (uint64_t)nb_draw_exponential(&rng, (double)(period_ns - duration_ns));
 }
 
 /* Arms the one-shot timer for the next injection of a Poisson stream; those

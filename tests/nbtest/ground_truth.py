@@ -27,12 +27,13 @@ counted where it ran at its best.
 """
 import io
 import json
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import pytest
-from nbtest import KERNELS
+from nbtest import KERNELS, ROOT
 from nbtest.kernel_files import data_bytes, part_bytes
 from nbtest.verdicts import cannot_tell
 
@@ -364,9 +365,20 @@ def check_injections_stand_out(out):
             row["rank"], alone, clean, m.exact_share, q.settled.mean())
 
 
-# as src/lib/system/speed.h: one absolute threshold; the usual time the
-# median of the medians of 11 blocks of a tenth of the 10 ms window
-THRESHOLD_NS, WINDOW_NS, BLOCKS, NEIGHBOURS = 1000.0, 10e6, 11, 4
+
+def speed_constants():
+    """The split's constants, read from their one definition,
+    src/lib/system/speed.h's #defines."""
+    text = (ROOT / "src" / "lib" / "system" / "speed.h").read_text()
+    return {name: float(value) for name, value in
+            re.findall(r"^#define (NB_\w+) ([0-9.e]+)", text, flags=re.M)}
+
+
+SPEED = speed_constants()
+THRESHOLD_NS, WINDOW_NS = SPEED["NB_STOLEN_THRESHOLD_NS"], SPEED["NB_USUAL_WINDOW_NS"]
+BLOCKS, NEIGHBOURS = int(SPEED["NB_USUAL_BLOCKS"]), int(SPEED["NB_NEIGHBOURS"])
+BEST_QUANTILE = SPEED["NB_BEST_QUANTILE"]
+HIDDEN = SPEED["NB_RESOLUTION_SDS"] * SPEED["NB_SD_PER_MAD"]  # a spread's sds, in MADs
 
 
 def speed_split(x, ideal, ticks_per_ns):
@@ -396,13 +408,13 @@ def speed_split(x, ideal, ticks_per_ns):
         w = min(k, BLOCKS)
         lo = min(max(j - half, 0), k - w)
         usual_of_block[j] = np.median(medians[lo:lo + w])
-    best = np.sort(usual_of_block)[max(int(np.ceil(0.05 * k)), 1) - 1]
+    best = np.sort(usual_of_block)[max(int(np.ceil(BEST_QUANTILE * k)), 1) - 1]
     window = np.repeat(usual_of_block, np.diff([0] + ends))
     # the resolution: three robust sds of the blocks' typical distance
     # from the window's usual time; a coarse probe counts only past it
     mad = np.median([np.median(np.abs(x[a:b] - u))
                      for a, b, u in zip(starts, ends, usual_of_block)])
-    counted = max(THRESHOLD_NS * ticks_per_ns, 3 * 1.4826 * mad)
+    counted = max(THRESHOLD_NS * ticks_per_ns, HIDDEN * mad)
     # the NEIGHBOURS samples either side, itself left out: their median
     # where slower is the usual time, their spread the least that counts
     padded = np.concatenate([np.full(NEIGHBOURS, np.nan), x, np.full(NEIGHBOURS, np.nan)])
@@ -412,7 +424,7 @@ def speed_split(x, ideal, ticks_per_ns):
     spread = np.nanmedian(np.abs(near - near_median[:, None]), axis=1)
     usual = np.maximum(window, near_median)
     excess = x - usual
-    stolen = excess > np.maximum(counted, 3 * 1.4826 * spread)
+    stolen = excess > np.maximum(counted, HIDDEN * spread)
     total = x.sum()
     figures = {
         "stolen_percent": 100 * excess[stolen].sum() / total,

@@ -20,7 +20,8 @@ import numpy as np
 import pytest
 from nbtest import KERNELS
 from nbtest.competitor import beside_competitors
-from nbtest.ground_truth import back_to_back, covered_by, load_injections, speed_split
+from nbtest.ground_truth import (BEST_QUANTILE, back_to_back, covered_by, load_injections,
+                                 speed_split)
 
 
 def slowed(bin_dir, tmp_path, kernel_cmd):
@@ -72,7 +73,7 @@ def check_running_slow(bin_dir, tmp_path, kernel_args):
         # the slices' time is in the samples they hit, beyond the work's
         # best: as slowdown (their usual time follows them) or stolen, at
         # least 90% of what the competitor logged; none lost in silence
-        best = np.sort(usual)[max(int(np.ceil(0.05 * len(usual))), 1) - 1]
+        best = np.sort(usual)[max(int(np.ceil(BEST_QUANTILE * len(usual))), 1) - 1]
         seen = (np.clip(usual - best, 0, None) + np.where(stolen, x - usual, 0))[hit].sum()
         assert seen >= 0.9 * taken.sum(), (report, seen / taken.sum())
         assert e["slowdown_percent"] > 0.5 * 100 * taken.sum() / x.sum(), report

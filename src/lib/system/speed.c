@@ -136,14 +136,14 @@ static struct neighbours neighbours_of(size_t n,
  * used, *uneven the least excess its neighbours' spread lets count (three
  * robust sds: under that a gap and their unevenness look alike). */
 static double excess_of(size_t n, struct nb_speed_sample (*sample)(const void *, size_t),
-			const void *ctx, size_t i, double u, double *usual_here, double *uneven)
+			const void *ctx, size_t i, struct nb_speed_sample x, double u,
+			double *usual_here, double *uneven)
 {
-	struct nb_speed_sample x = sample(ctx, i);
 	struct neighbours near = neighbours_of(n, sample, ctx, i);
 	double here = isnan(near.median) ? u : fmax(u, near.median);
 
 	*usual_here = here;
-	*uneven = isnan(near.spread) ? 0 : 3 * 1.4826 * near.spread * x.work;
+	*uneven = isnan(near.spread) ? 0 : NB_RESOLUTION_SDS * NB_SD_PER_MAD * near.spread * x.work;
 	return x.ticks - x.work * here;
 }
 
@@ -278,7 +278,7 @@ void nb_speed_split(size_t n, struct nb_speed_sample (*sample)(const void *ctx, 
 	double mad = median_sorting(spread, known);
 
 	if (!isnan(mad))
-		s->resolution_ticks = fmax(unit, 3 * 1.4826 * mad);
+		s->resolution_ticks = fmax(unit, NB_RESOLUTION_SDS * NB_SD_PER_MAD * mad);
 	/* a coarse probe cannot tell its own spread from a gap under its
 	 * resolution: it counts past that instead, and says so (coarse) */
 	double counted = fmax(s->threshold_ticks, s->resolution_ticks);
@@ -288,8 +288,6 @@ void nb_speed_split(size_t n, struct nb_speed_sample (*sample)(const void *ctx, 
 
 	for (size_t i = 0; i < n; i++)
 		total += sample(ctx, i).ticks;
-	memset(part, 0, (g ? g : 1) * sizeof(*part));
-	memset(whole, 0, (g ? g : 1) * sizeof(*whole));
 	for (size_t k = 0, lo = 0; k < nblocks; lo = ends[k++]) {
 		/* a block that did no work at all: it was all taken */
 		double u = isnan(usual[k]) ? best : usual[k];
@@ -297,7 +295,7 @@ void nb_speed_split(size_t n, struct nb_speed_sample (*sample)(const void *ctx, 
 		for (size_t i = lo; i < ends[k]; i++) {
 			struct nb_speed_sample x = sample(ctx, i);
 			double usual_here, uneven,
-			       excess = excess_of(n, sample, ctx, i, u, &usual_here, &uneven);
+			       excess = excess_of(n, sample, ctx, i, x, u, &usual_here, &uneven);
 
 			s->total_ticks += x.ticks;
 			s->lost_ticks += x.ticks - x.work * ideal;

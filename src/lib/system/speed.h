@@ -51,6 +51,8 @@
 #define NB_USUAL_WINDOW_NS 10e6
 #define NB_USUAL_BLOCKS 11 /* odd: a median's centre */
 #define NB_NEIGHBOURS 4    /* a sample's neighbours either side */
+#define NB_RESOLUTION_SDS 3.0 /* what a spread hides: three robust sds */
+#define NB_SD_PER_MAD 1.4826  /* a normal sd in median absolute deviations */
 #define NB_BEST_QUANTILE 0.05
 #define NB_STOLEN_GROUPS 100    /* the interval's blocks of time, at most */
 #define NB_STOLEN_GROUPS_MIN 10 /* fewer: no interval (NaN) */

@@ -136,10 +136,11 @@ stream_label <- function(name, s) {
 }
 
 # What stopped each rank of a streamed run (its run JSON's stopped_by:
-# seconds, interval or signal), by rank; "killed" without a run JSON.
+# seconds, interval or signal; beyond inline_ranks ranks, its node files'),
+# by rank; "killed" without a run JSON.
 stream_stopped_by <- function(s) {
-  ranks <- s$meta$ranks
-  if (is.null(ranks)) return(function(rank) "killed")
+  if (is.null(s$meta)) return(function(rank) "killed")
+  ranks <- s$meta$ranks %||% read_node_ranks(s$meta, paste0(s$path, ".json"))
   by <- setNames(vapply(ranks, function(r) r$stopped_by %||% NA_character_, ""),
     vapply(ranks, function(r) as.character(r$rank %||% NA), ""))
   function(rank) unname(by[as.character(rank)])

@@ -28,7 +28,7 @@ def seconds_lines(path):
     lines = [line for line in text.splitlines(keepends=True) if not line.startswith("#")]
     if lines and not lines[-1].endswith("\n"):
         lines = lines[:-1]
-    return np.array([[float(x) for x in line.split()] for line in lines]).reshape(-1, 6)
+    return np.array([[float(x) for x in line.split()] for line in lines]).reshape(-1, 7)
 
 
 def histogram_total(stream):
@@ -112,6 +112,14 @@ def test_a_stream_counts_injected_noise_as_stolen(run, tmp_path, kernel):
         injected = 100 * rank["injections"] * 1e-3 / rank["seconds"]
         assert rank["injections"] > 0
         assert 0.9 * injected <= rank["stolen_percent"] < 100, (rank["stolen_percent"], injected)
+        # a second at a time too: each whole second's line holds its tenth
+        # (seconds count from the start: the last is partial, and a second
+        # no chunk ended in says nan)
+        stream = json.loads((tmp_path / rank["stream_file"]).read_text())
+        stolen = seconds_lines(tmp_path / stream["seconds_file"])[:, 6]
+        inside = stolen[:-1]
+        assert len(inside) >= 1 and not np.isnan(inside).any(), stolen
+        assert (inside >= 0.9 * 10).all() and (inside <= 100).all(), stolen
 
 
 def test_a_streams_memory_does_not_grow_with_its_length(run, tmp_path):
@@ -174,6 +182,9 @@ def test_a_stream_killed_outright_keeps_the_injections_to_its_last_checkpoint(bi
     # a little under it for the reference sample, the best of the first second
     share = 100 * duration_us / period_us
     assert (seconds[:, 5] >= 0.95 * share).all(), seconds[seconds[:, 5] < 0.95 * share]
+    # and the system took it, each second (a line is written once its
+    # second is over: every one kept is whole)
+    assert (seconds[:, 6] >= 0.9 * share).all(), seconds[:, 6]
     # each injection lengthened one sample by its whole length: as many
     # such samples as periods, less the few a stall folds into one
     per_tick = stream["ticks_per_ns"] * 1e3

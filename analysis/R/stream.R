@@ -74,7 +74,7 @@ stream_detail <- function(rank) {
 # on and is synced at each checkpoint: after a kill, a last line may be cut
 # short (it was never synced), and only whole lines are kept.
 read_stream_seconds <- function(path) {
-  columns <- c("second", "samples", "min", "max", "mean", "lost_percent")
+  columns <- c("second", "samples", "min", "max", "mean", "lost_percent", "stolen_percent")
   if (!file.exists(path)) stop_input(path, "missing (the stream's checkpoint names it)")
   lines <- readLines(path, warn = FALSE)
   size <- file.size(path)
@@ -89,9 +89,15 @@ read_stream_seconds <- function(path) {
   if (length(lines) == 0) {
     return(as.data.table(setNames(rep(list(numeric()), length(columns)), columns)))
   }
-  d <- fread(text = lines, header = FALSE, col.names = columns)
-  if (ncol(d) != length(columns) || anyNA(d)) stop_input(path, "not the six numbers a line")
-  d
+  # one line alone, without its newline, would be taken for a file's name
+  d <- fread(text = paste0(lines, "\n", collapse = ""), header = FALSE)
+  # files written before the headline had six columns
+  if (ncol(d) == length(columns) - 1) d[, stolen_percent := NA_real_]
+  if (ncol(d) != length(columns)) stop_input(path, "not the seven numbers a line")
+  setnames(d, columns)
+  # a second no chunk of samples ended in has no stolen share of its own (nan)
+  if (anyNA(d[, !"stolen_percent"])) stop_input(path, "not the seven numbers a line")
+  d[, stolen_percent := as.numeric(stolen_percent)][]
 }
 
 # A rank's loss in us from the kernel's unit: FWQ's and P-SNAP's ticks
@@ -199,8 +205,9 @@ stream_tail_table <- function(streams) {
 # of FWQ samples of 60 us, 30,000 samples).
 stream_points_max <- 1500
 
-# The whole run on one screen: per second, the share of the time lost (%)
-# and the longest sample's loss (us), one column of panels per rank; beyond
+# The whole run on one screen: per second, the share of the time the system
+# took (%; the time lost in files written before the headline) and the
+# longest sample's loss (us), one column of panels per rank; beyond
 # stream_points_max seconds, each step's worst (steps of 10 s, a minute, 10
 # minutes, an hour: a day is 1,440 minutes).
 plot_stream_series <- function(s, title) {
@@ -209,19 +216,23 @@ plot_stream_series <- function(s, title) {
     # the second's worst sample: the longest (fixed work) or the smallest count
     worst <- if (stream_fixed_work(s$kernel)) r$seconds$max - i$reference else
       i$reference - r$seconds$min
-    r$seconds[, .(second, lost_percent, longest_us = pmax(worst, 0) * stream_us_per_unit(i),
-      rank = unit_label(i$rank, i$cpu, i$host))]
+    share <- if (all(is.na(r$seconds$stolen_percent))) "lost_percent" else "stolen_percent"
+    r$seconds[, .(second, share = get(share), longest_us = pmax(worst, 0) * stream_us_per_unit(i),
+      rank = unit_label(i$rank, i$cpu, i$host), took = share == "stolen_percent")]
   }))
+  took <- all(d$took)
+  d[, took := NULL]
   span <- max(d$second, 0) + 1
   step <- c(1, 10, 60, 600, 3600)
   step <- step[c(span / step[-length(step)] <= stream_points_max, TRUE)][1]
   if (step > 1) {
-    d <- d[, .(lost_percent = max(lost_percent), longest_us = max(longest_us)),
+    d <- d[, .(share = if (all(is.na(share))) NA_real_ else max(share, na.rm = TRUE), longest_us = max(longest_us)),
       by = .(rank, second = floor(second / step) * step)]
   }
   d[, hours := second / 3600]
   long <- melt(d[, !"second"], id.vars = c("rank", "hours"), variable.name = "figure")
-  long[, figure := ifelse(figure == "lost_percent", "time lost (%)", "longest loss (us)")]
+  long[, figure := ifelse(figure == "share", if (took) "the system took (%)" else "time lost (%)",
+    "longest loss (us)")]
   # hours for a soak, minutes or seconds for shorter runs
   span <- max(long$hours, 0)
   unit <- if (span > 2) c(1, "hours") else if (span > 2 / 60) c(60, "minutes") else c(3600, "s")
@@ -263,13 +274,15 @@ stream_plots <- function(dir, name, s, label) {
   add <- function(plot, file, caption, height = 5) {
     if (!is.null(plot)) figs[[caption]] <<- save_plot(plot, dir, file, height = height)
   }
-  lost <- vapply(s$ranks, function(r) r$info$lost_percent %||% NA_real_, numeric(1))
+  # the noisiest by the headline (the time lost in runs written before it)
+  took <- vapply(s$ranks, function(r) r$info$stolen_percent %||% r$info$lost_percent %||%
+    NA_real_, numeric(1))
   all_ranks <- length(s$ranks)
-  s$ranks <- lapply(s$ranks[detail_positions(lost)], stream_detail)
+  s$ranks <- lapply(s$ranks[detail_positions(took)], stream_detail)
   add(plot_stream_series(s, paste(label, ": the whole run")), paste0(name, "-stream-series"),
     paste0(label, ": per second of the run (time from its start), the share of the time ",
-      "lost to noise (%) against the best sample of the first second, and the longest ",
-      "single loss (us), one column per CPU (beyond ", format(stream_points_max, big.mark = ","),
+      "the system took (%), and the longest single loss (us) against the best sample of ",
+      "the first second, one column per CPU (beyond ", format(stream_points_max, big.mark = ","),
       " seconds, the worst of each 10 s, minute, 10 minutes or hour). A day fits on one ",
       "screen: a step is a change that lasted, a spike a rare event (its samples are in the ",
       "next plots).",

@@ -202,3 +202,16 @@ test_that("a checkpoint whose histogram is not pairs of numbers is an error that
   expect_error(read_results(dir), "soak_0_stream.json: histogram buckets are not",
     class = "noisebench_input_error")
 })
+
+test_that("a second's line carries the system's share; a line without it is an older file's", {
+  path <- file.path(withr_tempdir(), "s_0_seconds.dat")
+  writeLines(c("# second samples min max mean lost_percent stolen_percent",
+    "0 100 10 50 12.5 4.5 2.25", "1 3 10 11 10.3 0.1 nan"), path)
+  d <- read_stream_seconds(path)
+  expect_equal(d$stolen_percent, c(2.25, NaN))
+  expect_equal(d$lost_percent, c(4.5, 0.1))
+  writeLines(c("0 100 10 50 12.5 4.5"), path)
+  expect_true(is.na(read_stream_seconds(path)$stolen_percent))
+  writeLines(c("0 100 10 nan 12.5 4.5 1"), path)
+  expect_error(read_stream_seconds(path), "not the seven numbers a line")
+})

@@ -220,9 +220,11 @@ static void emit_second(struct nb_stream *s)
 	/* of the time its samples covered: the first and last second are partial */
 	double covered = s->kind == NB_STREAM_FIXED_WORK ? n->sum : (double)n->n * (double)s->quantum_ticks;
 
-	fprintf(s->seconds_file, "%llu %llu %llu %llu %.3f %.6f\n", (unsigned long long)s->second,
-		(unsigned long long)n->n, (unsigned long long)n->min, (unsigned long long)n->max,
-		n->sum / (double)n->n, covered > 0 ? 100.0 * n->lost_ticks / covered : 0);
+	fprintf(s->seconds_file, "%llu %llu %llu %llu %.3f %.6f %.6f\n",
+		(unsigned long long)s->second, (unsigned long long)n->n,
+		(unsigned long long)n->min, (unsigned long long)n->max, n->sum / (double)n->n,
+		covered > 0 ? 100.0 * n->lost_ticks / covered : 0,
+		n->covered_ticks > 0 ? 100.0 * n->stolen_ticks / n->covered_ticks : NAN);
 }
 
 static void events_file(const struct nb_stream *s, unsigned gen, char *buf, size_t size)
@@ -447,6 +449,9 @@ static void stolen_in(struct nb_stream *s, const uint64_t *values, const uint64_
 	nb_speed_split(count, chunk_sample, &c, 0, 0, s->ticks_per_s / 1e9, &split);
 	s->stolen_ticks += split.stolen_ticks;
 	s->covered_ticks += split.total_ticks;
+	/* a chunk (about 10 ms) counts in the second its last sample is in */
+	s->now.stolen_ticks += split.stolen_ticks;
+	s->now.covered_ticks += split.total_ticks;
 	group_add(s, split.stolen_ticks, split.total_ticks);
 }
 
@@ -863,7 +868,8 @@ struct nb_stream_writer *nb_stream_writer_start(struct nb_stream **s, int n,
 		if (!s[i]->seconds_file)
 			nb_fail(NB_EXIT_FAILURE, "--stream: cannot create %s: %s", path,
 				strerror(errno));
-		fputs("# second samples min max mean lost_percent\n", s[i]->seconds_file);
+		fputs("# second samples min max mean lost_percent stolen_percent\n",
+		      s[i]->seconds_file);
 	}
 	if (pthread_create(&w.thread, NULL, writer_main, &w) != 0)
 		nb_fail(NB_EXIT_FAILURE, "--stream: cannot start the writer thread");

@@ -65,6 +65,9 @@ struct nb_stream_event {
 struct nb_stream_second {
 	uint64_t n, min, max;
 	double sum, lost_ticks;
+	/* the stolen time of the chunks that ended in this second, and the
+	 * time they covered: the headline, a second at a time */
+	double stolen_ticks, covered_ticks;
 };
 
 struct nb_stream {

@@ -198,6 +198,38 @@ small_sample_widening <- function(n) {
   sqrt(n / (n - 1)) * stats::qt(0.975, n - 1) / stats::qnorm(0.975)
 }
 
+# The headline of runs of one kind, each rank's stolen_percent as its kernel
+# computed it (speed.c), and its standard error: the ranks' own 95%
+# intervals over blocks of their time, or the spread between repeated runs
+# where that is larger (the machine's state moves between runs, which one
+# run's blocks cannot tell). NULL where a run predates the headline.
+side_stolen <- function(runs) {
+  per_run <- lapply(runs, function(run) {
+    data.table(stolen = rank_values(run, "stolen_percent"),
+      low = rank_values(run, "stolen_ci95_low"), high = rank_values(run, "stolen_ci95_high"))
+  })
+  ranks <- rbindlist(per_run)
+  if (nrow(ranks) == 0 || anyNA(ranks$stolen)) return(NULL)
+  # a rank too short for an interval (under 10 blocks) adds no spread of its own
+  se <- ifelse(is.na(ranks$low), 0, (ranks$high - ranks$low) / (2 * stats::qnorm(0.975)))
+  within <- sqrt(sum(se^2)) / nrow(ranks)
+  means <- vapply(per_run, function(r) mean(r$stolen), 0)
+  between <- if (length(means) > 1) stats::sd(means) / sqrt(length(means)) else 0
+  list(estimate = mean(ranks$stolen), se = max(within, between))
+}
+
+# B - A of the headline with its 95% interval (normal: each side's error is
+# a sum over many blocks), a row of compare_table; NULL without the headline.
+stolen_row <- function(runs_a, runs_b) {
+  a <- side_stolen(runs_a)
+  b <- side_stolen(runs_b)
+  if (is.null(a) || is.null(b)) return(NULL)
+  half <- stats::qnorm(0.975) * sqrt(a$se^2 + b$se^2)
+  d <- b$estimate - a$estimate
+  data.table(figure = "stolen_percent", a = a$estimate, b = b$estimate, difference = d,
+    ci_low = d - half, ci_high = d + half)
+}
+
 # The replicates' interval (rows: low, high) widened around their own
 # centre, the difference on the grid, then stretched to hold the difference
 # of the samples too: the two are up to the grid's 1% apart, and a
@@ -273,7 +305,9 @@ compare_table <- function(runs_a, runs_b, seed = 1) {
     if (rb$inject != ra$inject) {
       what <- paste0(what, " (B injected ", if (nzchar(rb$inject)) rb$inject else "nothing", ")")
     }
-    rbind(
+    headline <- stolen_row(runs_a[la[key == k, run]], runs_b[lb[key == k, run]])
+    rows <- rbind(
+      if (!is.null(headline)) headline[, `:=`(what = what, kernel = ra$kernel)],
       data.table(what = what, kernel = ra$kernel, figure = names(a$estimate),
         a = a$estimate, b = b$estimate, difference = b$estimate - a$estimate,
         ci_low = ci[1, ], ci_high = ci[2, ]),
@@ -285,7 +319,8 @@ compare_table <- function(runs_a, runs_b, seed = 1) {
       ks_statistic = ks$statistic,
       ks_p_value = ks$p.value,
       runs_a = la[key == k, .N], runs_b = lb[key == k, .N], run_a = ra$run, run_b = rb$run
-    )][]
+    )]
+    setcolorder(rows, c("what", "kernel", "figure"))[]
   }))
 }
 
@@ -324,6 +359,19 @@ plot_compare_losses <- function(a, b, what, title) {
     ggplot2::labs(title = title, x = "time a sample lost (us, log)",
       y = "share of samples losing at most x (of those losing any)", colour = NULL) +
     theme_noise()
+}
+
+# The verdict first, in words: per pair, what the system took on each side
+# and whether the difference is one the intervals can tell.
+compare_headlines <- function(table) {
+  h <- table[figure == "stolen_percent"]
+  if (nrow(h) == 0) return(character())
+  words <- sprintf(paste("%s: the system took %s of each CPU on A and %s on B; B - A is %s",
+      "points (95%% interval %s to %s): %s."),
+    h$what, pct(h$a), pct(h$b), format_number(h$difference), format_number(h$ci_low),
+    format_number(h$ci_high), ifelse(h$significant, "a difference",
+      "no difference the measurement can tell"))
+  paste0("<p class=\"verdict\">", html_escape(words), "</p>")
 }
 
 #' @rdname write_report
@@ -386,6 +434,7 @@ write_comparison <- function(dir_a, dir_b, out = NULL) {
   significant <- table[!is.na(ci_low)]
   body <- c(
     "<h2>A and B</h2>",
+    compare_headlines(table),
     html_list(c(A = normalizePath(dir_a), B = normalizePath(dir_b))),
     sprintf("<p class=\"verdict\">%d of %d figures differ significantly (95%% interval of B - A excludes 0)</p>",
       sum(significant$significant), nrow(significant)),
@@ -393,8 +442,11 @@ write_comparison <- function(dir_a, dir_b, out = NULL) {
     "<p>Each side's machine and tuning; <b>differs</b> marks what is not the same. Also in manifests.csv.</p>",
     html_table(manifest[, .(item, a, b, differs = ifelse(differs, "differs", ""))]),
     "<h2>Plots</h2>",
-    "<p>Per pair of runs that measured the same thing: lost_percent, the share of the time",
-    "lost to noise (%); p99_us and p99_9_us, percentiles of the time each sample lost (us;",
+    "<p>Per pair of runs that measured the same thing: stolen_percent, the headline, the",
+    "share of the time the system took (%; its interval from the ranks' own intervals over",
+    "blocks of their time, or the spread between repeated runs where larger);",
+    "lost_percent, the share of the time",
+    "beyond the best sample (%); p99_us and p99_9_us, percentiles of the time each sample lost (us;",
     "of the detours, where a kernel records only those); above_10us_per_s, losses over 10 us",
     "a second; max_us, the",
     "longest (no interval: a maximum cannot be bootstrapped). difference is B - A, ci_low and",

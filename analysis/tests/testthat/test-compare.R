@@ -129,3 +129,36 @@ test_that("a comparison from the reader's tables of values is the one from the s
   for (i in 1:2) runs_a$fwq$threads[[i]]$table <- runs_b$fwq$threads[[i]]$table <- NULL
   expect_equal(from_tables, compare_table(runs_a, runs_b))
 })
+
+test_that("the headline is compared first, its interval from the ranks' own and the runs' spread", {
+  # two ranks a run: A's system took 1% (interval +-0.2), B's 3% (+-0.4)
+  entry <- function(stolen, half) {
+    list(stolen_percent = stolen, stolen_ci95_low = stolen - half, stolen_ci95_high = stolen + half)
+  }
+  a <- withr_tempdir()
+  b <- withr_tempdir()
+  for (r in 1:2) {
+    write_fwq(a, paste0("fwq", r), list(rep(1000, 100), rep(1000, 100)),
+      fields = list(entry(1, 0.2), entry(1, 0.2)))
+    write_fwq(b, paste0("fwq", r), list(rep(1000, 100), rep(1000, 100)),
+      fields = list(entry(3 + (r - 1.5) * 2, 0.4), entry(3 + (r - 1.5) * 2, 0.4)))
+  }
+  rows <- compare_table(read_results(a)$runs, read_results(b)$runs)
+  h <- rows[figure == "stolen_percent"]
+  expect_equal(nrow(h), 1)
+  expect_equal(rows$figure[1], "stolen_percent")
+  expect_equal(c(h$a, h$b, h$difference), c(1, 3, 2))
+  z <- stats::qnorm(0.975)
+  se_a <- sqrt(4 * (0.2 / z)^2) / 4
+  # B's runs (2 and 4) spread more than its ranks' intervals say: that spread counts
+  se_b <- stats::sd(c(2, 4)) / sqrt(2)
+  expect_equal(h$ci_high - h$difference, z * sqrt(se_a^2 + se_b^2), tolerance = 1e-9)
+  expect_true(h$significant)
+  expect_match(compare_headlines(rows), "the system took 1% of each CPU on A and 3% on B; B - A is 2 points")
+
+  # runs without the headline (older kernels) get no such row
+  old <- withr_tempdir()
+  write_fwq(old, "fwq", list(rep(1000, 100)))
+  expect_false("stolen_percent" %in% compare_table(read_results(old)$runs,
+    read_results(old)$runs)$figure)
+})

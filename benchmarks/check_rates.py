@@ -72,7 +72,7 @@ def main():
         walls = []
         for i in range(10):
             prom = Path(tmp) / f"{i}.prom"
-            check("--max-lost-percent", 100, "--max-detour-us", 1e9, "-o", Path(tmp) / str(i),
+            check("--max-stolen-percent", 100, "--max-detour-us", 1e9, "-o", Path(tmp) / str(i),
                   metrics=prom)
             walls.append(float(re.search(r"^noisebench_check_duration_seconds (\S+)$",
                                          prom.read_text(), re.M)[1]))
@@ -82,7 +82,7 @@ def main():
     limit = {f: b for f, _, b in (line.split() for line in derived.splitlines()
                                   if not line.startswith("#"))}
     max_lost, max_detour = float(limit["stolen_percent"]), float(limit["max_loss_us"])
-    limits = ["--max-lost-percent", limit["stolen_percent"], "--max-detour-us",
+    limits = ["--max-stolen-percent", limit["stolen_percent"], "--max-detour-us",
               limit["max_loss_us"]]
     print(f"noise-check --seconds {SECONDS} on {len(CPUS)} CPUs: wall time "
           f"{min(walls):.2f} to {max(walls):.2f} s; limits from 10 quiet checks: lost <= "

@@ -23,7 +23,7 @@ CPUS = sorted(os.sched_getaffinity(0))
 # into the 2 s measured; the quiet CPU stays under 40% with a quarter taken
 # by other work and a 100 ms stall in them.
 # Detours may be a second long, so that the rival's share alone decides.
-LIMITS = ["--seconds", "2", "--max-lost-percent", "40", "--max-detour-us", "1000000"]
+LIMITS = ["--seconds", "2", "--max-stolen-percent", "40", "--max-detour-us", "1000000"]
 
 
 def test_promtool_checks_the_rules():

@@ -18,7 +18,7 @@ from test_metrics import promtool_accepts
 
 CPUS = sorted(os.sched_getaffinity(0))
 # what any CPU passes: no share of the time and no detour is beyond these
-LOOSE = ["--max-lost-percent", "100", "--max-detour-us", "1e9"]
+LOOSE = ["--max-stolen-percent", "100", "--max-detour-us", "1e9"]
 
 
 def check(bin_dir, *args, timeout=120):
@@ -44,7 +44,8 @@ def test_within_the_limits_it_passes_in_one_line(bin_dir):
 
 @pytest.mark.parametrize("args, message", [
     (["--seconds", "0"], "--seconds 0"),
-    (["--max-lost-percent", "x"], "--max-lost-percent x"),
+    (["--max-stolen-percent", "x"], "--max-stolen-percent x"),
+    (["--max-lost-percent", "x"], "--max-lost-percent x"),  # the old name, still read
     (["--bogus"], "unknown option --bogus"),
 ])
 def test_bad_options_are_named_in_one_line(bin_dir, args, message):
@@ -86,7 +87,7 @@ def test_a_cpu_with_noise_is_named(bin_dir, tmp_path):
     r = rival(bin_dir, tmp_path, noisy)
     try:
         # each slice is a detour of 200 us: over the 100 us limit whatever the day
-        done = check(bin_dir, "--seconds", 2, "--max-lost-percent", 100, "--max-detour-us", 100)
+        done = check(bin_dir, "--seconds", 2, "--max-stolen-percent", 100, "--max-detour-us", 100)
     finally:
         stop(r)
     assert done.returncode == 1, done.stdout + done.stderr
@@ -103,7 +104,7 @@ def test_with_trace_the_reason_names_the_cause(bin_dir, tmp_path):
     # the rival is what took most, whatever else runs there
     r = rival(bin_dir, tmp_path, noisy, "500:500")
     try:
-        done = check(bin_dir, "--seconds", 2, "--trace", "--max-lost-percent", 100,
+        done = check(bin_dir, "--seconds", 2, "--trace", "--max-stolen-percent", 100,
                      "--max-detour-us", 100)
     finally:
         stop(r)

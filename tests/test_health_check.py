@@ -31,7 +31,7 @@ CLUSTER = ROOT / "tests" / "slurm" / "cluster.sh"
 CPUS = sorted(os.sched_getaffinity(0))
 NOISY = "nbnode1"
 SECONDS, MAX_LOST = 1.5, 55  # the check's length and limit; no limit on a detour
-CHECK_ARGS = f"--seconds {SECONDS} --max-lost-percent {MAX_LOST} --max-detour-us 1e9"
+CHECK_ARGS = f"--seconds {SECONDS} --max-stolen-percent {MAX_LOST} --max-detour-us 1e9"
 INTERVAL = 10  # HealthCheckInterval: each node checked once in it (CYCLE)
 WAIT = 6 * INTERVAL
 

@@ -108,7 +108,7 @@ def test_node_exporter_serves_what_the_kernel_and_the_check_wrote(bin_dir, run, 
     done = run(kernel, "-t", "0", *quick_args(kernel), "--metrics", textfiles / "kernel.prom")
     assert done.returncode == 0, done.stderr
     check = subprocess.run([str(bin_dir / "noise-check"), "--seconds", "0.5",
-                            "--max-lost-percent", "100", "--max-detour-us", "1e9", "--metrics",
+                            "--max-stolen-percent", "100", "--max-detour-us", "1e9", "--metrics",
                             textfiles / "check.prom"], capture_output=True, text=True, timeout=120)
     assert check.returncode == 0, check.stderr
     page = scrape()

@@ -131,7 +131,7 @@ def test_noise_check_says_what_the_report_and_the_metrics_say(bin_dir, tmp_path)
     summary.csv's stolen_percent."""
     kept, prom_path = tmp_path / "kept", tmp_path / "check.prom"
     done = subprocess.run([str(bin_dir / "noise-check"), "--seconds", "0.5",
-                           "--max-lost-percent", "0.000001", "--max-detour-us", "1e9", "-o",
+                           "--max-stolen-percent", "0.000001", "--max-detour-us", "1e9", "-o",
                            str(kept), "--metrics", str(prom_path)],
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 1, done.stdout + done.stderr

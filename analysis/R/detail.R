@@ -82,10 +82,11 @@ plot_unit_ranking <- function(noise, title) {
     percent = stats::quantile(d$noise_percent, c(0.5, 0.99), names = FALSE, na.rm = TRUE)
   )
   d <- ranking_points(d)
+  # Sorted by the headline; beside it its whole (the losses) and the work's part.
   long <- if (all(is.na(d$stolen_percent))) {
     d[, .(position, percent = noise_percent, part = "all noise")]
   } else {
-    rbind(d[, .(position, percent = noise_percent, part = "all noise")],
+    rbind(d[, .(position, percent = lost_percent, part = "lost in all")],
       d[, .(position, percent = stolen_percent, part = "stolen")],
       d[, .(position, percent = slowdown_percent, part = "the work's slowdown")])[!is.na(percent)]
   }
@@ -94,10 +95,11 @@ plot_unit_ranking <- function(noise, title) {
       colour = "grey40") +
     ggplot2::geom_step(linewidth = 0.4) +
     ggplot2::geom_point(data = long[position <= detail_units_max - 1], size = 1) +
-    ggplot2::scale_colour_manual(values = c(`all noise` = "black", stolen = "firebrick",
+    ggplot2::scale_colour_manual(values = c(`all noise` = "black", `lost in all` = "black",
+      stolen = "firebrick",
       `the work's slowdown` = "steelblue")) +
     ggplot2::scale_x_continuous(labels = scales::label_comma()) +
-    ggplot2::labs(title = title, x = "CPUs, the noisiest first", y = "time lost (%)",
+    ggplot2::labs(title = title, x = "CPUs, the noisiest first", y = "share of the CPU's time (%)",
       colour = NULL, linetype = NULL) +
     theme_noise()
 }

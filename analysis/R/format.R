@@ -71,7 +71,7 @@ column_words <- c(
   os_noise_percent = "OS noise (%)", correlation = "Correlation with rank 0",
   cpus_percent = "CPUs (%)", share_median_percent = "Share, median (%)",
   share_max_percent = "Share, largest (%)", worst = "Worst CPU",
-  lost_samples = "Samples lost", seconds = "Seconds", complete = "Complete",
+  lost_samples = "Samples dropped", seconds = "Seconds", complete = "Complete",
   what = "What", figure = "Figure", a = "A", b = "B", difference = "B - A",
   ci_low = "95% CI low", ci_high = "95% CI high", finding = "Finding",
   knob = "What moves it off the measured CPUs", setting = "On this machine now",

@@ -19,7 +19,7 @@ with_roles <- function(summary, runs) {
 }
 
 # A row per run naming housekeeping CPUs and role: how many CPUs, the share
-# of time they lost (median and worst), the p99.9 loss of the median CPU.
+# of time the system took from them (median and worst), the p99.9 loss of the median CPU.
 role_table <- function(summary, tails) {
   if (!"role" %in% names(summary)) return(data.table())
   s <- summary[run %in% summary[role == "housekeeping", unique(run)]]
@@ -45,7 +45,7 @@ housekeeping_sentence <- function(roles, ref, hk) {
     "the reserved CPUs do not draw the noise off the application CPUs"
   }
   cpus <- function(n, what) sprintf("%s %s CPU%s", format_number(n), what, if (n == 1) "" else "s")
-  sprintf("The %s (%s) lost %s (median), the %s %s, the worst %s: %s.",
-    cpus(h$cpus, "housekeeping"), cpu_list_text(hk), pct(h$noise_median_percent),
-    cpus(a$cpus, "application"), pct(a$noise_median_percent), pct(a$noise_max_percent), verdict)
+  sprintf("The system took %s of the %s (%s) (median), %s of the %s, the worst %s: %s.",
+    pct(h$noise_median_percent), cpus(h$cpus, "housekeeping"), cpu_list_text(hk),
+    pct(a$noise_median_percent), cpus(a$cpus, "application"), pct(a$noise_max_percent), verdict)
 }

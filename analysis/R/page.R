@@ -87,8 +87,8 @@ report_html <- function(data, tables, verdict, first_screen, plots, untraced = N
     html_section("details", "Details",
       on_page(tables$nodes, "nodes.csv", c("run", "host", "ranks", "inject", "noise_percent",
         "typical_percent", "robust_z", "outlier"), noisiest = "noise_percent",
-        caption = paste("Nodes, the noisiest first: each host's share of time",
-        "lost, its typical stretch against the other hosts' (robust z); outlier: noisier",
+        caption = paste("Nodes, the noisiest first: the share of each host's time the",
+        "system took, its typical stretch's loss against the other hosts' (robust z); outlier: noisier",
         sprintf("than the others by more than %.1f.", outlier_z))),
       on_page(tables$summary, "summary.csv", c("run", "host", "cpu", "samples",
         "stolen_percent", "slowdown_percent", "resolution_us", "kurtosis"), paste("Noise per run",
@@ -112,7 +112,7 @@ report_html <- function(data, tables, verdict, first_screen, plots, untraced = N
         html_table(shown(untraced), "Runs asked to trace that could not")
       },
       if (!is.null(gaps) && nrow(gaps)) {
-        html_table(shown(gaps), paste("Traces that lost events: the detours' time they",
+        html_table(shown(gaps), paste("Traces that dropped events: the losses' time they",
           "covered is unseen, nobody can say what took it (a larger NOISEBENCH_TRACE_BUFFER_KB",
           "keeps them)"))
       },

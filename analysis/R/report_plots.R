@@ -29,15 +29,15 @@ report_plots <- function(dir, runs, tables, labels, peaks, yardsticks, places = 
 fig <- function(file, caption) setNames(file, caption)
 
 # A plot of a panel a run holds at most this many: of more runs, those
-# whose median CPU lost most, in report order (their caption says so; the
+# whose median CPU the system took most from, in report order (their caption says so; the
 # tables hold every run).
 plot_panels_max <- 12
 
 panel_runs <- function(names, summary, k = plot_panels_max) {
   of <- length(names)
   if (of > k) {
-    noise <- summary[run %in% names, .(lost = stats::median(noise_percent)), by = run]
-    names <- names[names %in% noise[order(-lost)]$run[seq_len(k)]]
+    noise <- summary[run %in% names, .(took = stats::median(noise_percent)), by = run]
+    names <- names[names %in% noise[order(-took)]$run[seq_len(k)]]
   }
   structure(names, of = of)
 }
@@ -46,7 +46,7 @@ panel_runs <- function(names, summary, k = plot_panels_max) {
 panels_note <- function(shown) {
   of <- attr(shown, "of") %||% length(shown)
   if (length(shown) >= of) return("")
-  sprintf(" Of the %d runs, the %d whose median CPU lost most.", of, length(shown))
+  sprintf(" Of the %d runs, the %d whose median CPU the system took most from.", of, length(shown))
 }
 
 whole_system_plots <- function(dir, runs, summary, label, places = NULL) {
@@ -60,7 +60,8 @@ whole_system_plots <- function(dir, runs, summary, label, places = NULL) {
       if (nodes > 1) {
         fig(save_plot(plot_core_map(noise, plot_title(label(n), "every core of every node")),
           dir, paste0(n, "-core-map"), height = heatmap_height(nodes)),
-          paste0(label(n), ": the share of its time (%, colour) each core lost, a row per ",
+          paste0(label(n), ": the share of its time (%, colour) the system took from each ",
+            "core, a row per ",
             "node (", nodes, ", the noisiest on average on top", banded(nodes, "nodes"),
             "), a column per CPU number. A dark row is a bad node, a dark column a CPU bad ",
             "on every node (an interrupt's, a housekeeping thread's); nodes.csv names the ",
@@ -69,13 +70,13 @@ whole_system_plots <- function(dir, runs, summary, label, places = NULL) {
       },
       if (length(runs[[n]]$threads) > detail_units_max) {
         fig(save_plot(plot_unit_ranking(noise,
-          plot_title(label(n), "every CPU by the time it lost")),
+          plot_title(label(n), "every CPU by the time the system took")),
           dir, paste0(n, "-ranking")),
-          paste0(label(n), ": the share of its time (%) each of the ", length(runs[[n]]$threads),
-            " CPUs lost, the noisiest first (black), with the median and 99th percentile over ",
-            "all of them; where the kernel told them apart, the part in detours (red) and in ",
-            "running slow (blue). A step at the left is a few bad CPUs; a curve high all ",
-            "along, the whole machine."))
+          paste0(label(n), ": the share of its time (%) the system took from each of the ",
+            length(runs[[n]]$threads), " CPUs (red), the noisiest first, with the median and ",
+            "99th percentile over all of them; beside it, what each lost in all (black) and ",
+            "the work's slowdown (blue). A step at the left is a few bad CPUs; a curve high ",
+            "all along, the whole machine."))
       }
     )
   }))

@@ -206,13 +206,15 @@ system_plot <- function(dir, run, name, label, summary, index, places = NULL) {
   map <- if (uniqueN(s$host) > 1) machine_map_plot(dir, file, s, places, label)
   if (!is.null(map)) return(map)
   if (uniqueN(s$host) > 1) {
-    caption <- paste0(label, ": the share of its time (%, colour) each core lost, a row per ",
+    caption <- paste0(label, ": the share of its time (%, colour) the system took from each ",
+      "core, a row per ",
       "node, a column per CPU; a dark row is a bad node, a dark column a bad CPU on every node.")
     return(setNames(save_plot(plot_core_map(s, label), dir, file, width = 6.5,
       height = 4.5), caption))
   }
-  caption <- paste0(label, ": the share of its time (%) each of the ", n, " CPUs lost, the ",
-    "noisiest first; a step at the left is a few bad CPUs.")
+  caption <- paste0(label, ": the share of its time (%) the system took from each of the ", n,
+    " CPUs (red), the noisiest first, and what each lost in all (black); a step at the left ",
+    "is a few bad CPUs.")
   setNames(save_plot(plot_unit_ranking(s, label), dir, file, width = 6.5, height = 4),
     caption)
 }

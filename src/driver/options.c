@@ -86,7 +86,7 @@ static void usage(const struct nb_kernel *k)
 	       "  --ticks-per-ns X     use this tick rate instead of measuring it\n"
 	       "  --inject P:D         every P us, busy-wait D us on each participant\n"
 	       "  --inject P:D:poisson the same at random times, P us apart on average\n"
-	       "  --trace              attribute each detour to its cause (tracefs, as root)\n"
+	       "  --trace              name the cause of each sample's loss (tracefs, as root)\n"
 	       "  --housekeeping LIST  the CPUs the site keeps for the system (Slurm's\n"
 	       "                       CpuSpecList, a boot's housekeeping cores): the report\n"
 	       "                       judges them apart from the application's\n"

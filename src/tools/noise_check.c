@@ -62,9 +62,9 @@ static void usage(FILE *f)
 		"each with the site's limits; one line a CPU outside them, one summary line.\n"
 		"Exit 0 within the limits, 1 outside, 2 when it cannot measure.\n"
 		"  --seconds S             measure for S seconds (default 5)\n"
-		"  --max-lost-percent P    the system may take at most P%% of a CPU's time\n"
-		"                          (stolen_percent <= P: what the system stole;\n"
-		"                          default 1)\n"
+		"  --max-stolen-percent P  the system may take at most P%% of a CPU's time\n"
+		"                          (stolen_percent <= P; default 1; its old name\n"
+		"                          --max-lost-percent still works)\n"
 		"  --max-detour-us U       and no detour longer than U us (max_loss_us <= U;\n"
 		"                          default 1000)\n"
 		"  --requirements FILE     the limits are FILE's rules, the file the kernels'\n"
@@ -293,7 +293,7 @@ static const char *cause_of(const struct cpu_result *r, char *buf, size_t size)
 
 /* The rules: the file's, else the check's own two; the options replace
  * theirs. */
-static void read_rules(struct nb_requirements *q, const char *file, double max_lost,
+static void read_rules(struct nb_requirements *q, const char *file, double max_stolen,
 		       double max_detour)
 {
 	struct nb_rule rule;
@@ -307,11 +307,11 @@ static void read_rules(struct nb_requirements *q, const char *file, double max_l
 	} else {
 		memset(q, 0, sizeof(*q));
 		snprintf(q->source, sizeof(q->source), "noise-check's defaults");
-		max_lost = max_lost > 0 ? max_lost : 1;
+		max_stolen = max_stolen > 0 ? max_stolen : 1;
 		max_detour = max_detour > 0 ? max_detour : 1000;
 	}
-	if (max_lost > 0) {
-		snprintf(text, sizeof(text), "stolen_percent <= %.17g", max_lost);
+	if (max_stolen > 0) {
+		snprintf(text, sizeof(text), "stolen_percent <= %.17g", max_stolen);
 		nb_rule_parse(text, &rule);
 		nb_requirements_set(q, &rule);
 	}
@@ -433,7 +433,9 @@ int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "seconds", required_argument, NULL, 's' },
-		{ "max-lost-percent", required_argument, NULL, 'p' },
+		{ "max-stolen-percent", required_argument, NULL, 'p' },
+		/* The old name: "lost" is the time beyond the best sample, not the system's share. */
+		{ "max-lost-percent", required_argument, NULL, 'P' },
 		{ "max-detour-us", required_argument, NULL, 'u' },
 		{ "limits", required_argument, NULL, 'l' },
 		{ "requirements", required_argument, NULL, 'l' },
@@ -445,7 +447,7 @@ int main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	static struct nb_requirements rules;
-	double max_lost = 0, max_detour = 0;
+	double max_stolen = 0, max_detour = 0;
 	int trace = 0, c;
 	double seconds = 5, margin = 2;
 	const char *survey = NULL, *limits_file = NULL, *metrics = NULL, *keep = NULL;
@@ -459,7 +461,10 @@ int main(int argc, char **argv)
 			seconds = nb_parse_double("--seconds", optarg, 0.1, 3600);
 			break;
 		case 'p':
-			max_lost = nb_parse_double("--max-lost-percent", optarg, 1e-6, 100);
+			max_stolen = nb_parse_double("--max-stolen-percent", optarg, 1e-6, 100);
+			break;
+		case 'P':
+			max_stolen = nb_parse_double("--max-lost-percent", optarg, 1e-6, 100);
 			break;
 		case 'u':
 			max_detour = nb_parse_double("--max-detour-us", optarg, 0.001, 1e9);
@@ -495,7 +500,7 @@ int main(int argc, char **argv)
 		limits_from_survey(survey, margin, stdout);
 		return 0;
 	}
-	read_rules(&rules, limits_file, max_lost, max_detour);
+	read_rules(&rules, limits_file, max_stolen, max_detour);
 
 	char dir[PATH_MAX];
 

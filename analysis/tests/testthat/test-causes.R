@@ -85,7 +85,7 @@ test_that("a trace that lost events gives its unseen time on the page", {
   expect_equal(gaps$unseen_percent, 100 * 1110 / 2000)
   expect_equal(length(unique(cause_colours())), length(cause_classes))
   page <- paste(readLines(write_report(dir, pdf = FALSE)), collapse = "\n")
-  expect_match(page, "Traces that lost events", fixed = TRUE)
+  expect_match(page, "Traces that dropped events", fixed = TRUE)
   expect_match(page, "4,321", fixed = TRUE)
 })
 

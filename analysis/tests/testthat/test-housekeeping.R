@@ -22,7 +22,7 @@ test_that("the housekeeping CPUs are judged apart, and the first screen says who
     5 * roles[role == "application"]$noise_median_percent)
   page <- paste(readLines(write_report(dir, pdf = FALSE)), collapse = "\n")
   expect_match(page, "application CPU loses [0-9.]+% of its time \\(the median of the 3 application CPUs")
-  expect_match(page, "The 1 housekeeping CPU \\(0\\) lost [0-9.]+% \\(median\\), the 3 application CPUs")
+  expect_match(page, "The system took [0-9.]+% of the 1 housekeeping CPU \\(0\\) \\(median\\), [0-9.]+% of the 3 application CPUs")
   expect_match(page, "the reserved CPUs take the noise")
   expect_true(file.exists(file.path(dir, "report", "roles.csv")))
   # the advice moves the system's work to the named housekeeping CPUs

@@ -1,10 +1,10 @@
 # Which runs a figure of a panel a run shows, and what its caption says of the rest.
 
-test_that("of more runs than panels, those whose median CPU lost most, in report order", {
+test_that("of more runs than panels, those whose median CPU the system took most from, in report order", {
   summary <- data.table(run = rep(c("a", "b", "c"), each = 2), noise_percent = c(1, 1, 5, 5, 3, 3))
   shown <- panel_runs(c("a", "b", "c"), summary, k = 2)
   expect_identical(as.vector(shown), c("b", "c"))
-  expect_match(panels_note(shown), "Of the 3 runs, the 2 whose median CPU lost most.")
+  expect_match(panels_note(shown), "Of the 3 runs, the 2 whose median CPU the system took most from.")
   all <- panel_runs(c("a", "b"), summary, k = 2)
   expect_identical(panels_note(all), "")
 })

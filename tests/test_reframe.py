@@ -186,7 +186,7 @@ def test_checks_pass_as_slurm_jobs(tmp_path, slurm, injected, built):
 @pytest.mark.skipif(os.geteuid() != 0, reason="--trace needs root (tracefs)")
 def test_trace_gives_each_cause_class_a_figure(tmp_path, built):
     """-S trace=true: every class of cause is a performance variable, a share
-    of the detours' time; with 70% of every millisecond injected, the run's
+    of the losses' time; with 70% of every millisecond injected, the run's
     own injections have a share (how large depends on what else the machine
     lost: a vCPU running slow adds to "hardware")."""
     # one kernel's checks, of the first work kind where it sweeps them

@@ -106,7 +106,7 @@ advice_action <- function(rule, name, housekeeping) {
 }
 
 # One row per rule the traced runs met: the causes it covers (the names
-# that took most), their share of all the detours' time attributed, on how
+# that took most), their share of all the losses' time attributed, on how
 # many CPUs, what to do, this machine's setting, the documentation and, for
 # what can be moved at run time, the commands. top: top_causes(runs).
 advice_table <- function(runs, top) {

@@ -80,8 +80,8 @@ untraced_runs <- function(runs) {
 }
 
 # Runs whose trace lost events (its buffer overwrote the oldest of a busy
-# CPU's): how many, and the detours' time they leave unseen over every CPU,
-# in us and as a share of the detours' time. causes: cause_shares(runs).
+# CPU's): how many, and the losses' time they leave unseen over every CPU,
+# in us and as a share of the losses' time. causes: cause_shares(runs).
 trace_gaps <- function(runs, causes) {
   rbindlist(lapply(names(runs), function(name) {
     lost <- runs[[name]]$meta$trace$lost_events %||% 0
@@ -112,7 +112,7 @@ plot_causes <- function(shares, title) {
     ggplot2::coord_flip() +
     ggplot2::facet_wrap(~run, ncol = 1, scales = "free_y") +
     ggplot2::scale_fill_manual(values = cause_colours(), drop = FALSE) +
-    ggplot2::labs(title = title, x = NULL, y = "share of the detours' time (%)",
+    ggplot2::labs(title = title, x = NULL, y = "share of the losses' time (%)",
       caption = paste("hardware: time lost that nothing in the kernel's trace explains",
         "(hypervisor, SMI, a slower clock); unseen: time whose trace events were lost")) +
     theme_noise()

@@ -187,7 +187,7 @@ core_standing <- function(b, host_id = match(b$host, unique(b$host))) {
     outlier)]
 }
 
-# The class of cause that held most of the detours' time of some units of
+# The class of cause that held most of the losses' time of some units of
 # a traced run (cause_shares' rows), and its share (%); NA untraced.
 top_cause <- function(causes, units) {
   mine <- if (is.null(causes)) NULL else causes[unit %in% units]
@@ -200,11 +200,11 @@ top_cause <- function(causes, units) {
 
 # Why a node or a core lost its time, in words: what the system stole and,
 # apart, the work's slowdown (means over its ranks), and the class of cause
-# that held most of its detours' time, where traced.
+# that held most of its losses' time, where traced.
 outlier_why <- function(stolen, slowdown, cause, cause_share) {
   split <- ifelse(is.na(stolen), "stolen time and the work's slowdown not told apart",
     sprintf("stolen %.3g%% of the time; the work's slowdown %.3g%%", stolen, slowdown))
-  ifelse(is.na(cause), split, sprintf("%s; most of the detours' time: %s (%.0f%%)", split,
+  ifelse(is.na(cause), split, sprintf("%s; most of the losses' time: %s (%.0f%%)", split,
     cause, cause_share))
 }
 

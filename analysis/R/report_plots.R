@@ -103,7 +103,7 @@ causes_plot <- function(dir, causes, summary, labels) {
     nomatch = NULL]
   fig(save_plot(plot_causes(with_labels(causes, labels), "noise by cause"), dir, "causes",
     height = 1.5 + 0.5 * nrow(unique(causes[, .(run, unit)]))),
-    paste("Noise by cause: the share (%) of the detours' time each class of cause held, per",
+    paste("Noise by cause: the share (%) of the losses' time each class of cause held, per",
       "run and CPU (of a run of more than", detail_units_max, "CPUs, the",
       detail_units_max - 1, "noisiest and the quietest; causes.csv has every one).",
       "Hardware is what nothing in the kernel's trace explains.", panels_note(traced)))

@@ -153,7 +153,7 @@ cause_sentence <- function(causes, ref, on) {
   if (nrow(c) == 0) return("")
   c <- c[order(-us)][, share := 100 * us / sum(us)]
   top <- utils::head(c, 3)
-  sprintf("Of the detours' time, the trace puts %s (What removes it, below).",
+  sprintf("Of the losses' time, the trace puts %s (What removes it, below).",
     paste(sprintf("%s on %s", pct(top$share), top$class), collapse = ", "))
 }
 

@@ -19,7 +19,8 @@ with_roles <- function(summary, runs) {
 }
 
 # A row per run naming housekeeping CPUs and role: how many CPUs, the share
-# of time the system took from them (median and worst), the p99.9 loss of the median CPU.
+# of time the system took from them (median and worst), the p99.9 loss of
+# the median CPU.
 role_table <- function(summary, tails) {
   if (!"role" %in% names(summary)) return(data.table())
   s <- summary[run %in% summary[role == "housekeeping", unique(run)]]

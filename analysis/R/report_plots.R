@@ -29,8 +29,8 @@ report_plots <- function(dir, runs, tables, labels, peaks, yardsticks, places = 
 fig <- function(file, caption) setNames(file, caption)
 
 # A plot of a panel a run holds at most this many: of more runs, those
-# whose median CPU the system took most from, in report order (their caption says so; the
-# tables hold every run).
+# whose median CPU the system took most from, in report order (their
+# caption says so; the tables hold every run).
 plot_panels_max <- 12
 
 panel_runs <- function(names, summary, k = plot_panels_max) {

@@ -217,7 +217,8 @@ plot_stream_series <- function(s, title) {
     worst <- if (stream_fixed_work(s$kernel)) r$seconds$max - i$reference else
       i$reference - r$seconds$min
     share <- if (all(is.na(r$seconds$stolen_percent))) "lost_percent" else "stolen_percent"
-    r$seconds[, .(second, share = get(share), longest_us = pmax(worst, 0) * stream_us_per_unit(i),
+    r$seconds[, .(second, share = get(share),
+      longest_us = pmax(worst, 0) * stream_us_per_unit(i),
       rank = unit_label(i$rank, i$cpu, i$host), took = share == "stolen_percent")]
   }))
   took <- all(d$took)
@@ -226,7 +227,8 @@ plot_stream_series <- function(s, title) {
   step <- c(1, 10, 60, 600, 3600)
   step <- step[c(span / step[-length(step)] <= stream_points_max, TRUE)][1]
   if (step > 1) {
-    d <- d[, .(share = if (all(is.na(share))) NA_real_ else max(share, na.rm = TRUE), longest_us = max(longest_us)),
+    worst <- function(x) if (all(is.na(x))) NA_real_ else max(x, na.rm = TRUE)
+    d <- d[, .(share = worst(share), longest_us = max(longest_us)),
       by = .(rank, second = floor(second / step) * step)]
   }
   d[, hours := second / 3600]

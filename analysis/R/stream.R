@@ -211,18 +211,16 @@ stream_points_max <- 1500
 # stream_points_max seconds, each step's worst (steps of 10 s, a minute, 10
 # minutes, an hour: a day is 1,440 minutes).
 plot_stream_series <- function(s, title) {
+  took <- all(vapply(s$ranks, function(r) !all(is.na(r$seconds$stolen_percent)), TRUE))
   d <- rbindlist(lapply(s$ranks, function(r) {
     i <- r$info
     # the second's worst sample: the longest (fixed work) or the smallest count
     worst <- if (stream_fixed_work(s$kernel)) r$seconds$max - i$reference else
       i$reference - r$seconds$min
-    share <- if (all(is.na(r$seconds$stolen_percent))) "lost_percent" else "stolen_percent"
-    r$seconds[, .(second, share = get(share),
+    r$seconds[, .(second, share = if (took) stolen_percent else lost_percent,
       longest_us = pmax(worst, 0) * stream_us_per_unit(i),
-      rank = unit_label(i$rank, i$cpu, i$host), took = share == "stolen_percent")]
+      rank = unit_label(i$rank, i$cpu, i$host))]
   }))
-  took <- all(d$took)
-  d[, took := NULL]
   span <- max(d$second, 0) + 1
   step <- c(1, 10, 60, 600, 3600)
   step <- step[c(span / step[-length(step)] <= stream_points_max, TRUE)][1]

@@ -71,7 +71,9 @@ REFERENCE = kernels_where(samples_per_rank="detours")[0]
 MEMORY_BOUND = "memory-bound daxpy"
 # Probes known to differ from the reference, by the end of their name, and
 # why: printed, not failed, until issue 77 fixes them (testing.md).
-KNOWN_TO_DIFFER = {"-asm": "its short samples count some short bursts of slow work as stolen"}
+KNOWN_TO_DIFFER = {"-asm": "its front-end-bound loop runs at half speed for microseconds at a time "
+                           "(a host's SMT sibling, refills after a VM exit), which inside one "
+                           "sample cannot be told from a gap"}
 
 
 def probes():

@@ -84,8 +84,12 @@ def test_the_examples_run_as_pasted(clone, page, tmp_path):
         subprocess.run(["git", "clone", "-q", str(clone), str(where)], check=True)
         (where / ".venv").symlink_to(ROOT / ".venv")
     # the clone's own ReFrame results database and a committer, so that
-    # nothing lands in the home directory and a commit needs no git config
+    # nothing lands in the home directory and a commit needs no git config;
+    # JUBE and ReFrame take the kernels `make` built, as they take an
+    # installed noisebench's (their own builds: test_fwq_doors.py,
+    # test_ftq_doors.py, test_reframe.py)
     env = {**os.environ, "OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1",
+           "NOISEBENCH_BIN_DIR": str(clone / "build" / "bin"),
            "RFM_SQLITE_DB_FILE": str(where / ".reframe-results.db"),
            "GIT_AUTHOR_NAME": "docs test", "GIT_AUTHOR_EMAIL": "docs@test.invalid",
            "GIT_COMMITTER_NAME": "docs test", "GIT_COMMITTER_EMAIL": "docs@test.invalid"}
@@ -130,7 +134,8 @@ def sentences(text):
     counts = []
     for u in units:
         u = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", u)
-        u = re.sub(r"`[^`]*`", "x", u)
+        # a code span counts as one word, and may begin a sentence
+        u = re.sub(r"`[^`]*`", "X", u)
         for s in re.split(r"(?<=[.!?])\s+(?=[A-Z`*(\"'])", u):
             if len(s.split()) >= 2:
                 counts.append(len(s.split()))
@@ -147,9 +152,75 @@ def test_sentences_average_25_words_or_fewer():
     assert sum(every) / len(every) <= 25
 
 
+# the pages for developers, whose long sentences list what a test holds
+DEVELOPER_PAGES = {"docs/testing.md", "docs/architecture.md"}
+
+
+def test_no_user_page_has_a_sentence_over_40_words():
+    long = [f"{p.relative_to(ROOT)}: {n} words" for p in DOCS
+            if p.relative_to(ROOT).as_posix() not in DEVELOPER_PAGES
+            for n in sentences(p.read_text()) if n > 40]
+    assert not long, "\n".join(long)
+
+
 def test_the_sentence_counter_can_fail():
     assert sentences("One two three. Four five.\n\n- six seven eight\n") == [3, 2, 3]
     assert sentences(" ".join(["word"] * 40) + ".") == [40]
+    assert sentences("One two. `code` three four.") == [2, 3]
+
+
+def anchors(page):
+    """The sections a link can point to in a page: its headings as GitHub
+    makes them anchors, and its explicit <a id="...">."""
+    text = page.read_text()
+    found = set(re.findall(r'<a id="([^"]+)"', text))
+    for heading in re.findall(r"^#{1,6}\s+(.*)$", re.sub(r"```.*?```", "", text, flags=re.S),
+                              flags=re.M):
+        found.add(re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-"))
+    return found
+
+
+# paths the pages name that their own examples make
+MADE = ("jube/runs/", "jube/platforms/mysystem", "results/")
+
+
+def broken_links(pages):
+    """What the pages point at that is not there: a link's file or section,
+    or a file of the checkout a page names in code."""
+    wrong = []
+    for page in pages:
+        text = page.read_text()
+        for target in re.findall(r"\]\(([^)\s]+)\)", re.sub(r"```.*?```", "", text, flags=re.S)):
+            if re.match(r"^[a-z]+:", target):
+                continue
+            name, _, section = target.partition("#")
+            dest = (page.parent / name).resolve() if name else page
+            if not dest.exists():
+                wrong.append(f"{page.name}: a link to {target}, which is missing")
+            elif section and dest.suffix == ".md" and section not in anchors(dest):
+                wrong.append(f"{page.name}: a link to {target}, a section that is missing")
+        for named in re.findall(r"`((?:tests|benchmarks|scripts|src|analysis|jube|reframe|site|"
+                                r"spack-repo)/[\w./-]+)`", text):
+            if not named.startswith(MADE) and not any(
+                    (base / named).exists() for base in (ROOT, ROOT / "analysis")):
+                wrong.append(f"{page.name}: names {named}, which is missing")
+    return wrong
+
+
+def test_every_link_and_named_file_is_there():
+    """A page cannot point at a test, a file or a section that is gone."""
+    wrong = broken_links([*DOCS, ROOT / "benchmarks" / "RESULTS.md"])
+    assert not wrong, "\n".join(wrong)
+
+
+def test_the_link_checker_can_fail(tmp_path):
+    page = tmp_path / "page.md"
+    page.write_text("# A page\n\n## Its part (`--x`)\n\n[ok](#its-part---x) [gone](#nowhere) "
+                    "[none](none.md) `tests/test_docs.py` `tests/test_gone.py`\n")
+    assert anchors(page) == {"a-page", "its-part---x"}
+    assert broken_links([page]) == ["page.md: a link to #nowhere, a section that is missing",
+                                    "page.md: a link to none.md, which is missing",
+                                    "page.md: names tests/test_gone.py, which is missing"]
 
 
 def test_dated_figures_are_in_results_only():

@@ -6,8 +6,11 @@ import hashlib
 import json
 import os
 import re
+import struct
 import subprocess
+import sys
 import tarfile
+import zlib
 
 import pytest
 import yaml
@@ -36,6 +39,46 @@ def test_every_file_that_spells_out_the_version_has_versions_one():
     got = {where: m.group(1) if m else None for where, m in spelled.items()}
     got["CITATION.cff"] = str(yaml.safe_load((ROOT / "CITATION.cff").read_text())["version"])
     assert got == dict.fromkeys(got, VERSION)
+
+
+def png_texts(data):
+    """A PNG's tEXt chunks, key to value."""
+    texts, at = {}, 8
+    while at < len(data):
+        (length,), kind = struct.unpack(">I", data[at:at + 4]), data[at + 4:at + 8]
+        if kind == b"tEXt":
+            key, _, value = data[at + 8:at + 8 + length].partition(b"\0")
+            texts[key.decode()] = value.decode()
+        at += 12 + length
+    return texts
+
+
+def test_the_readme_picture_shows_this_version():
+    """scripts/readme_picture.py keeps the version the page named in the
+    PNG; a release that did not make the picture anew fails here."""
+    picture = (ROOT / "docs/img/report-first-screen.png").read_bytes()
+    shown = png_texts(picture).get("noisebench-version")
+    assert shown == VERSION, \
+        f"docs/img/report-first-screen.png shows {shown}: scripts/readme_picture.py RESULTS_DIR"
+
+
+def test_the_picture_keeps_the_version_it_is_given(tmp_path):
+    sys.path.insert(0, str(ROOT / "scripts"))
+    import readme_picture
+    png = (ROOT / "docs/img/report-first-screen.png").read_bytes()
+    marked = readme_picture.with_text(png, b"noisebench-version", "9.8.7")
+    assert png_texts(marked)["noisebench-version"] == "9.8.7"
+    assert marked.count(b"noisebench-version") == 1
+    # the chunk is whole: every chunk's CRC holds
+    at = 8
+    while at < len(marked):
+        (length,) = struct.unpack(">I", marked[at:at + 4])
+        body = marked[at + 4:at + 8 + length]
+        assert struct.unpack(">I", marked[at + 8 + length:at + 12 + length])[0] == zlib.crc32(body)
+        at += 12 + length
+    page = tmp_path / "index.html"
+    page.write_text("<p>noisebench 1.2.3 (commit abc1234); measured ...</p>")
+    assert readme_picture.version_on(page) == "1.2.3"
 
 
 @pytest.mark.parametrize("kernel", list(KERNELS)[:1])

@@ -8,10 +8,19 @@ ARM_BUILD  ?= build-aarch64
 JOBS       ?= $(shell nproc)
 PYTEST      = .venv/bin/python -m pytest -q -p no:cacheprovider
 
-.PHONY: all build build-asan setup run check check-functional check-r test test-release test-sanitize test-aarch64 \
+.PHONY: all single threads build build-asan setup run check check-functional check-r test test-release test-sanitize test-aarch64 \
         test-analysis test-beside test-timing test-load test-fuzz fuzz asm bench dist clean
 
 all: build
+
+# Sequoia's build targets, for its users' scripts: `make single` the
+# sequential fwq and ftq, `make threads` the threaded t_fwq and t_ftq (here
+# the same binaries: -t N threads, one a CPU), into build/bin/.
+single threads:
+	@scripts/check_tools.sh
+	cmake -S . -B $(BUILD) -DNOISEBENCH_WERROR=ON >/dev/null
+	cmake --build $(BUILD) -j $(JOBS) --target fwq ftq
+	@echo "$(BUILD)/bin/: $(if $(filter threads,$@),t_fwq t_ftq (-t N: a thread a CPU),fwq ftq)"
 
 build:
 	@scripts/check_tools.sh
@@ -86,13 +95,13 @@ test-analysis:
 # the assembly's. The rest of the release build's own run in test-beside,
 # the functional tests under the sanitizers (test-sanitize) and on this build
 # in `make check`.
-RELEASE_TESTS = -m "timing or harness or scale or release" -k "not test_scale_model"
+RELEASE_TESTS = -m "timing or harness or scale or release" -k "not test_scale_model and not make_single"
 test-release:
 	cd $(BUILD) && ctest --output-on-failure
 	NB_BIN_DIR=$(BUILD)/bin $(PYTEST) --durations=30 $(RELEASE_TESTS) tests
 
 # The release build's tests that need no quiet CPU (reports read in headless
-# Chromium, the slowdown model's every shape): beside the sanitizer suite,
+# Chromium, the slowdown model's every shape, Sequoia's make targets): beside the sanitizer suite,
 # so in a pytest directory of their own. Not the machine code's: `make asm`
 # builds in the build tree, which R CMD check's build uses at the same time.
 RELEASE_BESIDE = -m "(browser or release) and not scale and not timing and not harness" \

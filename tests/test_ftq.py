@@ -147,10 +147,14 @@ def test_seconds_sets_the_quanta(run, tmp_path):
 
 
 def test_stdout_mode(run, tmp_path):
+    """-s: stdout holds the samples alone, as the original's did; the
+    result lines go to stderr."""
     res = run("ftq", "-s", "-n", 100, "-o", "s")
     assert res.returncode == 0, res.stderr
-    lines = [l for l in res.stdout.splitlines() if l and l[0].isdigit()]
-    assert len(lines) == 100 and all(len(l.split()) == 2 for l in lines)
+    lines = [l for l in res.stdout.splitlines() if not l.startswith("# rank ")]
+    assert len(lines) == 100 and all(len(l.split()) == 2 for l in lines), res.stdout[-500:]
+    assert all(x.isdigit() for l in lines for x in l.split())
+    assert "rank kernel=ftq" in res.stderr and "ranks kernel=ftq" in res.stderr
     assert not list(tmp_path.glob("*.dat"))
     assert (tmp_path / "s.json").exists()
 

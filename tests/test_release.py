@@ -81,6 +81,21 @@ def test_the_picture_keeps_the_version_it_is_given(tmp_path):
     assert readme_picture.version_on(page) == "1.2.3"
 
 
+@pytest.mark.release
+def test_sequoias_make_single_and_make_threads_build_its_binaries(tmp_path):
+    """The original's build targets, as its users type them (docs/kernels.md)."""
+    # a make of its own, not a child of the make that runs the tests
+    env = {k: v for k, v in os.environ.items() if k not in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL")}
+    for target, names in (("single", ("fwq", "ftq")), ("threads", ("t_fwq", "t_ftq"))):
+        done = subprocess.run(["make", "-s", target, f"BUILD={tmp_path}"], cwd=ROOT, env=env,
+                              capture_output=True, text=True, timeout=600)
+        assert done.returncode == 0, done.stderr[-2000:]
+        for name in names:
+            usage = subprocess.run([tmp_path / "bin" / name, "-h"], capture_output=True,
+                                   text=True, timeout=60)
+            assert usage.returncode == 0 and "-w" in usage.stdout + usage.stderr, name
+
+
 @pytest.mark.parametrize("kernel", list(KERNELS)[:1])
 def test_the_kernels_json_and_the_r_package_read_it(run, tmp_path, bin_dir, kernel):
     done = run(kernel, "-t", 1, *quick_args(kernel), "-o", "v")

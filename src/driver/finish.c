@@ -5,9 +5,11 @@
 #define _GNU_SOURCE
 #include "driver.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "errors.h"
 #include "samples.h"
@@ -122,6 +124,14 @@ void nb_driver_finish(struct nb_run *r, int signo)
 	for (int i = 0; i < rk->nlocal; i++)
 		n[i] = h->taken ? h->taken(r, i, signo) : taken(r, i, signo);
 	nb_driver_write_data(r, n, signo);
+	/* -s: stdout holds the samples alone, as the original's did, so that a
+	 * pipe reads them whole; every line after them goes to stderr */
+	if (r->to_stdout) {
+		fflush(stdout);
+		if (dup2(STDERR_FILENO, STDOUT_FILENO) < 0)
+			nb_fail(NB_EXIT_FAILURE, "-s: cannot send the result lines to stderr: %s",
+				strerror(errno));
+	}
 	for (int i = 0; i < rk->nlocal; i++)
 		participant(r, i, n[i], (struct nb_participant *)(mine + i * h->size));
 	nb_driver_commit_files(r, mine);

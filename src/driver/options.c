@@ -59,7 +59,8 @@ static void usage(const struct nb_kernel *k)
 		       "  --daxpy-len N        doubles in each DAXPY vector (default 1024)\n");
 	}
 	if (k->has_stdout)
-		printf("  -s                   write the samples to stdout instead of data files\n");
+		printf("  -s                   write the samples to stdout instead of data files (the\n"
+		       "                       result lines to stderr)\n");
 	if (k->default_samples)
 		printf("  --seconds S          run for S seconds instead of -n samples\n");
 	else if (k->default_seconds)

@@ -1,7 +1,7 @@
-/* What FWQ and FTQ share: Sequoia's statistics of each participant's
- * samples, its result line and its JSON. A kernel points its `shared` at its
- * struct nb_quantum, which says what differs, and its results at
- * NB_QUANTUM_RESULTS. */
+/* What FWQ and FTQ share, Sequoia's statistics of each participant's
+ * samples, its result line and its JSON; P-SNAP takes its stream from here
+ * too. A kernel points its `shared` at its struct nb_quantum, which says
+ * what differs, and its results at NB_QUANTUM_RESULTS. */
 #ifndef NB_QUANTUM_H
 #define NB_QUANTUM_H
 

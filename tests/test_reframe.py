@@ -163,6 +163,40 @@ def test_checks_pass_on_the_local_partition(quiet):
     assert (tmp_path / "acceptance" / "acceptance.csv").exists()
 
 
+def test_a_run_no_rule_judged_is_not_judged_and_fails_where_a_verdict_is_required(tmp_path,
+                                                                                  built):
+    """Requirements that speak of another kernel only: the detour recorder's
+    check logs rules_judged 0 in place of a verdict (the acceptance summary
+    says "not judged", not met). With require_verdict, which the acceptance
+    preset sets, the check fails: an acceptance check must be judged."""
+    kernel = kernels_where(samples_per_rank="detours")[0]
+    other = next(k for k in KERNELS if k != kernel)
+    rules = tmp_path / "other.requirements"
+    rules.write_text(f"{RANK_KEYS[other]} <= 1e9 kernel={other}\n")
+    env = {**built, "NOISEBENCH_REQUIREMENTS": str(rules)}
+    for required in (False, True):
+        where = tmp_path / ("required" if required else "survey")
+        where.mkdir()
+        asked = ["-S", "require_verdict=true"] if required else []
+        result, cases = reframe(where, "anynode:local", "-n", f"^{kernel}_noise_check",
+                                "-S", "seconds=1", *asked, env=env)
+        ran = [tc for tc in cases if tc["result"] != "skip"]
+        assert ran, result.stdout[-3000:]
+        for tc in ran:
+            values = {k.split(":")[-1]: v[0] for k, v in tc["perfvalues"].items()}
+            if required:
+                assert tc["result"] == "fail" and tc["fail_phase"] == "performance", tc
+                assert math.isnan(values["rules_unmet"]), values
+            else:
+                assert tc["result"] == "pass", tc.get("fail_reason")
+                assert values["rules_judged"] == 0 and "rules_unmet" not in values, values
+        summary = subprocess.run(["Rscript", ACCEPTANCE_R, where / "report.json"],
+                                 capture_output=True, text=True, timeout=120)
+        assert summary.returncode == 0, summary.stderr
+        assert "not judged" in summary.stdout and f": 0 of {len(ran)} checks met" in \
+            summary.stdout, summary.stdout
+
+
 def test_checks_pass_as_slurm_jobs(tmp_path, slurm, injected, built):
     result, cases = reframe(tmp_path, "anynode:slurm", *SHORT,
                             env={**slurm, **injected[2], **built})

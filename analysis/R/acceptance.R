@@ -17,6 +17,12 @@ reference_bound <- function(ref, lower, upper) {
 # A testcase's rows: its figures (perfvalues: value, reference, lower,
 # upper, unit, result), or, when it failed before its figures were taken,
 # one row saying in which phase and why.
+# Whether a check's figure says that no rule judged its run.
+not_judged <- function(key, value) {
+  value <- as.numeric(value %||% NA_real_)
+  grepl(":rules_judged$", key) && isTRUE(value == 0) || grepl(":rules_unmet$", key) && is.na(value)
+}
+
 testcase_rows <- function(tc) {
   base <- data.table(check = tc$display_name, partition = paste0(tc$system, ":", tc$partition),
     job_id = as.character(tc$jobid %||% NA_character_))
@@ -33,20 +39,25 @@ testcase_rows <- function(tc) {
     bound <- reference_bound(v[[2]], v[[3]], v[[4]])
     copy(base)[, `:=`(figure = sub(".*:", "", key), value = as.numeric(v[[1]] %||% NA_real_),
       unit = v[[5]] %||% "", bound = bound,
-      # a figure without a bound is logged, not judged
-      verdict = if (bound == "none") "no bound" else v[[6]] %||% "?")]
+      # a figure without a bound is logged, not judged; a run no rule judged
+      # (rules_judged 0, or rules_unmet NaN) is not judged, never a pass
+      verdict = if (not_judged(key, v[[1]])) "not judged" else
+        if (bound == "none") "no bound" else v[[6]] %||% "?")]
   }))
 }
 
 # Every check of the report's last run (a rerun of failures is a later run),
-# fixtures (the build) left out.
+# fixtures (the build) and skipped checks left out.
 #' @rdname noise_summary
 #' @export
 acceptance_table <- function(report_path) {
-  report <- read_json_file(report_path)
+  # ReFrame writes a figure no rule judged as a bare NaN
+  report <- read_json_file(report_path, nan = TRUE)
   runs <- report$runs
   if (length(runs) == 0) stop_input(report_path, "no runs in this ReFrame report")
-  cases <- Filter(function(tc) !isTRUE(tc$fixture), runs[[length(runs)]]$testcases)
+  # a check the preset skipped (the acceptance preset runs every core only) did not run
+  cases <- Filter(function(tc) !isTRUE(tc$fixture) && !identical(tc$result, "skip"),
+    runs[[length(runs)]]$testcases)
   if (length(cases) == 0) stop_input(report_path, "no checks in the report's last run")
   rbindlist(lapply(cases, testcase_rows))
 }

@@ -169,12 +169,17 @@ on_hosts <- function(names, hosts) !is.na(names) & grepl(hosts, names)
 
 #' @rdname read_results
 #' @export
-read_json_file <- function(path) {
+read_json_file <- function(path, nan = FALSE) {
   text <- readChar(path, file.size(path), useBytes = TRUE)
   # the first character that is not a space ends the search: trimws would
   # copy a node file's megabytes
   if (length(text) == 0 || !grepl("[^[:space:]]", text, useBytes = TRUE)) {
     stop_input(path, "empty JSON file")
+  }
+  # nan: a bare NaN or Infinity (Python's json, ReFrame's report) as null
+  if (nan) {
+    text <- gsub("([\\[,:]\\s*)-?(?:NaN|Infinity)(\\s*[\\],}])", "\\1null\\2", text,
+      perl = TRUE)
   }
   tryCatch(
     jsonlite::fromJSON(text, simplifyVector = FALSE),
@@ -532,6 +537,8 @@ check_run_files <- function(files, rows, ranges, dir, json_path) {
 #'   first used (the report, which takes most of what it shows from the ranks' summaries in the
 #'   JSON).
 #' @param meta the run's description, if already read.
+#' @param nan \code{TRUE}: a bare \code{NaN} or \code{Infinity}, which Python's json writes
+#'   (ReFrame's report), read as \code{null}.
 #' @param hosts a regular expression: the ranks on the hosts whose names match it only, the figures
 #'   the kernels reduced over every rank taken again of them (\code{read_run} returns \code{NULL}
 #'   when none does); of a run whose description lists node files, the other nodes' files are not

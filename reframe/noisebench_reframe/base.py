@@ -89,6 +89,10 @@ class noise_run_base(rfm.RunOnlyRegressionTest):
     #: core of every node the partition has free (ReFrame's flexible
     #: allocation), at the lengths of the catalogue's acceptance entry
     acceptance = variable(bool, value=False)
+    #: A check no rule of the requirements judged fails, rather than log
+    #: that it was not judged; the acceptance preset sets it: an acceptance
+    #: check must be judged
+    require_verdict = variable(bool, value=False)
     #: The kernel's name (its binary's)
     kernel = variable(str)
     noisebench = fixture(noisebench_build, scope='environment')
@@ -114,6 +118,7 @@ class noise_run_base(rfm.RunOnlyRegressionTest):
         the kernel measures plus 15 minutes."""
         if not self.acceptance:
             return
+        self.require_verdict = True
         preset = KERNELS['acceptance'][self.kernel]
         ncores = self.current_partition.processor.num_cpus or os.cpu_count()
         self.skip_if(self.cores != ncores, 'the acceptance preset runs on every core')
@@ -174,18 +179,38 @@ class noise_run_base(rfm.RunOnlyRegressionTest):
         return self.requirements or self.current_partition.extras.get(
             'noisebench_requirements', '')
 
+    def verdicts(self):
+        """rules_unmet_max of the ranks line: the worst rank's unmet rules,
+        as the kernel judged them; none where no rule spoke of the run."""
+        # read now, from wherever ReFrame runs the hook: the job's stdout by
+        # its path in the stage directory (none in a dry run)
+        stdout = os.path.join(self.stagedir, str(self.stdout))
+        if not os.path.exists(stdout):
+            return []
+        return sn.evaluate(sn.extractall(
+            rf'(?m){ranks_line(self.kernel)} .*\brules_unmet_max=(\S+)', stdout, 1, float))
+
     @performance_function('rules')
     def rules_unmet(self):
         """How many of the requirements' rules the worst rank did not meet, as
-        the kernel judged them; 0 where no rule speaks of its figures."""
-        return sn.max(sn.chain([0], sn.extractall(
-            rf'(?m){ranks_line(self.kernel)} .*\brules_unmet_max=(\S+)', self.stdout, 1, float)))
+        the kernel judged them; NaN where no rule judged the run: a missing
+        verdict is not judged, never a pass."""
+        found = self.verdicts()
+        return max(found) if found else float('nan')
 
     @run_before('performance')
     def set_references(self):
         """The kernel's verdict by the requirements (REQUIREMENTS_MET); every
-        other figure is logged, not judged."""
-        self.reference = {'*': dict(REQUIREMENTS_MET)}
+        other figure is logged, not judged. A run no rule judged has no
+        verdict to log: it logs rules_judged 0 instead, which the acceptance
+        summary reads as not judged, never as met. With require_verdict (the
+        acceptance preset's) it keeps rules_unmet, whose NaN fails it."""
+        if self.verdicts() or self.require_verdict:
+            self.reference = {'*': dict(REQUIREMENTS_MET)}
+            return
+        del self.perf_variables['rules_unmet']
+        self.perf_variables['rules_judged'] = sn.make_performance_function(sn.defer(0), 'rules')
+        self.reference = {}
 
     def kernel_args(self):
         """The kernel's own options."""

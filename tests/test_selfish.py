@@ -1,6 +1,7 @@
 """Selfish detour on every CPU, as threads, under mpirun and under srun."""
 import json
 import os
+import re
 
 import numpy as np
 import pytest
@@ -34,7 +35,10 @@ def test_selfish_records_injected_detours(launch, tmp_path, how):
     assert quiet.returncode == 0, quiet.stderr
     assert noisy.returncode == 0, noisy.stderr
     for out in (quiet.stdout, noisy.stdout):
-        assert "# Minimal iteration length [ns]:" in out
+        # Netgauge's lines as Netgauge words them
+        assert re.search(r"^# min clock cycles per rank:( \d+)+ $", out, re.M), out
+        assert re.search(r"^# Minimal cycle length \[ns\]: \d+\.\d{6} $", out, re.M), out
+        assert re.search(r"^# Threshold: \[% minimal cycle length\]: 900 $", out, re.M), out
         assert "# CPU overhead due to noise:" in out
         assert float(summary(out)["min_iteration_ns"]) > 0
     meta = json.loads((tmp_path / "noisy.json").read_text())
@@ -114,9 +118,11 @@ def test_node_files_keep_netgauge_head_line_to_a_range(run, tmp_path):
     ranks = json.loads((tmp_path / "s_node0.json").read_text())["ranks"]
     ticks = [r["min_iteration_ticks"] for r in ranks]
     assert len(ticks) == NCPUS
-    assert f"# min ticks per iteration over the {NCPUS} ranks: {min(ticks)} to {max(ticks)} " \
+    assert f"# min clock cycles per rank: {min(ticks)} to {max(ticks)} over the {NCPUS} ranks " \
         in done.stdout
-    assert "per rank:" not in done.stdout and "rank kernel=" not in done.stdout
+    # the range, not a list of every rank's
+    assert not re.search(r"per rank:( \d+)+ $", done.stdout, re.M) and \
+        "rank kernel=" not in done.stdout
     check_ranks_tables(tmp_path / "s.json")
 
 

@@ -374,27 +374,29 @@ static void reduce(struct nb_run *r, const void *mine, int nlocal, int signo)
 			       .overhead = sums[0] / n, .rate = sums[1] / n };
 }
 
-/* Netgauge's lines first. */
+/* Netgauge's lines first, worded and formatted as Netgauge prints them, so
+ * that its users' scripts read them: its "clock cycles" are its timer's
+ * ticks, as ours are; a "cycle" is one iteration of the loop. */
 static void print_head(const struct nb_run *r, int nranks)
 {
 	const struct summary *s = &run_summary;
 
 	(void)r;
 	if (min_ticks) {
-		printf("# min ticks per iteration per rank:");
+		printf("# min clock cycles per rank:");
 		for (int i = 0; i < nranks; i++)
 			printf(" %llu", (unsigned long long)min_ticks[i]);
-		printf("\n");
+		printf(" \n");
 	} else {
-		printf("# min ticks per iteration over the %d ranks: %.0f to %.0f (each rank's: its "
-		       "node file's min_iteration_ticks)\n", nranks, min_ticks_range[0],
-		       min_ticks_range[1]);
+		printf("# min clock cycles per rank: %.0f to %.0f over the %d ranks (each rank's: "
+		       "its node file's min_iteration_ticks)\n", min_ticks_range[0],
+		       min_ticks_range[1], nranks);
 	}
-	printf("# Minimal iteration length [ns]: %.1f\n", s->min_ns);
+	printf("# Minimal cycle length [ns]: %f \n", s->min_ns);
 	if (s->known)
-		printf("# Number of iterations (recorded+unrecorded): %llu\n",
+		printf("# Number of iterations (recorded+unrecorded): %llu \n",
 		       (unsigned long long)s->iterations);
-	printf("# Threshold: [%% minimal iteration length]: %llu\n",
+	printf("# Threshold: [%% minimal cycle length]: %llu \n",
 	       (unsigned long long)opt.threshold_percent);
 	printf("# CPU overhead due to noise: %.2f%%\n", s->overhead);
 	printf("# Measurement period: %.2f s\n", s->period);

@@ -71,9 +71,16 @@ REFERENCE = kernels_where(samples_per_rank="detours")[0]
 MEMORY_BOUND = "memory-bound daxpy"
 # Probes known to differ from the reference, by the end of their name, and
 # why: printed, not failed, until issue 77 fixes them (testing.md).
-KNOWN_TO_DIFFER = {"-asm": "its front-end-bound loop runs at half speed for microseconds at a time "
-                           "(a host's SMT sibling, refills after a VM exit), which inside one "
-                           "sample cannot be told from a gap"}
+# A key is (the condition, or None for any, the end of the probe's name).
+SLOW_INSIDE = "inside one sample a stretch of slow work cannot be told from a gap"
+KNOWN_TO_DIFFER = {
+    (None, "-asm"): "its front-end-bound loop runs at half speed for microseconds at a time "
+                    f"(a host's SMT sibling, refills after a VM exit); {SLOW_INSIDE}",
+    # the work kinds of a kernel that sweeps them, beside the hog (CI of
+    # c5b1197: increment +1.51, daxpy +0.96, asm +1.03 points)
+    **{("memory hog", f"-{kind}"): f"the hog slows its loop in stretches; {SLOW_INSIDE}"
+       for kind in WORK_KINDS},
+}
 
 
 def probes():
@@ -301,7 +308,8 @@ def test_every_probe_gives_the_references_stolen_share(bin_dir, run, tmp_path):
     differs = {(c, n): row for c, (rows, _) in verdicts.items()
                for n, row in rows.items() if row[0] == "differs"}
     known = {(c, n): (row, why) for (c, n), row in differs.items()
-             for end, why in KNOWN_TO_DIFFER.items() if n.endswith(end)}
+             for (when, end), why in KNOWN_TO_DIFFER.items()
+             if when in (None, c) and n.endswith(end) and n != MEMORY_BOUND}
     if known:
         print(f"known to differ: {known}")
     assert not differs.keys() - known.keys(), (differs, verdicts)

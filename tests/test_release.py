@@ -41,16 +41,15 @@ def test_every_file_that_spells_out_the_version_has_versions_one():
     assert got == dict.fromkeys(got, VERSION)
 
 
+# the script's own reader of a PNG's chunks
+sys.path.insert(0, str(ROOT / "scripts"))
+import readme_picture  # noqa: E402
+
+
 def png_texts(data):
     """A PNG's tEXt chunks, key to value."""
-    texts, at = {}, 8
-    while at < len(data):
-        (length,), kind = struct.unpack(">I", data[at:at + 4]), data[at + 4:at + 8]
-        if kind == b"tEXt":
-            key, _, value = data[at + 8:at + 8 + length].partition(b"\0")
-            texts[key.decode()] = value.decode()
-        at += 12 + length
-    return texts
+    return dict(c[8:-4].decode().split("\0", 1) for c in readme_picture.chunks(data)
+                if c[4:8] == b"tEXt")
 
 
 def test_the_readme_picture_shows_this_version():
@@ -63,19 +62,13 @@ def test_the_readme_picture_shows_this_version():
 
 
 def test_the_picture_keeps_the_version_it_is_given(tmp_path):
-    sys.path.insert(0, str(ROOT / "scripts"))
-    import readme_picture
     png = (ROOT / "docs/img/report-first-screen.png").read_bytes()
     marked = readme_picture.with_text(png, b"noisebench-version", "9.8.7")
     assert png_texts(marked)["noisebench-version"] == "9.8.7"
     assert marked.count(b"noisebench-version") == 1
     # the chunk is whole: every chunk's CRC holds
-    at = 8
-    while at < len(marked):
-        (length,) = struct.unpack(">I", marked[at:at + 4])
-        body = marked[at + 4:at + 8 + length]
-        assert struct.unpack(">I", marked[at + 8 + length:at + 12 + length])[0] == zlib.crc32(body)
-        at += 12 + length
+    for chunk in readme_picture.chunks(marked):
+        assert struct.unpack(">I", chunk[-4:])[0] == zlib.crc32(chunk[4:-4])
     page = tmp_path / "index.html"
     page.write_text("<p>noisebench 1.2.3 (commit abc1234); measured ...</p>")
     assert readme_picture.version_on(page) == "1.2.3"

@@ -76,8 +76,8 @@ SLOW_INSIDE = "inside one sample a stretch of slow work cannot be told from a ga
 KNOWN_TO_DIFFER = {
     (None, "-asm"): "its front-end-bound loop runs at half speed for microseconds at a time "
                     f"(a host's SMT sibling, refills after a VM exit); {SLOW_INSIDE}",
-    # the work kinds of a kernel that sweeps them, beside the hog (CI of
-    # c5b1197: increment +1.51, daxpy +0.96, asm +1.03 points)
+    # the work kinds of a kernel that sweeps them, beside the hog: it slows
+    # their loops in stretches shorter than a sample's neighbours
     **{("memory hog", f"-{kind}"): f"the hog slows its loop in stretches; {SLOW_INSIDE}"
        for kind in WORK_KINDS},
 }

@@ -36,7 +36,8 @@ struct survey {
 	struct host_kind *hosts;
 	size_t nhosts, cap_hosts;
 	char **runs; /* each run's prefix (its PREFIX.json without .json) */
-	int *run_selfish, *run_complete;
+	/* run_kept: complete and without injected noise, the machine's own */
+	int *run_selfish, *run_kept;
 	int nruns;
 };
 
@@ -109,7 +110,7 @@ static void read_run_head(const char *path, const char *prefix)
 	FILE *f = fopen(path, "r");
 	char *line = NULL, kernel[64] = "", host[64] = "", model[256] = "";
 	size_t size = 0;
-	int version = 0, complete = 0, run = sv.nruns;
+	int version = 0, complete = 0, injected = 0, run = sv.nruns;
 	double cpus;
 
 	if (!f)
@@ -123,6 +124,8 @@ static void read_run_head(const char *path, const char *prefix)
 			string_value(line, "\"kernel\"", kernel, sizeof(kernel));
 		else if (!strncmp(line, "  \"complete\": true", 18))
 			complete = 1;
+		else if (!strncmp(line, "  \"inject\": {", 13))
+			injected = 1;
 		else if (string_value(line, "\"hostname\"", host, sizeof(host)))
 			model[0] = '\0';
 		else if (host[0] && !model[0])
@@ -146,11 +149,11 @@ static void read_run_head(const char *path, const char *prefix)
 	}
 	sv.runs = realloc(sv.runs, (size_t)(run + 1) * sizeof(*sv.runs));
 	sv.run_selfish = realloc(sv.run_selfish, (size_t)(run + 1) * sizeof(int));
-	sv.run_complete = realloc(sv.run_complete, (size_t)(run + 1) * sizeof(int));
-	if (!sv.runs || !sv.run_selfish || !sv.run_complete || !(sv.runs[run] = strdup(prefix)))
+	sv.run_kept = realloc(sv.run_kept, (size_t)(run + 1) * sizeof(int));
+	if (!sv.runs || !sv.run_selfish || !sv.run_kept || !(sv.runs[run] = strdup(prefix)))
 		nb_fail(NB_EXIT_USAGE, "--limits-from: out of memory");
 	sv.run_selfish[run] = strcmp(kernel, "selfish") == 0;
-	sv.run_complete[run] = complete;
+	sv.run_kept[run] = complete && !injected;
 	sv.nruns++;
 }
 
@@ -214,7 +217,7 @@ static int visit(const char *path, const struct stat *st, int flag, struct FTW *
 	run_prefix(path, prefix, sizeof(prefix), &node_file);
 	if (pass == 1 && !node_file)
 		read_run_head(path, prefix);
-	else if (pass == 2 && (run = find_run(prefix)) >= 0 && sv.run_complete[run])
+	else if (pass == 2 && (run = find_run(prefix)) >= 0 && sv.run_kept[run])
 		read_rank_lines(path, run);
 	return 0;
 }

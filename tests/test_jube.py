@@ -13,7 +13,7 @@ import re
 import subprocess
 
 import pytest
-from nbtest import ANY_KERNEL, CATALOGUE, KERNELS, ROOT, kernels_where, sweep_points
+from nbtest import ANY_KERNEL, CATALOGUE, KERNELS, REPORT_R, ROOT, kernels_where, sweep_points
 from nbtest.jube_runs import jube, project_copy, result_rows, run_to_end, workpackage_dirs
 
 pytestmark = [pytest.mark.harness,
@@ -245,6 +245,14 @@ def test_failed_and_killed_jobs_show_as_such(tmp_path, slurm, bin_dir):
     assert "TIME LIMIT" in (killed[0] / "job.err").read_text()
     assert rows["killed"]["cancelled"] == "TIME LIMIT"
     assert rows["failed"]["exit_code"] == "2"
+    # and the survey is not valid, for each job's own reason
+    done = subprocess.run(["Rscript", str(REPORT_R), "--validate", str(handle)],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 1, done.stdout + done.stderr
+    failed = next(w for w in workpackage_dirs(handle, "kernel") if w != killed[0])
+    assert {f"{killed[0]}: job killed signal=TERM", f"{failed}: job failed exit=2",
+            f"{killed[0] / TIMED}.json: incomplete (interrupted by SIGTERM)"} \
+        <= set(done.stdout.splitlines()), done.stdout
 
 
 def test_soak_streams_each_kernel_in_a_job_as_long_as_it_asks(tmp_path, slurm, bin_dir):

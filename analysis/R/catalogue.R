@@ -15,11 +15,12 @@ catalogue_path <- function() {
   if (nzchar(path)) path else system.file("kernels.json", package = "noisebench")
 }
 
-find_simulator <- function() {
-  installed <- file.path(system.file(package = "noisebench"), "..", "..", "..", "bin",
-    "noise-simulate")
+# A noisebench program: the one the variable names, the one on PATH, or the
+# one installed beside the package; NA where there is none.
+find_program <- function(name, variable) {
+  installed <- file.path(system.file(package = "noisebench"), "..", "..", "..", "bin", name)
   found <- Filter(function(f) nzchar(f) && file.exists(f),
-    c(Sys.getenv("NOISEBENCH_SIMULATE"), Sys.which("noise-simulate"), installed))
+    c(Sys.getenv(variable), Sys.which(name), installed))
   if (length(found)) normalizePath(found[[1]]) else NA_character_
 }
 
@@ -33,7 +34,8 @@ find_simulator <- function() {
   kernels <- jsonlite::fromJSON(path, simplifyVector = FALSE)
   assign("noisebench_kernels", kernels, envir = ns)
   assign("cause_classes", unlist(kernels$cause_classes), envir = ns)
-  assign("noisebench_simulator", find_simulator(), envir = ns)
+  assign("noisebench_simulator", find_program("noise-simulate", "NOISEBENCH_SIMULATE"),
+    envir = ns)
   # every core unless the user said how many (data.table's own default is half)
   if (!nzchar(Sys.getenv("R_DATATABLE_NUM_THREADS"))) setDTthreads(0)
 }

@@ -70,7 +70,7 @@ ranks_tables_a_worker <- 16
 #' @rdname read_results
 #' @export
 read_ranks_table <- function(json_path, hosts = NULL, meta = read_json_file(json_path),
-                             defer = FALSE) {
+                             defer = FALSE, columns = NULL) {
   names <- unlist(meta$ranks_files)
   if (is.null(names)) {
     stop_input(json_path, paste("no ranks_files: the run's ranks are in its JSON (at most",
@@ -85,13 +85,15 @@ read_ranks_table <- function(json_path, hosts = NULL, meta = read_json_file(json
   read_table <- function(k) {
     path <- paths[k]
     if (!file.exists(path)) stop_input(path, "missing (the run's JSON lists it)")
-    # the deferred columns not made into columns: dropped by name, from the header
-    later <- if (defer) {
-      header <- strsplit(readLines(path, n = 1, warn = FALSE), ",", fixed = TRUE)[[1]]
-      header[sub("\\.[0-9]+$", "", header) %in% deferred_arrays]
+    header <- if (defer || !is.null(columns)) {
+      strsplit(readLines(path, n = 1, warn = FALSE), ",", fixed = TRUE)[[1]]
     }
+    # the deferred columns not made into columns: dropped by name, from the header
+    later <- if (defer) header[sub("\\.[0-9]+$", "", header) %in% deferred_arrays]
+    # or only the columns asked for (and the first ones)
+    keep <- if (!is.null(columns)) header[header %in% first | grepl(columns, header)]
     d <- tryCatch(fread(path, sep = ",", header = TRUE, integer64 = "double",
-      drop = if (length(later)) later, showProgress = FALSE),
+      drop = if (length(later) && is.null(keep)) later, select = keep, showProgress = FALSE),
       error = function(e) stop_input(path, paste("not a ranks table:", conditionMessage(e))))
     if (!identical(utils::head(names(d), length(first)), first)) {
       stop_input(path, sprintf("not a ranks table: its header starts %s, not %s",
@@ -546,6 +548,8 @@ check_run_files <- function(files, rows, ranges, dir, json_path) {
 #' @param defer \code{TRUE}: each rank's stretches (\code{stretches.n.*}, \code{stretches.sum.*})
 #'   left in the files, read again when asked for, and each row marked with its file and line
 #'   (\code{.file}, \code{.row}), as \code{read_run} reads a run's tables.
+#' @param columns a regular expression: only the columns whose names match it (and the first
+#'   ones, rank to smt_thread), as a check that reads few of each rank's figures does.
 #' @param file,line where the input is bad.
 #' @param what what is wrong with it.
 #' @return \code{read_results}: a named list of runs; \code{read_ranks_table}: a data.table;

@@ -239,7 +239,7 @@ int nb_driver_main(const struct nb_kernel *k, int argc, char **argv)
 	r->d->info = (struct nb_run_info){
 		.kernel = k->name, .frontend = nb_ranks_frontend(), .argc = r->d->argc,
 		.argv = r->d->argv, .cal = &r->cal, .inject = &r->inject,
-		.warmup_ms = r->d->warmup_ms, .machine = &r->d->machine,
+		.warmup_ms = r->d->warmup_ms, .pinned = r->d->pin, .machine = &r->d->machine,
 	};
 	measure(r);
 	nb_driver_finish(r, 0);

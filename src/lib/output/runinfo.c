@@ -62,6 +62,7 @@ void nb_json_run_tail(struct nb_json *j, const struct nb_run_info *ri)
 	nb_json_int(j, "cpus_allowed", c->cpus_allowed);
 	nb_json_end(j, '}');
 	nb_json_uint(j, "warmup_ms", ri->warmup_ms);
+	nb_json_bool(j, "pinned", ri->pinned);
 	if (ri->inject->duration_us) {
 		nb_json_object(j, "inject");
 		nb_json_uint(j, "period_us", ri->inject->period_us);

@@ -19,6 +19,7 @@ struct nb_run_info {
 	const struct nb_calibration *cal;
 	const struct nb_inject *inject;
 	unsigned warmup_ms;
+	int pinned; /* each participant pinned to its CPU (no --no-pin) */
 	const struct nb_machine *machine;
 	struct timespec start_utc, end_utc;
 	struct nb_clock_pair start, end;

@@ -114,7 +114,8 @@ def test_jubes_table_is_its_runs_own(tmp_path):
     for key in ("scaled_noise_mean", "scaled_noise_sd", "kurtosis"):
         assert float(row[f"{key}_max"]) == pytest.approx(w[key], rel=1e-3), key
     assert float(row["p99.9 loss (us)"]) == pytest.approx(w["p99_9_loss_us"], abs=0.051)
-    assert row["requirements"] == ("met" if w["rules_unmet"] == 0 else "not met")
+    # judged by the kernels' default rules: the table says so
+    assert row["requirements"] == ("met" if w["rules_unmet"] == 0 else "not met") + " by default"
     summary = read_csv(report(work) / "summary.csv")
     assert max(float(r["stolen_percent"]) for r in summary) == pytest.approx(
         w["stolen_percent"], rel=1e-9)
@@ -139,13 +140,15 @@ def test_reframes_performance_log_is_its_runs_own(tmp_path, bin_dir):
              ["testcases"] if not tc["fixture"]]
     names = {tc["display_name"] for tc in cases}
     logged = {}
-    # a line a check: time|result|name|system:partition|jobid|var=value unit (ref ..)|...
-    # (the file's first line names the fields)
+    # a line a check: time|result|name|system:partition|jobid|rules=FILE|var=value unit
+    # (ref ..)|... (the file's first line names the fields)
     for log in (tmp_path / "perflogs" / "anynode" / "local").glob("*.log"):
         for line in log.read_text().splitlines():
             fields = line.split("|")
-            if len(fields) > 5 and fields[2] in names:
-                logged[fields[2]] = dict(re.findall(r"(\w+)=(\S+) ", "|".join(fields[5:])))
+            if len(fields) > 6 and fields[2] in names:
+                # judged by the generic partitions' rules, and the line says so
+                assert fields[5] == f"rules={ROOT / 'reframe/config/commodity.requirements'}", line
+                logged[fields[2]] = dict(re.findall(r"(\w+)=(\S+) ", "|".join(fields[6:])))
     assert cases and set(logged) == names
     for tc in cases:
         meta = json.loads((Path(tc["stagedir"]) / "fwq.json").read_text())
@@ -200,4 +203,5 @@ def test_jube_gives_the_requirements_files_verdict_in_its_table(tmp_path):
         jube_dir = project_copy(tmp_path / name, cores=[1, 2], work=["multiiter"],
                                 samples=2000, requirements=rules[name])
         rows = result_rows(run_to_end(jube_dir, "fwq", env={}), "fwq")
-        assert len(rows) == 2 and {r["requirements"] for r in rows} == {met}, rows
+        assert len(rows) == 2, rows
+        assert {r["requirements"] for r in rows} == {f"{met} by {Path(rules[name]).name}"}, rows

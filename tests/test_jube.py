@@ -22,6 +22,8 @@ pytestmark = [pytest.mark.harness,
 
 # each kernel at its quick arguments on one and two cores: a job each
 SMALL = dict(cores=[1, 2], preset="quick")
+# the rules the acceptance tag judges by unless a site sets its own
+COMMITMENTS = "site/acceptance/commitments.requirements"
 # the option each key of a sweep sets (kernels.json, sweep_options)
 OPTIONS = CATALOGUE["sweep_options"]
 
@@ -209,6 +211,8 @@ def test_the_acceptance_tag_runs_every_core_at_the_catalogues_lengths(tmp_path, 
         for work in works:
             meta = json.loads((work / f"{kernel}.json").read_text())
             assert meta["complete"] is True and len(meta["ranks"]) == ncpus
+            # judged by the signed commitments, the preset's rules
+            assert meta["requirements"]["source"].endswith(COMMITMENTS), meta["requirements"]
             line = " ".join(meta["command_line"]) + " "
             for key, value in preset.items():
                 if key in sweep:
@@ -261,7 +265,9 @@ def test_soak_streams_each_kernel_in_a_job_as_long_as_it_asks(tmp_path, slurm, b
     streamed = kernels_where(stream=True)
     jube_dir = project_copy(tmp_path, soak_seconds=5, soak_checkpoint_s=1, site_timelimit=1)
     env = dict(slurm, NOISEBENCH_BIN_DIR=str(bin_dir))
-    handle = run_to_end(jube_dir, "soak", env, "slurm", timeout=300)
+    # an acceptance soak: judged by the signed commitments, whose rules on
+    # the headline and the tail speak of a soak's lines
+    handle = run_to_end(jube_dir, "soak", env, "slurm", "acceptance", timeout=300)
     rows = result_rows(handle, "soak", env)
     assert sorted(r["kernel"] for r in rows) == sorted(streamed)
     for r in rows:
@@ -270,6 +276,8 @@ def test_soak_streams_each_kernel_in_a_job_as_long_as_it_asks(tmp_path, slurm, b
         assert 5 <= float(r["seconds_min"]) < 6 and int(r["checkpoints_min"]) >= 5, r
         assert int(r["memory_bytes_max"]) > 0
         assert 0 <= float(r["system took of the worst CPU (%)"]) < 100
+        assert r["requirements"] in {f"{v} by {COMMITMENTS.split('/')[-1]}"
+                                     for v in ("met", "not met")}, r
     for kernel in streamed:
         (work,) = workpackage_dirs(handle, f"{kernel}_soak")
         assert "--time=0-00:16:00" in (work / "submit.job").read_text()

@@ -9,7 +9,7 @@ import os
 import subprocess
 
 import pytest
-from nbtest import ANY_KERNEL, KERNELS, REPORT_R, SAMPLING, quick_args, shape_args
+from nbtest import ANY_KERNEL, KERNELS, REPORT_R, ROOT, SAMPLING, quick_args, shape_args
 from nbtest.ground_truth import load_injections
 from nbtest.jube_runs import project_copy, result_rows, run_to_end, workpackage_dirs
 from nbtest.kernel_files import check_node_data, check_node_parts, check_ranks_tables, load_description
@@ -135,3 +135,28 @@ def test_jube_sweeps_one_two_and_four_nodes(slurm_nodes, mpi_bin, tmp_path):
     assert [len(set(h)) for h in hosts] == [1, 2, 4] and hosts[2] == sorted(HOSTS), hosts
     nodes = read_csv(handle / "000000" / "report" / "nodes.csv")
     assert {r["host"] for r in nodes} == HOSTS
+
+
+def test_jube_surveys_the_nodes_named_and_no_other(slurm_nodes, mpi_bin, tmp_path):
+    """The guide's survey of bad nodes again: node_list (Slurm's notation)
+    sends the job to those nodes, and node_shape.sh counts and sizes them
+    only (the acceptance tag's every node). A node the partition lacks is
+    one line and exit 2."""
+    kernel = ANY_KERNEL
+    shape = ROOT / "jube" / "include" / "node_shape.sh"
+    env = dict(os.environ, **slurm_nodes)
+    counted = subprocess.run([shape, "nodes", "slurm", "debug", "", "", "", "nbnode[2-3]"],
+                             capture_output=True, text=True, env=env, timeout=60)
+    assert (counted.returncode, counted.stdout) == (0, "2"), counted.stderr
+    wrong = subprocess.run([shape, "nodes", "slurm", "debug", "", "", "", "nbnode[4-5]"],
+                           capture_output=True, text=True, env=env, timeout=60)
+    assert wrong.returncode == 2 and wrong.stderr.count("\n") == 1, wrong.stderr
+    assert "nbnode5" in wrong.stderr, wrong.stderr
+    jube_dir = project_copy(tmp_path, kernels=[kernel], cores=1, node_count=2,
+                            node_list="nbnode[2-3]", preset="quick")
+    handle = run_to_end(jube_dir, "catalogue", dict(slurm_nodes, NOISEBENCH_BIN_DIR=str(mpi_bin)),
+                        "slurm")
+    (work,) = workpackage_dirs(handle, "kernel")
+    assert "#SBATCH --nodelist=nbnode[2-3]" in (work / "submit.job").read_text()
+    meta = json.loads((work / f"{kernel}.json").read_text())
+    assert sorted(r["host"] for r in meta["ranks"]) == ["nbnode2", "nbnode3"]

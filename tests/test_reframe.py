@@ -314,6 +314,23 @@ def test_distribute_runs_one_check_per_node(tmp_path, slurm_nodes, built):
     assert {h for h in nodes if h in summary} == nodes
 
 
+def test_a_node_list_surveys_those_nodes_only(tmp_path, slurm_nodes, built):
+    """The guide's survey of bad nodes again: -J nodelist=LIST (Slurm's
+    notation) restricts ReFrame's node-sized checks (--distribute, and the
+    acceptance preset's flexible allocation) to those nodes."""
+    result, cases = reframe(tmp_path, "anynode:slurm", "-n", f"^{SINGLE}_noise_check",
+                            "--distribute=idle", "-J", "nodelist=nbnode[2-3]",
+                            "--skip-performance-check", "--keep-stage-files",
+                            env={**slurm_nodes, **built})
+    assert result.returncode == 0, result.stdout[-3000:]
+    checks = [tc for tc in cases if kernel_of(tc) == SINGLE]
+    assert sorted(re.search(r"%\.nid=(\S+)", tc["display_name"])[1] for tc in checks) == \
+        ["nbnode2", "nbnode3"]
+    for tc in checks:
+        meta = json.loads((Path(tc["stagedir"]) / f"{SINGLE}.json").read_text())
+        assert {r["host"] for r in meta["ranks"]} <= {"nbnode2", "nbnode3"}
+
+
 def test_the_results_database_shows_what_added_noise_changed(tmp_path, injected, quiet,
                                                             results_db):
     """The history that catches a regression: generic.py stores every
@@ -346,7 +363,7 @@ def test_the_acceptance_preset_runs_every_core_at_the_catalogues_lengths(tmp_pat
     """-S acceptance=true (a dry run: the jobs are written, not run): one
     check a kernel and point of its sweep the preset leaves (FTQ's two
     frequencies), on every core only, the preset's work kind only, each
-    with the catalogue's lengths."""
+    with the catalogue's lengths, judged by the commitments."""
     cmd = [ROOT / ".venv" / "bin" / "reframe", "-C", ROOT / "reframe" / "config" / "generic.py",
            "-c", ROOT / "reframe" / "checks", "--system", "anynode:local",
            "-S", "acceptance=true", "--dry-run"]
@@ -368,6 +385,9 @@ def test_the_acceptance_preset_runs_every_core_at_the_catalogues_lengths(tmp_pat
         assert len(lines) == sweep_points(kernel, fixed=preset[kernel]), (kernel, lines)
         for line in lines:
             assert f" -t {ncpus} " in line, line
+            # judged by the signed commitments unless the site names a file
+            assert f" --requirements {ROOT / 'site/acceptance/commitments.requirements'} " \
+                in line, line
             for key, value in preset[kernel].items():
                 if key in KERNELS[kernel]["sweep"]:
                     flag = CATALOGUE["sweep_options"][key]

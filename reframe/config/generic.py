@@ -119,7 +119,8 @@ site_configuration = {
                     'level': 'info',
                     'format': ('%(check_job_completion_time)s|%(check_result)s|'
                                '%(check_name)s|%(check_system)s:%(check_partition)s|'
-                               'jobid=%(check_jobid)s|%(check_perfvalues)s'),
+                               'jobid=%(check_jobid)s|rules=%(check_rules_file)s|'
+                               '%(check_perfvalues)s'),
                     'format_perfvars': ('%(check_perf_var)s=%(check_perf_value)s '
                                         '%(check_perf_unit)s '
                                         '(ref %(check_perf_ref)s, '

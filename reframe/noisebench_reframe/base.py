@@ -21,6 +21,9 @@ from .catalogue import KERNELS, REPO, cause_share, ranks_line
 # read them.
 REQUIREMENTS_MET = {'rules_unmet': (0, None, 0.0, 'rules')}
 
+# the rules the acceptance preset judges by unless a site names its own
+# (DESCRIPTION.md, Commitments)
+COMMITMENTS = ('site', 'acceptance', 'commitments.requirements')
 # the acceptance checks' tags (noise_check.py)
 NOISE_TAGS = {'acceptance', 'noise', 'benchmark'}
 
@@ -82,6 +85,9 @@ class noise_run_base(rfm.RunOnlyRegressionTest):
     #: kernel judges every rank by, and the check's only reference; empty:
     #: the partition's extras['noisebench_requirements'], else the default
     requirements = variable(str, value=os.environ.get('NOISEBENCH_REQUIREMENTS', ''))
+    #: The rules file that judged the check, for the perflog (rules=): the
+    #: one the kernel was given, or "default" (the Sequoia criteria)
+    rules_file = variable(str, value='default')
     #: Attribute every detour to its cause (--trace: root or tracefs access);
     #: adds a max_<class>_percent performance variable per cause class
     trace = variable(bool, value=False)
@@ -119,6 +125,10 @@ class noise_run_base(rfm.RunOnlyRegressionTest):
         if not self.acceptance:
             return
         self.require_verdict = True
+        # the vendor's signed commitments, unless given another file (-S
+        # requirements=FILE): a partition's everyday rules do not accept it
+        if not self.requirements:
+            self.requirements = os.path.join(REPO, *COMMITMENTS)
         preset = KERNELS['acceptance'][self.kernel]
         ncores = self.current_partition.processor.num_cpus or os.cpu_count()
         self.skip_if(self.cores != ncores, 'the acceptance preset runs on every core')
@@ -155,7 +165,8 @@ class noise_run_base(rfm.RunOnlyRegressionTest):
         if self.trace:
             opts += ['--trace']
         if self.requirements_file():
-            opts += ['--requirements', os.path.abspath(self.requirements_file())]
+            self.rules_file = os.path.abspath(self.requirements_file())
+            opts += ['--requirements', self.rules_file]
         self.executable_opts = opts + self.kernel_args() + ['-o', self.kernel]
         # when the kernel ran (s since the epoch), for ReFrame's own overhead
         self.prerun_cmds = ['date +%s.%N > kernel_started']

@@ -49,11 +49,11 @@ class soak_base(noise_run_base):
     def max_p99_9_loss_us(self):
         """The largest over the threads or ranks of the 99.9th percentile of
         a sample's loss (from the histogram: within 1%)."""
-        return self.over_ranks('loss_p99_9_us_max')
+        return self.over_ranks('p99_9_loss_us_max')
 
     @performance_function('us')
     def max_loss_us(self):
-        return self.over_ranks('loss_max_us_max')
+        return self.over_ranks('max_loss_us_max')
 
     @performance_function('%')
     def max_stolen_percent(self):

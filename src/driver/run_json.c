@@ -146,8 +146,10 @@ void nb_driver_json_tail(struct nb_run *r, struct nb_json *j, int n, uint64_t sa
 	nb_json_run_tail(j, &r->d->info);
 	snprintf(path, sizeof(path), "%s", r->d->json->path);
 	nb_outfile_commit_or_fail(r->d->json);
-	printf("run kernel=%s complete=%s ranks=%d samples=%llu json=%s\n", r->k->name,
-	       r->d->info.signo ? "false" : "true", n, (unsigned long long)samples, path);
+	/* rules=: which rules judged the ranks, for JUBE's and ReFrame's tables */
+	printf("run kernel=%s complete=%s ranks=%d samples=%llu json=%s rules=%s\n", r->k->name,
+	       r->d->info.signo ? "false" : "true", n, (unsigned long long)samples, path,
+	       r->d->requirements.source);
 }
 
 void nb_driver_json_loss_histogram(struct nb_json *j, const struct nb_run_loss *l)

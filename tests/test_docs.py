@@ -152,13 +152,8 @@ def test_sentences_average_25_words_or_fewer():
     assert sum(every) / len(every) <= 25
 
 
-# the pages for developers, whose long sentences list what a test holds
-DEVELOPER_PAGES = {"docs/testing.md", "docs/architecture.md"}
-
-
-def test_no_user_page_has_a_sentence_over_40_words():
+def test_no_page_has_a_sentence_over_40_words():
     long = [f"{p.relative_to(ROOT)}: {n} words" for p in DOCS
-            if p.relative_to(ROOT).as_posix() not in DEVELOPER_PAGES
             for n in sentences(p.read_text()) if n > 40]
     assert not long, "\n".join(long)
 

@@ -111,7 +111,7 @@ number_list <- function(x, k = 20) {
   parts <- vapply(runs, function(r) {
     if (length(r) == 1) as.character(r) else sprintf("%d-%d", r[1], r[length(r)])
   }, "")
-  paste(if (length(parts) > k) c(head(parts, k), "...") else parts, collapse = ", ")
+  paste(if (length(parts) > k) c(utils::head(parts, k), "...") else parts, collapse = ", ")
 }
 
 #' Check a survey against the Verification list

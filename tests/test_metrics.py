@@ -1,13 +1,16 @@
 """--metrics on every kernel and on noise-check: a node_exporter textfile of
-the catalogue's metrics (kernels.json's "metrics"), one series a rank,
-each the sum of its keys in that rank's line times its scale; written by
-each node's first rank, renamed into place when whole; accepted by
-promtool, and read back through a real prometheus-node-exporter started
-on 127.0.0.1."""
+the catalogue's metrics (kernels.json's "metrics"), each the sum of its
+keys in a rank's line times its scale. A node's series: its worst and
+median CPU, its CPUs measured and breaking a rule; then one series a rank
+that broke a rule (every rank with --metrics-every-cpu). Written by each
+node's first rank, renamed into place when whole; accepted by promtool,
+and read back through a real prometheus-node-exporter started on
+127.0.0.1."""
 import json
 import math
 import re
 import shutil
+import statistics
 import subprocess
 import time
 
@@ -18,6 +21,7 @@ from nbtest.rank_lines import rank_lines
 
 CATALOGUE = json.loads((ROOT / "src" / "kernels" / "kernels.json").read_text())["metrics"]
 SERIES = re.compile(r'^(noisebench_cpu_\w+)\{([^}]*)\} (\S+)$', re.M)
+NODE_SERIES = re.compile(r'^noisebench_node_(\w+)\{([^}]*)\} (\S+)$', re.M)
 
 
 def series(text):
@@ -31,18 +35,59 @@ def series(text):
     return got
 
 
-def expected(stdout, kernel=None):
+def node_series(text):
+    """{(name after noisebench_node_, kernel, stat or None): value}."""
+    got = {}
+    for name, labels, value in NODE_SERIES.findall(text):
+        label = dict(re.findall(r'(\w+)="([^"]*)"', labels))
+        assert label.keys() <= {"kernel", "stat"}, labels
+        got[(name, label["kernel"], label.get("stat"))] = float(value)
+    return got
+
+
+def broke_a_rule(fields):
+    return int(fields.get("rules_unmet", 0)) > 0
+
+
+def expected(stdout, kernel=None, every_cpu=False):
     """{(metric, kernel, rank): value} as the catalogue makes them of the
-    rank lines; kernel: the label a program's own series carry instead."""
+    rank lines, of the ranks that broke a rule (of every one with
+    every_cpu); kernel: the label a program's own series carry instead."""
     want = {}
     for line in rank_lines(stdout):
         fields = dict(f.split("=", 1) for f in line.split()[1:])
+        if not (every_cpu or broke_a_rule(fields)):
+            continue
         for m in CATALOGUE:
             try:
                 value = sum(float(fields[k]) for k in m["keys"]) * m["scale"]
             except (KeyError, ValueError):
                 continue
             want[(m["name"], kernel or fields["kernel"], int(fields["rank"]))] = value
+    return want
+
+
+def node_expected(stdout):
+    """The node's series as the catalogue makes them of all its rank lines:
+    each metric's worst and median CPU, and the counts."""
+    lines = [dict(f.split("=", 1) for f in line.split()[1:]) for line in rank_lines(stdout)]
+    kernel = lines[0]["kernel"]
+    want = {("cpus", kernel, None): len(lines),
+            ("cpus_breaking", kernel, None): sum(map(broke_a_rule, lines))}
+    for m in CATALOGUE:
+        values = []
+        for fields in lines:
+            try:
+                values.append(sum(float(fields[k]) for k in m["keys"]) * m["scale"])
+            except (KeyError, ValueError):
+                pass
+        if values:
+            name = m["name"].removeprefix("noisebench_cpu_")
+            # a counter's twin is a gauge, without the counter's _total
+            if m["type"] == "counter":
+                name = name.removesuffix("_total")
+            want[(name, kernel, "max")] = max(values)
+            want[(name, kernel, "median")] = statistics.median(values)
     return want
 
 
@@ -63,9 +108,13 @@ def same_values(got, want):
 
 @pytest.mark.parametrize("how", ["threads", "mpirun"])
 @pytest.mark.parametrize("kernel", KERNELS)
-def test_every_kernel_writes_its_ranks_figures(launch, tmp_path, kernel, how):
-    done = launch(how, kernel, "--seconds", "0.3", "--warmup-ms", "0", "--metrics",
-                  tmp_path / "m-{host}.prom")
+def test_every_kernel_writes_its_nodes_figures_and_its_bad_cpus(launch, tmp_path, kernel, how):
+    # every rank breaks the first rule, the other kernels' figures are judged
+    # by none: a CPU's own series for each, the node's beside them
+    rules = tmp_path / "rules"
+    rules.write_text(f"stolen_percent < 0 kernel={kernel}\n")
+    done = launch(how, kernel, "--seconds", "0.3", "--warmup-ms", "0", "--requirements", rules,
+                  "--metrics", tmp_path / "m-{host}.prom")
     assert done.returncode == 0, done.stderr
     files = list(tmp_path.glob("m-*.prom"))
     assert len(files) == 1 and not list(tmp_path.glob("*.tmp")), files
@@ -75,8 +124,27 @@ def test_every_kernel_writes_its_ranks_figures(launch, tmp_path, kernel, how):
     want = expected(done.stdout)
     assert {rank for _, _, rank in want} == set(range(len(rank_lines(done.stdout))))
     same_values(series(text), want)
+    same_values(node_series(text), node_expected(done.stdout))
     assert re.search(r'^noisebench_info\{version="[^"]+",kernel_release="[^"]+",host="%s"\} 1$'
                      % re.escape(host), text, re.M)
+    promtool_accepts(text)
+
+
+@pytest.mark.parametrize("every_cpu", [False, True])
+def test_a_cpu_within_the_rules_has_no_series_of_its_own_unless_asked(run, tmp_path, every_cpu):
+    """The series budget: a node of CPUs that met every rule writes its own
+    series only; --metrics-every-cpu adds every CPU's."""
+    kernel = next(iter(KERNELS))
+    rules = tmp_path / "rules"
+    rules.write_text("stolen_percent <= 100\n")
+    done = run(kernel, "-t", "0", *quick_args(kernel), "--requirements", rules, "--metrics",
+               tmp_path / "m.prom", *(["--metrics-every-cpu"] if every_cpu else []))
+    assert done.returncode == 0, done.stderr
+    text = (tmp_path / "m.prom").read_text()
+    same_values(series(text), expected(done.stdout, every_cpu=every_cpu))
+    assert bool(series(text)) == every_cpu
+    same_values(node_series(text), node_expected(done.stdout))
+    assert node_series(text)[("cpus_breaking", kernel, None)] == 0
     promtool_accepts(text)
 
 
@@ -118,10 +186,14 @@ def test_node_exporter_serves_what_the_kernel_and_the_check_wrote(bin_dir, run, 
     # kernel="noise-check", told apart from the kernel's
     served = series(page)
     same_values({k: v for k, v in served.items() if k[1] == kernel}, expected(done.stdout))
-    checked = {k: v for k, v in served.items() if k[1] == "noise-check"}
-    same_values(checked, series((textfiles / "check.prom").read_text()))
-    lost = [v for (m, _, _), v in checked.items() if m == "noisebench_cpu_lost_ratio"]
-    assert lost and all(0 <= v <= 1 for v in lost)
+    # the check's CPUs all within its limits: its node's series only
+    assert not any(k[1] == "noise-check" for k in served)
+    nodes = node_series(page)
+    same_values({k: v for k, v in nodes.items() if k[1] == kernel}, node_expected(done.stdout))
+    checked = {k: v for k, v in nodes.items() if k[1] == "noise-check"}
+    same_values(checked, node_series((textfiles / "check.prom").read_text()))
+    lost = [v for (m, _, _), v in checked.items() if m == "lost_ratio"]
+    assert len(lost) == 2 and all(0 <= v <= 1 for v in lost)
     outside = re.search(r"^noisebench_check_cpus_outside (\S+)$", page, re.M)
     assert outside and float(outside[1]) == 0
     took = float(re.search(r"^noisebench_check_duration_seconds (\S+)$", page, re.M)[1])

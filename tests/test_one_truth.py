@@ -77,7 +77,9 @@ def traced_run(run, tmp_path, kernel, *args):
     """A traced run of the kernel on every CPU with --metrics, and its report:
     (stdout, JSON, {cpu: rank line}, metrics, {cpu: summary.csv row},
     {cpu: tails.csv row}, the report's directory)."""
-    done = run(kernel, "-t", 0, *args, "--trace", "--metrics", tmp_path / "m.prom", "-o", "one")
+    # every CPU's series, not only those of CPUs that broke a rule
+    done = run(kernel, "-t", 0, *args, "--trace", "--metrics", tmp_path / "m.prom",
+               "--metrics-every-cpu", "-o", "one")
     assert done.returncode == 0, done.stderr
     meta = json.loads((tmp_path / "one.json").read_text())
     lines = {int(r["cpu"]): r for r in summaries(done.stdout)}

@@ -28,7 +28,7 @@ enum {
 	NB_OPT_VERSION, NB_OPT_TRACE, NB_OPT_WORK, NB_OPT_DAXPY, NB_OPT_SECONDS,
 	NB_OPT_STREAM, NB_OPT_CHECKPOINT, NB_OPT_STREAM_TOP, NB_OPT_STREAM_CONTEXT,
 	NB_OPT_NODE_FILES, NB_OPT_HOUSEKEEPING, NB_OPT_METRICS, NB_OPT_REQUIREMENTS,
-	NB_OPT_UNTIL_CI,
+	NB_OPT_UNTIL_CI, NB_OPT_METRICS_EVERY_CPU,
 	NB_OPT_DRIVER_END
 };
 _Static_assert(NB_OPT_DRIVER_END <= NB_OPT_KERNEL, "the driver's options reach a kernel's");
@@ -79,6 +79,7 @@ struct nb_driver {
 	const char *requirements_opt; /* --requirements: a site's rules file */
 	struct nb_requirements requirements; /* its rules, or the default ones */
 	const char *metrics_opt;      /* --metrics: the node_exporter file's name */
+	int metrics_every_cpu;        /* --metrics-every-cpu: not only the node's and its bad CPUs' */
 	struct nb_outfile *metrics;   /* it, open on each node's first rank */
 	struct nb_run_info info;
 	pthread_mutex_t out_lock;

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include "errors.h"
+#include "figures.h"
 #include "metrics.h"
 
 /* With --metrics, on each node's first rank, every node at once: the
@@ -14,18 +15,27 @@ static void *write_node_metrics(const void *records, int n, void *arg, size_t *b
 {
 	struct nb_run *r = arg;
 	char **lines = calloc((size_t)n + 1, sizeof(*lines));
+	int *broken = calloc((size_t)n + 1, sizeof(*broken));
 	FILE *f = r->d->metrics->f;
 
-	if (!lines)
+	if (!lines || !broken)
 		nb_fail(NB_EXIT_FAILURE, "out of memory for the node's metrics");
-	for (int i = 0; i < n; i++)
+	for (int i = 0; i < n; i++) {
+		size_t len;
+		const char *unmet;
+
 		lines[i] = nb_driver_rank_line_text(r, (const char *)records + (size_t)i * r->d->results->size,
 					  1);
+		/* a rank that broke a rule of the requirements gets its own series */
+		unmet = nb_line_value(lines[i], "rules_unmet", &len);
+		broken[i] = unmet && atoi(unmet) > 0;
+	}
 	nb_metrics_info(f, &r->d->machine);
-	nb_metrics_rank_lines(f, lines, n, NULL);
+	nb_metrics_rank_lines(f, lines, broken, n, NULL, r->d->metrics_every_cpu);
 	for (int i = 0; i < n; i++)
 		free(lines[i]);
 	free(lines);
+	free(broken);
 	nb_outfile_commit_or_fail(r->d->metrics);
 	r->d->metrics = NULL;
 	*bytes = 1;

@@ -21,6 +21,7 @@ static const struct option common_options[] = {
 	{ "node-files", no_argument, NULL, NB_OPT_NODE_FILES },
 	{ "housekeeping", required_argument, NULL, NB_OPT_HOUSEKEEPING },
 	{ "metrics", required_argument, NULL, NB_OPT_METRICS },
+	{ "metrics-every-cpu", no_argument, NULL, NB_OPT_METRICS_EVERY_CPU },
 	{ "requirements", required_argument, NULL, NB_OPT_REQUIREMENTS },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, NB_OPT_VERSION },
@@ -92,7 +93,10 @@ static void usage(const struct nb_kernel *k)
 	       "                       CpuSpecList, a boot's housekeeping cores): the report\n"
 	       "                       judges them apart from the application's\n"
 	       "  --metrics FILE       each node's first rank writes its ranks' figures to FILE\n"
-	       "                       ({host}: the node's name), a node_exporter textfile\n"
+	       "                       ({host}: the node's name), a node_exporter textfile:\n"
+	       "                       the node's worst and median CPU, and each CPU that\n"
+	       "                       broke a rule\n"
+	       "  --metrics-every-cpu  --metrics: the series of every CPU\n"
 	       "  --requirements FILE  judge each rank's figures by FILE's rules (default:\n"
 	       "                       the Sequoia criteria; noise-info --requirements)\n"
 	       "  --node-files         each node's first rank writes its node's rank entries to\n"
@@ -154,6 +158,9 @@ static void common_option(struct nb_run *r, int c, const char *arg)
 		if (!*arg)
 			nb_fail(NB_EXIT_USAGE, "--metrics: the file name is empty");
 		r->d->metrics_opt = arg;
+		return;
+	case NB_OPT_METRICS_EVERY_CPU:
+		r->d->metrics_every_cpu = 1;
 		return;
 	case NB_OPT_REQUIREMENTS:
 		if (!*arg)

@@ -11,7 +11,7 @@
  *
  * "took" is the system's share of the CPU's time (stolen_percent: each
  * detour past the one threshold), the figure the report's verdict and the
- * metrics' noisebench_cpu_system_ratio give, not the work's own slowdown.
+ * metrics' noisebench_node_system_ratio give, not the work's own slowdown.
  *
  * The limits are a requirements file's rules (requirements.h), the same the
  * kernels judge by: selfish is given them, and its rank lines carry the
@@ -20,7 +20,8 @@
  *
  * Exit 0 within the limits, 1 outside, 2 when it cannot measure (and why).
  * --metrics writes the figures as a Prometheus node_exporter textfile,
- * atomically. */
+ * atomically: the node's, and those of each CPU outside the limits (of
+ * every CPU with --metrics-every-cpu). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <ftw.h>
@@ -52,6 +53,7 @@ struct cpu_result {
 	double longest_us;      /* max_loss_us: the longest detour beyond an iteration */
 	char cause[96];         /* top_cause (with --trace), else "" */
 	char *line;             /* the whole line, for the metrics */
+	int outside;            /* it broke a limit: the metrics give it series of its own */
 };
 
 static void usage(FILE *f)
@@ -75,7 +77,9 @@ static void usage(FILE *f)
 		"  --margin X              --limits-from: the survey's 99th percentile times X\n"
 		"                          (default 2)\n"
 		"  --trace                 name the cause class of each CPU outside (root)\n"
-		"  --metrics FILE          write the figures as a node_exporter textfile\n"
+		"  --metrics FILE          write the figures as a node_exporter textfile: the\n"
+		"                          node's worst and median CPU, and each CPU outside\n"
+		"  --metrics-every-cpu     --metrics: the series of every CPU\n"
 		"  -o DIR                  keep the kernel's files in DIR (default: removed)\n"
 		"  -h, --help              this text\n");
 }
@@ -219,19 +223,22 @@ static int measure(const char *dir, double seconds, int trace, const struct nb_r
 
 /* The catalogue's metrics of each CPU (metrics.h), and the check's own. */
 static void write_metrics(const char *path, const struct cpu_result *res, int n,
-			  const struct nb_requirements *q, int outside, double wall_s)
+			  const struct nb_requirements *q, int outside, double wall_s, int every_cpu)
 {
 	struct nb_outfile *o = nb_outfile_open(path);
 	struct nb_machine m;
 	char *lines[NB_MAX_CPUS];
+	int broken[NB_MAX_CPUS];
 
 	if (!o)
 		nb_fail(NB_EXIT_USAGE, "--metrics %s: %s", path, strerror(errno));
 	nb_machine_describe(&m);
-	for (int i = 0; i < n; i++)
+	for (int i = 0; i < n; i++) {
 		lines[i] = res[i].line;
+		broken[i] = res[i].outside;
+	}
 	nb_metrics_info(o->f, &m);
-	nb_metrics_rank_lines(o->f, lines, n, "noise-check");
+	nb_metrics_rank_lines(o->f, lines, broken, n, "noise-check", every_cpu);
 	const struct nb_rule *lost = nb_requirements_find(q, "stolen_percent");
 	const struct nb_rule *longest = nb_requirements_find(q, "max_loss_us");
 
@@ -338,7 +345,7 @@ static int judge(const struct nb_requirements *q, struct cpu_result *res, int n)
 
 	qsort(res, (size_t)n, sizeof(res[0]), by_loss);
 	for (int i = 0; i < n; i++) {
-		const struct cpu_result *r = &res[i];
+		struct cpu_result *r = &res[i];
 		unsigned char unmet[NB_RULES_MAX];
 		int nunmet, k = 0;
 		char cause[128];
@@ -347,6 +354,7 @@ static int judge(const struct nb_requirements *q, struct cpu_result *res, int n)
 		judged += nb_requirements_judge(q, r->line, unmet, &nunmet) > 0;
 		if (!nunmet)
 			continue;
+		r->outside = 1;
 		outside++;
 		while (!unmet[k])
 			k++;
@@ -443,12 +451,13 @@ int main(int argc, char **argv)
 		{ "margin", required_argument, NULL, 'g' },
 		{ "trace", no_argument, NULL, 't' },
 		{ "metrics", required_argument, NULL, 'm' },
+		{ "metrics-every-cpu", no_argument, NULL, 'e' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	static struct nb_requirements rules;
 	double max_stolen = 0, max_detour = 0;
-	int trace = 0, c;
+	int trace = 0, every_cpu = 0, c;
 	double seconds = 5, margin = 2;
 	const char *survey = NULL, *limits_file = NULL, *metrics = NULL, *keep = NULL;
 	double start = now_s();
@@ -483,6 +492,9 @@ int main(int argc, char **argv)
 			break;
 		case 'm':
 			metrics = optarg;
+			break;
+		case 'e':
+			every_cpu = 1;
 			break;
 		case 'o':
 			keep = optarg;
@@ -527,6 +539,6 @@ int main(int argc, char **argv)
 
 	summary_line(&rules, res, n, outside, wall);
 	if (metrics)
-		write_metrics(metrics, res, n, &rules, outside, wall);
+		write_metrics(metrics, res, n, &rules, outside, wall, every_cpu);
 	return outside ? 1 : 0;
 }

@@ -99,10 +99,85 @@ static int metric_value(const struct metric *m, const char *line, double *v)
 	return 1;
 }
 
-void nb_metrics_rank_lines(FILE *f, char *const *lines, int n, const char *kernel)
+/* A label set's value from a rank line (kernel overriding the line's). */
+static void line_label(FILE *f, const char *line, const char *key, const char *kernel)
+{
+	size_t len = 0;
+	const char *s = nb_line_value(line, key, &len);
+
+	if (kernel && !strcmp(key, "kernel")) {
+		s = kernel;
+		len = strlen(kernel);
+	}
+	label_value(f, s ? s : "", s ? len : 0);
+}
+
+static int by_value(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* The node's series of each metric: its worst CPU and its median one, and
+ * how many CPUs it measured and how many broke a rule. */
+static void node_series(FILE *f, char *const *lines, const int *broken, int n,
+			const char *kernel)
+{
+	double *v = malloc(((size_t)n + 1) * sizeof(*v));
+	int nbroken = 0;
+
+	if (!v)
+		return;
+	for (int k = 0; k < NB_METRIC_COUNT; k++) {
+		const struct metric *m = &catalogue[k];
+		const char *base = m->name + strlen(NB_METRICS_CPU_PREFIX);
+		/* a counter's twin is a gauge (a node's worst or median CPU's
+		 * count), so it goes without the counter's _total */
+		int len = (int)strlen(base) -
+			  (!strcmp(m->type, "counter") && strstr(base, "_total") ? 6 : 0);
+		int seen = 0;
+
+		for (int i = 0; i < n; i++)
+			seen += metric_value(m, lines[i], &v[seen]);
+		if (!seen)
+			continue;
+		qsort(v, (size_t)seen, sizeof(*v), by_value);
+		fprintf(f, "# HELP %s%.*s %s Over the node's CPUs: stat max, the worst; median, the "
+			"median.\n# TYPE %s%.*s gauge\n", NB_METRICS_NODE_PREFIX, len, base, m->help,
+			NB_METRICS_NODE_PREFIX, len, base);
+		for (int s = 0; s < 2; s++) {
+			fprintf(f, "%s%.*s{kernel=\"", NB_METRICS_NODE_PREFIX, len, base);
+			line_label(f, lines[0], "kernel", kernel);
+			fprintf(f, "\",stat=\"%s\"} ", s ? "median" : "max");
+			number(f, s ? (v[(seen - 1) / 2] + v[seen / 2]) / 2 : v[seen - 1]);
+			fputc('\n', f);
+		}
+	}
+	free(v);
+	for (int i = 0; i < n; i++)
+		nbroken += broken[i] != 0;
+	for (int s = 0; s < 2; s++) {
+		const char *name = s ? "noisebench_node_cpus_breaking" : "noisebench_node_cpus";
+
+		family(f, name, s ? "CPUs of the node that broke a rule: each has its own series."
+				  : "CPUs of the node measured.",
+		       "gauge");
+		fprintf(f, "%s{kernel=\"", name);
+		line_label(f, lines[0], "kernel", kernel);
+		fputs("\"} ", f);
+		number(f, s ? nbroken : n);
+		fputc('\n', f);
+	}
+}
+
+void nb_metrics_rank_lines(FILE *f, char *const *lines, const int *broken, int n,
+			   const char *kernel, int every_cpu)
 {
 	static const char *const labels[] = { "kernel", "rank", "cpu" };
 
+	if (n > 0)
+		node_series(f, lines, broken, n, kernel);
 	for (int k = 0; k < NB_METRIC_COUNT; k++) {
 		const struct metric *m = &catalogue[k];
 		int written = 0;
@@ -110,21 +185,14 @@ void nb_metrics_rank_lines(FILE *f, char *const *lines, int n, const char *kerne
 		for (int i = 0; i < n; i++) {
 			double v;
 
-			if (!metric_value(m, lines[i], &v))
+			if (!(every_cpu || broken[i]) || !metric_value(m, lines[i], &v))
 				continue;
 			if (!written++)
 				family(f, m->name, m->help, m->type);
 			fprintf(f, "%s{", m->name);
 			for (size_t l = 0; l < sizeof(labels) / sizeof(*labels); l++) {
-				size_t len = 0;
-				const char *s = nb_line_value(lines[i], labels[l], &len);
-
-				if (l == 0 && kernel) {
-					s = kernel;
-					len = strlen(kernel);
-				}
 				fprintf(f, "%s%s=\"", l ? "," : "", labels[l]);
-				label_value(f, s ? s : "", s ? len : 0);
+				line_label(f, lines[i], labels[l], kernel);
 				fputc('"', f);
 			}
 			fputs("} ", f);

@@ -76,6 +76,8 @@ SLOW_INSIDE = "inside one sample a stretch of slow work cannot be told from a ga
 KNOWN_TO_DIFFER = {
     (None, "-asm"): "its front-end-bound loop runs at half speed for microseconds at a time "
                     f"(a host's SMT sibling, refills after a VM exit); {SLOW_INSIDE}",
+    (None, "-daxpy"): "its memory-bound loop runs slower in stretches (the host's memory "
+                      f"traffic, refills after a VM exit); {SLOW_INSIDE}",
     # the work kinds of a kernel that sweeps them, beside the hog: it slows
     # their loops in stretches shorter than a sample's neighbours
     **{("memory hog", f"-{kind}"): f"the hog slows its loop in stretches; {SLOW_INSIDE}"

@@ -78,9 +78,11 @@ def node_expected(stdout):
         values = []
         for fields in lines:
             try:
-                values.append(sum(float(fields[k]) for k in m["keys"]) * m["scale"])
+                value = sum(float(fields[k]) for k in m["keys"]) * m["scale"]
             except (KeyError, ValueError):
-                pass
+                continue
+            if not math.isnan(value):  # a CPU without the figure is in no order
+                values.append(value)
         if values:
             name = m["name"].removeprefix("noisebench_cpu_")
             # a counter's twin is a gauge, without the counter's _total

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "errors.h"
 #include "figures.h"
 #include "metrics_catalogue.h"
 
@@ -128,7 +129,7 @@ static void node_series(FILE *f, char *const *lines, const int *broken, int n,
 	int nbroken = 0;
 
 	if (!v)
-		return;
+		nb_fail(NB_EXIT_FAILURE, "out of memory for the node's metrics");
 	for (int k = 0; k < NB_METRIC_COUNT; k++) {
 		const struct metric *m = &catalogue[k];
 		const char *base = m->name + strlen(NB_METRICS_CPU_PREFIX);
@@ -138,8 +139,9 @@ static void node_series(FILE *f, char *const *lines, const int *broken, int n,
 			  (!strcmp(m->type, "counter") && strstr(base, "_total") ? 6 : 0);
 		int seen = 0;
 
+		/* a CPU without the figure (nan) has no place in its order */
 		for (int i = 0; i < n; i++)
-			seen += metric_value(m, lines[i], &v[seen]);
+			seen += metric_value(m, lines[i], &v[seen]) && !isnan(v[seen]);
 		if (!seen)
 			continue;
 		qsort(v, (size_t)seen, sizeof(*v), by_value);
